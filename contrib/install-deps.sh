@@ -1,0 +1,26 @@
+#!/bin/sh
+# Install what gdc needs to build and test on Debian 12 / Ubuntu (as root); does nothing
+# when everything is already there. Packages:
+#   build:    gcc make autoconf automake libtool pkg-config
+#   libraries: libucx-dev libpmix-dev libhwloc-dev libevent-dev libcmocka-dev
+#   tests and benchmarks: openmpi-bin libopenmpi-dev (mpirun compatibility tests, gdbench-mpi)
+#   tools:    ucx-utils hwloc (ucx_info, lstopo: what UCX and hwloc see)
+set -eu
+packages="gcc make autoconf automake libtool pkg-config libucx-dev libpmix-dev libhwloc-dev \
+libevent-dev libcmocka-dev openmpi-bin libopenmpi-dev ucx-utils hwloc"
+
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+    echo "install-deps: missing packages:$missing; run as root (or: sudo $0)" >&2
+    exit 1
+fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

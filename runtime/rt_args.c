@@ -1,0 +1,97 @@
+#include "rt_args.h"
+
+#include <stdint.h>
+
+#include "rt_comm.h"
+#include "rt_log.h"
+
+int gdc_rt_check_init(const char *fn)
+{
+    if (!gdc_rt_is_initialized()) {
+        GDC_LOG_ERROR("%s: gdc is not initialized (call gdc_init first)", fn);
+        return GDC_ERR_NOT_INITIALIZED;
+    }
+    return GDC_SUCCESS;
+}
+
+int gdc_rt_check_comm(const char *fn, gdc_comm_t comm)
+{
+    int status = gdc_rt_check_init(fn);
+
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    if (comm == GDC_COMM_NULL) {
+        GDC_LOG_ERROR("%s: comm is GDC_COMM_NULL", fn);
+        return GDC_ERR_INVALID_ARG;
+    }
+    if (comm->magic != GDC_RT_COMM_MAGIC) {
+        GDC_LOG_ERROR("%s: comm %p is not a live communicator (freed, or not a gdc_comm_t)", fn,
+                      (void *)comm);
+        return GDC_ERR_INVALID_ARG;
+    }
+    return GDC_SUCCESS;
+}
+
+int gdc_rt_check_dtype(const char *fn, gdc_dtype_t dtype)
+{
+    if (!gdc_rt_dtype_valid(dtype)) {
+        GDC_LOG_ERROR("%s: dtype %d is not a gdc_dtype_t", fn, (int)dtype);
+        return GDC_ERR_INVALID_ARG;
+    }
+    return GDC_SUCCESS;
+}
+
+int gdc_rt_check_op(const char *fn, gdc_op_t op, gdc_dtype_t dtype)
+{
+    if (!gdc_rt_op_valid(op)) {
+        GDC_LOG_ERROR("%s: op %d is not a gdc_op_t", fn, (int)op);
+        return GDC_ERR_INVALID_ARG;
+    }
+    if (dtype == GDC_BYTE) {
+        GDC_LOG_ERROR("%s: GDC_BYTE cannot be reduced (op %s); use an integer or float type", fn,
+                      gdc_rt_op_name(op));
+        return GDC_ERR_INVALID_ARG;
+    }
+    if ((op == GDC_BAND || op == GDC_BOR || op == GDC_BXOR) && gdc_rt_dtype_is_float(dtype)) {
+        GDC_LOG_ERROR("%s: bitwise op %s is not defined for floating-point dtype %s", fn,
+                      gdc_rt_op_name(op), gdc_rt_dtype_name(dtype));
+        return GDC_ERR_INVALID_ARG;
+    }
+    return GDC_SUCCESS;
+}
+
+int gdc_rt_check_rank(const char *fn, const char *name, int rank, gdc_comm_t comm)
+{
+    if (rank < 0 || rank >= comm->size) {
+        GDC_LOG_ERROR("%s: %s %d is out of range for a communicator of size %d", fn, name, rank,
+                      comm->size);
+        return GDC_ERR_INVALID_ARG;
+    }
+    return GDC_SUCCESS;
+}
+
+int gdc_rt_check_buffer(const char *fn, const char *name, const void *buf, size_t count,
+                        gdc_dtype_t dtype)
+{
+    size_t size = gdc_dtype_size(dtype);
+
+    if (count > 0 && buf == NULL) {
+        GDC_LOG_ERROR("%s: %s is NULL with count %zu", fn, name, count);
+        return GDC_ERR_INVALID_ARG;
+    }
+    if (size > 0 && count > SIZE_MAX / size / 2) {
+        GDC_LOG_ERROR("%s: count %zu of %s is too large", fn, count, gdc_rt_dtype_name(dtype));
+        return GDC_ERR_INVALID_ARG;
+    }
+    return GDC_SUCCESS;
+}
+
+int gdc_rt_check_pointer(const char *fn, const char *name, const void *ptr)
+{
+    if (ptr == NULL) {
+        GDC_LOG_ERROR("%s: %s is NULL", fn, name);
+        return GDC_ERR_INVALID_ARG;
+    }
+    return GDC_SUCCESS;
+}

@@ -1,0 +1,294 @@
+#include "rt_comm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_args.h"
+#include "rt_boot.h"
+#include "rt_log.h"
+#include "rt_p2p.h"
+#include "rt_tag.h"
+
+struct gdc_comm gdc_comm_world_instance;
+
+static struct gdc_comm           *live_comms; /* split/dup results */
+static uint32_t                   next_ctx = 1;
+static const gdc_rt_comm_hooks_t *hooks;
+
+void gdc_rt_comm_set_hooks(const gdc_rt_comm_hooks_t *h)
+{
+    hooks = h;
+}
+
+static int run_created_hook(struct gdc_comm *comm)
+{
+    return (hooks != NULL && hooks->created != NULL) ? hooks->created(comm) : GDC_SUCCESS;
+}
+
+static void run_destroyed_hook(struct gdc_comm *comm)
+{
+    if (hooks != NULL && hooks->destroyed != NULL) {
+        hooks->destroyed(comm);
+    }
+}
+
+int gdc_rt_comm_world_init(void)
+{
+    struct gdc_comm *world = &gdc_comm_world_instance;
+
+    memset(world, 0, sizeof(*world));
+    world->ctx   = 0;
+    world->rank  = gdc_rt_boot.rank;
+    world->size  = gdc_rt_boot.size;
+    world->magic = GDC_RT_COMM_MAGIC;
+    next_ctx     = 1;
+    return run_created_hook(world);
+}
+
+static void destroy(struct gdc_comm *comm)
+{
+    run_destroyed_hook(comm);
+    comm->magic = 0;
+    free(comm->world_of);
+    if (comm != &gdc_comm_world_instance) {
+        free(comm);
+    }
+}
+
+void gdc_rt_comm_finalize_all(void)
+{
+    while (live_comms != NULL) {
+        struct gdc_comm *next = live_comms->next;
+        destroy(live_comms);
+        live_comms = next;
+    }
+    if (gdc_comm_world_instance.magic == GDC_RT_COMM_MAGIC) {
+        destroy(&gdc_comm_world_instance);
+    }
+}
+
+/*
+ * Allgather of one fixed-size record per rank over comm, for the runtime's own use
+ * (communicator construction happens below the collectives layer). Bruck's algorithm:
+ * ceil(log2 size) rounds; after round k a rank holds the records of the 2^k ranks after it.
+ */
+static int internal_allgather(struct gdc_comm *comm, const void *mine, void *all, size_t rec)
+{
+    char    *rot = malloc((size_t)comm->size * rec);
+    uint32_t seq = comm->internal_seq++;
+    int      have = 1;
+    int      status = GDC_SUCCESS;
+
+    if (rot == NULL) {
+        return GDC_ERR_NO_MEMORY;
+    }
+    memcpy(rot, mine, rec);
+    for (int dist = 1; dist < comm->size && status == GDC_SUCCESS; dist *= 2) {
+        int                 count = dist < comm->size - have ? dist : comm->size - have;
+        int                 to    = (comm->rank - dist + comm->size) % comm->size;
+        int                 from  = (comm->rank + dist) % comm->size;
+        struct gdc_request *rreq, *sreq;
+        int                 rstatus, sstatus;
+
+        status = gdc_rt_p2p_irecv(comm, from, gdc_rt_tag_internal(comm->ctx, (uint32_t)from, seq),
+                                  rot + (size_t)have * rec, (size_t)count * rec, &rreq);
+        if (status != GDC_SUCCESS) {
+            break;
+        }
+        status = gdc_rt_p2p_isend(comm, to, gdc_rt_tag_internal(comm->ctx, (uint32_t)comm->rank, seq),
+                                  rot, (size_t)count * rec, &sreq);
+        if (status != GDC_SUCCESS) {
+            gdc_rt_request_cancel(rreq, status);
+            break;
+        }
+        rstatus = gdc_rt_request_finish(rreq);
+        sstatus = gdc_rt_request_finish(sreq);
+        status  = rstatus != GDC_SUCCESS ? rstatus : sstatus;
+        have += count;
+    }
+    if (status == GDC_SUCCESS) {
+        for (int i = 0; i < comm->size; i++) {
+            memcpy((char *)all + (size_t)((comm->rank + i) % comm->size) * rec, rot + (size_t)i * rec, rec);
+        }
+    }
+    free(rot);
+    return status;
+}
+
+typedef struct split_record {
+    int32_t  color;
+    int32_t  key;
+    uint32_t next_ctx;
+    int32_t  rank;
+} split_record_t;
+
+static int compare_members(const void *a, const void *b)
+{
+    const split_record_t *x = a, *y = b;
+
+    if (x->key != y->key) {
+        return x->key < y->key ? -1 : 1;
+    }
+    return x->rank < y->rank ? -1 : (x->rank > y->rank);
+}
+
+/* The new communicator of my color from everyone's records, or NULL (no memory). */
+static struct gdc_comm *build_comm(struct gdc_comm *parent, split_record_t *recs, int color,
+                                   uint32_t ctx)
+{
+    struct gdc_comm *comm = calloc(1, sizeof(*comm));
+    int              n    = 0;
+
+    if (comm == NULL) {
+        return NULL;
+    }
+    for (int r = 0; r < parent->size; r++) {
+        if (recs[r].color == color) {
+            recs[n++] = recs[r];
+        }
+    }
+    qsort(recs, (size_t)n, sizeof(*recs), compare_members);
+    comm->world_of = malloc((size_t)n * sizeof(int));
+    if (comm->world_of == NULL) {
+        free(comm);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        comm->world_of[i] = gdc_rt_comm_world_rank(parent, recs[i].rank);
+        if (recs[i].rank == parent->rank) {
+            comm->rank = i;
+        }
+    }
+    comm->size  = n;
+    comm->ctx   = ctx;
+    comm->magic = GDC_RT_COMM_MAGIC;
+    return comm;
+}
+
+/*
+ * Context ids: every process keeps next_ctx above the id of every communicator it belongs
+ * to; a new communicator takes the largest next_ctx of the parent's ranks, so no member
+ * already uses it. Groups of one split are disjoint and may share an id. The agreement
+ * needs no communication beyond the parent's own allgather.
+ */
+static int split(struct gdc_comm *parent, int color, int key, gdc_comm_t *newcomm)
+{
+    split_record_t   mine = {color, key, next_ctx, parent->rank};
+    split_record_t  *recs = malloc((size_t)parent->size * sizeof(*recs));
+    uint32_t         ctx  = 0;
+    struct gdc_comm *comm;
+    int              status;
+
+    if (recs == NULL) {
+        return GDC_ERR_NO_MEMORY;
+    }
+    status = internal_allgather(parent, &mine, recs, sizeof(mine));
+    if (status != GDC_SUCCESS) {
+        goto out;
+    }
+    for (int r = 0; r < parent->size; r++) {
+        ctx = recs[r].next_ctx > ctx ? recs[r].next_ctx : ctx;
+    }
+    if (ctx > GDC_RT_TAG_MAX_CTX) {
+        GDC_LOG_ERROR("communicator ids exhausted (%u created); free communicators are not reused",
+                      GDC_RT_TAG_MAX_CTX);
+        status = GDC_ERR_NO_MEMORY;
+        goto out;
+    }
+    next_ctx = ctx + 1;
+    if (color == GDC_UNDEFINED) {
+        *newcomm = GDC_COMM_NULL;
+        goto out;
+    }
+    comm = build_comm(parent, recs, color, ctx);
+    if (comm == NULL) {
+        status = GDC_ERR_NO_MEMORY;
+        goto out;
+    }
+    status = run_created_hook(comm);
+    if (status != GDC_SUCCESS) {
+        comm->magic = 0;
+        free(comm->world_of);
+        free(comm);
+        goto out;
+    }
+    comm->next = live_comms;
+    live_comms = comm;
+    *newcomm   = comm;
+    GDC_LOG_DEBUG("new communicator ctx %u: rank %d of %d", comm->ctx, comm->rank, comm->size);
+out:
+    free(recs);
+    return status;
+}
+
+int gdc_comm_rank(gdc_comm_t comm, int *rank)
+{
+    int status = gdc_rt_check_comm("gdc_comm_rank", comm);
+
+    if (status == GDC_SUCCESS && (status = gdc_rt_check_pointer("gdc_comm_rank", "rank", rank)) == 0) {
+        *rank = comm->rank;
+    }
+    return status;
+}
+
+int gdc_comm_size(gdc_comm_t comm, int *size)
+{
+    int status = gdc_rt_check_comm("gdc_comm_size", comm);
+
+    if (status == GDC_SUCCESS && (status = gdc_rt_check_pointer("gdc_comm_size", "size", size)) == 0) {
+        *size = comm->size;
+    }
+    return status;
+}
+
+int gdc_comm_split(gdc_comm_t comm, int color, int key, gdc_comm_t *newcomm)
+{
+    int status = gdc_rt_check_comm("gdc_comm_split", comm);
+
+    if (status != GDC_SUCCESS ||
+        (status = gdc_rt_check_pointer("gdc_comm_split", "newcomm", newcomm)) != GDC_SUCCESS) {
+        return status;
+    }
+    if (color < 0 && color != GDC_UNDEFINED) {
+        GDC_LOG_ERROR("gdc_comm_split: color %d must be >= 0 or GDC_UNDEFINED", color);
+        return GDC_ERR_INVALID_ARG;
+    }
+    return split(comm, color, key, newcomm);
+}
+
+int gdc_comm_dup(gdc_comm_t comm, gdc_comm_t *newcomm)
+{
+    int status = gdc_rt_check_comm("gdc_comm_dup", comm);
+
+    if (status != GDC_SUCCESS ||
+        (status = gdc_rt_check_pointer("gdc_comm_dup", "newcomm", newcomm)) != GDC_SUCCESS) {
+        return status;
+    }
+    return split(comm, 0, comm->rank, newcomm);
+}
+
+int gdc_comm_free(gdc_comm_t *comm)
+{
+    struct gdc_comm **link;
+    int               status = gdc_rt_check_init("gdc_comm_free");
+
+    if (status != GDC_SUCCESS ||
+        (status = gdc_rt_check_pointer("gdc_comm_free", "comm", comm)) != GDC_SUCCESS ||
+        (status = gdc_rt_check_comm("gdc_comm_free", *comm)) != GDC_SUCCESS) {
+        return status;
+    }
+    if (*comm == GDC_COMM_WORLD) {
+        GDC_LOG_ERROR("gdc_comm_free: GDC_COMM_WORLD cannot be freed");
+        return GDC_ERR_INVALID_ARG;
+    }
+    for (link = &live_comms; *link != NULL && *link != *comm; link = &(*link)->next) {
+    }
+    if (*link == NULL) {
+        GDC_LOG_ERROR("gdc_comm_free: communicator %p is not one of gdc's", (void *)*comm);
+        return GDC_ERR_INTERNAL;
+    }
+    *link = (*comm)->next;
+    destroy(*comm);
+    *comm = GDC_COMM_NULL;
+    return GDC_SUCCESS;
+}

@@ -1,0 +1,40 @@
+/* Communicators: a context id, a rank and a size, and the map to world ranks. */
+#ifndef GDC_RT_COMM_H
+#define GDC_RT_COMM_H
+
+#include <stdint.h>
+
+#include <gdc.h>
+
+#define GDC_RT_COMM_MAGIC 0x67636f6du /* "gcom" */
+
+struct gdc_comm {
+    uint32_t         magic;
+    uint32_t         ctx;          /* context id: the tag field that keeps comms apart */
+    int              rank;
+    int              size;
+    int             *world_of;     /* [size] comm rank -> world rank; NULL for the world */
+    uint32_t         coll_seq;     /* number of the next collective on this communicator */
+    uint32_t         internal_seq; /* number of the next runtime-internal exchange */
+    void            *coll;         /* the collectives layer's state (schedule cache, ...) */
+    struct gdc_comm *next;         /* all live communicators, for finalize */
+};
+
+static inline int gdc_rt_comm_world_rank(const struct gdc_comm *comm, int rank)
+{
+    return comm->world_of != NULL ? comm->world_of[rank] : rank;
+}
+
+int  gdc_rt_comm_world_init(void);
+/* Release every communicator still alive (finalize). */
+void gdc_rt_comm_finalize_all(void);
+
+/* Hooks the collectives layer installs to set up and tear down its per-comm state. */
+typedef struct gdc_rt_comm_hooks {
+    int  (*created)(struct gdc_comm *comm);
+    void (*destroyed)(struct gdc_comm *comm);
+} gdc_rt_comm_hooks_t;
+
+void gdc_rt_comm_set_hooks(const gdc_rt_comm_hooks_t *hooks);
+
+#endif

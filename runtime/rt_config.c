@@ -1,0 +1,188 @@
+#include "rt_config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gdc.h>
+
+gdc_rt_config_t gdc_rt_config;
+
+#define GDC_RT_CONFIG_MAX_TABLES 8
+
+static struct {
+    const char           *layer;
+    const gdc_rt_param_t *params;
+    int                   count;
+} tables[GDC_RT_CONFIG_MAX_TABLES];
+static int num_tables;
+
+static int parse_log_level(const char *value, void *dest, const char **why)
+{
+    *why = "one of error, warn, info, debug";
+    return gdc_rt_log_parse_level(value, (gdc_rt_log_level_t *)dest);
+}
+
+static int parse_yield(const char *value, void *dest, const char **why)
+{
+    static const char *const names[] = {"auto", "always", "never"};
+
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(value, names[i]) == 0) {
+            *(gdc_rt_yield_mode_t *)dest = (gdc_rt_yield_mode_t)i;
+            return 0;
+        }
+    }
+    *why = "one of auto, always, never";
+    return -1;
+}
+
+static int parse_err_mode(const char *value, void *dest, const char **why)
+{
+    *why = "auto or peer";
+    if (strcmp(value, "auto") == 0 || strcmp(value, "peer") == 0) {
+        *(gdc_rt_err_mode_t *)dest = value[0] == 'a' ? GDC_RT_ERR_MODE_AUTO : GDC_RT_ERR_MODE_PEER;
+        return 0;
+    }
+    return -1;
+}
+
+static const gdc_rt_param_t runtime_params[] = {
+    {"GDC_LOG", "warn", "log level: error, warn, info (paths chosen, transports per peer), debug",
+     parse_log_level, &gdc_rt_config.log_level},
+    {"GDC_TIMEOUT", "0",
+     "seconds an operation may wait without progress before it fails with GDC_ERR_TIMEOUT; 0: never",
+     gdc_rt_parse_seconds, &gdc_rt_config.timeout},
+    {"GDC_STALL_WARN", "60",
+     "seconds without progress before a warning naming the step and the peer waited for "
+     "(repeated with doubling intervals); 0: never",
+     gdc_rt_parse_seconds, &gdc_rt_config.stall_warn},
+    {"GDC_YIELD", "auto",
+     "yield the core while waiting: auto (when local ranks outnumber the cores we may use), "
+     "always, never",
+     parse_yield, &gdc_rt_config.yield},
+    {"GDC_ERR_MODE", "auto",
+     "peer-failure detection: auto (UCX error handling for peers on other nodes; peers on this "
+     "node keep shared memory and are watched by pid), peer (UCX error handling for all; with "
+     "UCX 1.13 that means TCP even inside a node)",
+     parse_err_mode, &gdc_rt_config.err_mode},
+};
+
+void gdc_rt_config_register(const char *layer, const gdc_rt_param_t *params, int count)
+{
+    for (int i = 0; i < num_tables; i++) {
+        if (tables[i].params == params) {
+            return;
+        }
+    }
+    if (num_tables == GDC_RT_CONFIG_MAX_TABLES) {
+        GDC_LOG_ERROR("internal: too many parameter tables (%s)", layer);
+        return;
+    }
+    tables[num_tables].layer  = layer;
+    tables[num_tables].params = params;
+    tables[num_tables].count  = count;
+    num_tables++;
+}
+
+static void register_runtime_params(void)
+{
+    gdc_rt_config_register("runtime", runtime_params,
+                           (int)(sizeof(runtime_params) / sizeof(runtime_params[0])));
+}
+
+static const char *param_value(const gdc_rt_param_t *param)
+{
+    const char *env = getenv(param->name);
+
+    return (env != NULL && env[0] != '\0') ? env : param->defval;
+}
+
+int gdc_rt_config_load(void)
+{
+    register_runtime_params();
+    for (int t = 0; t < num_tables; t++) {
+        for (int i = 0; i < tables[t].count; i++) {
+            const gdc_rt_param_t *param = &tables[t].params[i];
+            const char *value = param_value(param);
+            const char *why   = "a valid value";
+
+            if (param->parse(value, param->dest, &why) != 0) {
+                GDC_LOG_ERROR("%s=%s is not valid: expected %s", param->name, value, why);
+                return GDC_ERR_INVALID_ARG;
+            }
+        }
+    }
+    gdc_rt_log_level = gdc_rt_config.log_level;
+    return GDC_SUCCESS;
+}
+
+void gdc_rt_config_foreach(gdc_rt_param_visit_fn_t visit, void *arg)
+{
+    register_runtime_params();
+    for (int t = 0; t < num_tables; t++) {
+        for (int i = 0; i < tables[t].count; i++) {
+            visit(tables[t].layer, &tables[t].params[i], param_value(&tables[t].params[i]), arg);
+        }
+    }
+}
+
+int gdc_rt_parse_seconds(const char *value, void *dest, const char **why)
+{
+    char  *end;
+    double seconds;
+
+    *why  = "a number of seconds >= 0";
+    errno = 0;
+    seconds = strtod(value, &end);
+    if (errno != 0 || end == value || *end != '\0' || !(seconds >= 0.0)) {
+        return -1;
+    }
+    *(double *)dest = seconds;
+    return 0;
+}
+
+int gdc_rt_parse_string(const char *value, void *dest, const char **why)
+{
+    *(const char **)dest = value;
+    return 0;
+}
+
+int gdc_rt_parse_bytes(const char *text, size_t *bytes)
+{
+    char              *end;
+    unsigned long long value;
+    unsigned           shift = 0;
+
+    if (text[0] == '-' || text[0] == '\0') {
+        return -1;
+    }
+    errno = 0;
+    value = strtoull(text, &end, 10);
+    if (errno != 0 || end == text) {
+        return -1;
+    }
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end == 'i') {
+        end++;
+    }
+    if (*end == 'B' || *end == 'b') {
+        end++;
+    }
+    if (*end != '\0' || (shift > 0 && value > (~0ULL >> shift))) {
+        return -1;
+    }
+    *bytes = (size_t)(value << shift);
+    return 0;
+}
+
+int gdc_rt_parse_size(const char *value, void *dest, const char **why)
+{
+    *why = "a byte count such as 65536, 64K, 16M or 1G";
+    return gdc_rt_parse_bytes(value, (size_t *)dest);
+}

@@ -1,0 +1,144 @@
+/* gdc_init, gdc_finalize and the other life-cycle calls. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#include "config.h"
+#include "gdc_rt.h"
+
+static int initialized;
+static int finalized;
+
+int gdc_rt_is_initialized(void)
+{
+    return initialized;
+}
+
+int gdc_init(int *argc, char ***argv)
+{
+    int status;
+
+    (void)argc;
+    (void)argv;
+    if (initialized || finalized) {
+        GDC_LOG_ERROR("gdc_init: gdc is %s", initialized ? "already initialized" :
+                                                        "finalized and cannot be initialized again");
+        return GDC_ERR_INVALID_ARG;
+    }
+    gdc_coll_register_params();
+    status = gdc_rt_config_load();
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    gdc_rt_memtype_init();
+    status = gdc_rt_boot_init();
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    status = gdc_rt_ucx_init();
+    if (status != GDC_SUCCESS) {
+        goto err_boot;
+    }
+    status = gdc_rt_boot_exchange();
+    if (status != GDC_SUCCESS) {
+        goto err_ucx;
+    }
+    gdc_rt_progress_init(gdc_rt_boot.local_size);
+    status = gdc_coll_init();
+    if (status != GDC_SUCCESS) {
+        goto err_ucx;
+    }
+    status = gdc_rt_comm_world_init();
+    if (status != GDC_SUCCESS) {
+        goto err_coll;
+    }
+    initialized = 1;
+    GDC_LOG_INFO("gdc %s: rank %d of %d on %s (node %d of %d, local rank %d of %d), launcher %s",
+                 PACKAGE_VERSION, gdc_rt_boot.rank, gdc_rt_boot.size,
+                 gdc_rt_boot.node_names[gdc_rt_boot.node_of[gdc_rt_boot.rank]],
+                 gdc_rt_boot.node_of[gdc_rt_boot.rank], gdc_rt_boot.num_nodes, gdc_rt_boot.local_rank,
+                 gdc_rt_boot.local_size, gdc_rt_boot.launcher);
+    return GDC_SUCCESS;
+
+err_coll:
+    gdc_coll_finalize();
+err_ucx:
+    gdc_rt_ucx_finalize();
+err_boot:
+    gdc_rt_boot_finalize();
+    return status;
+}
+
+int gdc_finalize(void)
+{
+    int status = gdc_rt_check_init("gdc_finalize");
+    int barrier_status;
+
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    gdc_rt_request_abort_all(GDC_ERR_NOT_INITIALIZED);
+    (void)gdc_rt_ucx_flush();
+    /* Nobody tears down its endpoints while a peer may still send to it. */
+    barrier_status = gdc_rt_boot_barrier();
+    gdc_rt_comm_finalize_all();
+    gdc_coll_finalize();
+    gdc_rt_ucx_finalize();
+    gdc_rt_boot_finalize();
+    initialized = 0;
+    finalized   = 1;
+    return barrier_status;
+}
+
+int gdc_initialized(int *flag)
+{
+    if (flag == NULL) {
+        GDC_LOG_ERROR("gdc_initialized: flag is NULL");
+        return GDC_ERR_INVALID_ARG;
+    }
+    *flag = initialized;
+    return GDC_SUCCESS;
+}
+
+double gdc_wtime(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+const char *gdc_version_string(void)
+{
+    static char version[256];
+
+    if (version[0] == '\0') {
+        snprintf(version, sizeof(version), "gdc %s (UCX %s, PMIx %s, hwloc %s, CUDA kernels %s)",
+                 PACKAGE_VERSION, gdc_rt_ucx_version(), GDC_BUILD_PMIX_VERSION, GDC_BUILD_HWLOC_VERSION,
+#ifdef GDC_HAVE_CUDA
+                 GDC_BUILD_CUDA_VERSION
+#else
+                 "not built"
+#endif
+        );
+    }
+    return version;
+}
+
+int gdc_abort(gdc_comm_t comm, int errorcode)
+{
+    char msg[128];
+    int  status = gdc_rt_check_comm("gdc_abort", comm);
+
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    snprintf(msg, sizeof(msg), "gdc_abort(%d) called by rank %d", errorcode, gdc_rt_boot.rank);
+    GDC_LOG_ERROR("%s: ending the job", msg);
+    gdc_rt_boot_abort(errorcode, msg);
+    /* The launcher kills us; if it does not, leave anyway. */
+    _exit(errorcode);
+}

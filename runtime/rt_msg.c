@@ -1,0 +1,301 @@
+#include "rt_msg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <gdc.h>
+
+#include "rt_log.h"
+#include "rt_tag.h"
+#include "rt_ucx.h"
+
+static gdc_rt_msg_t *pending_head;
+
+void gdc_rt_msg_pending_add(gdc_rt_msg_t *msg)
+{
+    msg->prev = NULL;
+    msg->next = pending_head;
+    if (pending_head != NULL) {
+        pending_head->prev = msg;
+    }
+    pending_head = msg;
+}
+
+void gdc_rt_msg_pending_remove(gdc_rt_msg_t *msg)
+{
+    if (msg->prev != NULL) {
+        msg->prev->next = msg->next;
+    } else if (pending_head == msg) {
+        pending_head = msg->next;
+    }
+    if (msg->next != NULL) {
+        msg->next->prev = msg->prev;
+    }
+    msg->prev = msg->next = NULL;
+}
+
+static int status_from_ucx(const gdc_rt_msg_t *msg, ucs_status_t status)
+{
+    switch (status) {
+    case UCS_OK:
+        return GDC_SUCCESS;
+    case UCS_ERR_MESSAGE_TRUNCATED:
+        return GDC_ERR_TRUNCATED;
+    case UCS_ERR_NO_MEMORY:
+        return GDC_ERR_NO_MEMORY;
+    case UCS_ERR_CONNECTION_RESET:
+    case UCS_ERR_ENDPOINT_TIMEOUT:
+    case UCS_ERR_UNREACHABLE:
+    case UCS_ERR_REJECTED:
+        return GDC_ERR_PEER_FAILED;
+    default:
+        return gdc_rt_ucx_peer_failed(msg->peer_world) ? GDC_ERR_PEER_FAILED : GDC_ERR_TRANSPORT;
+    }
+}
+
+static void finish(gdc_rt_msg_t *msg, ucs_status_t status)
+{
+    if (!msg->done) {
+        /* status may already hold the reason of a cancel (timeout, peer failure) */
+        msg->status = (msg->status != GDC_SUCCESS) ? msg->status : status_from_ucx(msg, status);
+        msg->done   = 1;
+    }
+    if (msg->status == GDC_ERR_TRANSPORT) {
+        GDC_LOG_ERROR("%s rank %d failed in UCX: %s", msg->is_recv ? "receive from" : "send to",
+                      msg->peer_world, ucs_status_string(status));
+    }
+}
+
+static void on_send_done(void *request, ucs_status_t status, void *user_data)
+{
+    gdc_rt_msg_t *msg = user_data;
+
+    gdc_rt_msg_pending_remove(msg);
+    msg->ucx_req = NULL;
+    finish(msg, status);
+    ucp_request_free(request);
+}
+
+static void on_recv_done(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
+                         void *user_data)
+{
+    gdc_rt_msg_t *msg = user_data;
+
+    gdc_rt_msg_pending_remove(msg);
+    msg->ucx_req = NULL;
+    if (status == UCS_OK) {
+        msg->received = info->length;
+    }
+    finish(msg, status);
+    ucp_request_free(request);
+}
+
+static void init_msg(gdc_rt_msg_t *msg, int is_recv, int peer_world, uint64_t tag, size_t len)
+{
+    memset(msg, 0, sizeof(*msg));
+    msg->is_recv    = is_recv;
+    msg->peer_world = peer_world;
+    msg->tag        = tag;
+    msg->length     = len;
+}
+
+static void fail_now(gdc_rt_msg_t *msg, int status)
+{
+    free(msg->staging);
+    msg->staging = NULL;
+    msg->status  = status;
+    msg->done    = 1;
+}
+
+/* Device memory that this UCX cannot move goes through a host copy. */
+static int needs_staging(gdc_rt_memtype_t memtype)
+{
+    if (memtype != GDC_RT_MEM_CUDA || gdc_rt_ucx_handles_cuda()) {
+        return 0;
+    }
+    GDC_LOG_WARN_ONCE("UCX has no CUDA transport: device buffers are staged through host memory "
+                      "(slow path; install a UCX built with CUDA for GPUDirect)");
+    return 1;
+}
+
+static void fill_param(ucp_request_param_t *param, gdc_rt_msg_t *msg, gdc_rt_memtype_t memtype)
+{
+    memset(param, 0, sizeof(*param));
+    param->op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                          UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+    param->user_data    = msg;
+    param->memory_type  = (memtype == GDC_RT_MEM_HOST || msg->staging != NULL) ? UCS_MEMORY_TYPE_HOST
+                          : (memtype == GDC_RT_MEM_CUDA_MANAGED)               ? UCS_MEMORY_TYPE_CUDA_MANAGED
+                                                                                : UCS_MEMORY_TYPE_CUDA;
+}
+
+static void track(gdc_rt_msg_t *msg, ucs_status_ptr_t request)
+{
+    if (request == NULL) {
+        if (!msg->is_recv) {
+            free(msg->staging);
+            msg->staging = NULL;
+        }
+        msg->done = 1;
+        return;
+    }
+    if (UCS_PTR_IS_ERR(request)) {
+        finish(msg, UCS_PTR_STATUS(request));
+        if (!msg->is_recv) {
+            free(msg->staging);
+            msg->staging = NULL;
+        }
+        return;
+    }
+    if (msg->done) {
+        /* UCX ran the callback inside the call (seen with a truncated unexpected message):
+         * the request is already released. */
+        return;
+    }
+    msg->ucx_req = request;
+    gdc_rt_msg_pending_add(msg);
+}
+
+int gdc_rt_msg_send(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, const void *buf, size_t len,
+                    gdc_rt_memtype_t memtype)
+{
+    ucp_request_param_t param;
+    const void         *data = buf;
+    int                 status;
+    ucp_ep_h            ep;
+
+    init_msg(msg, 0, peer_world, tag, len);
+    ep = gdc_rt_ucx_ep(peer_world, &status);
+    if (ep == NULL) {
+        fail_now(msg, status);
+        return status;
+    }
+    if (len > 0 && needs_staging(memtype)) {
+        msg->staging = malloc(len);
+        if (msg->staging == NULL) {
+            fail_now(msg, GDC_ERR_NO_MEMORY);
+            return GDC_ERR_NO_MEMORY;
+        }
+        status = gdc_rt_cuda_copy(msg->staging, buf, len);
+        if (status != GDC_SUCCESS) {
+            fail_now(msg, status);
+            return status;
+        }
+        data = msg->staging;
+    }
+    fill_param(&param, msg, memtype);
+    param.cb.send = on_send_done;
+    track(msg, ucp_tag_send_nbx(ep, data, len, tag, &param));
+    return msg->done ? msg->status : GDC_SUCCESS;
+}
+
+int gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, void *buf, size_t len,
+                    gdc_rt_memtype_t memtype)
+{
+    ucp_request_param_t param;
+    ucp_tag_recv_info_t info;
+    void               *data = buf;
+    int                 status;
+
+    init_msg(msg, 1, peer_world, tag, len);
+    /* The endpoint is not needed to receive, but it is how UCX tells us the peer died. */
+    if (gdc_rt_ucx_ep(peer_world, &status) == NULL) {
+        fail_now(msg, status);
+        return status;
+    }
+    if (len > 0 && needs_staging(memtype)) {
+        msg->staging = malloc(len);
+        if (msg->staging == NULL) {
+            fail_now(msg, GDC_ERR_NO_MEMORY);
+            return GDC_ERR_NO_MEMORY;
+        }
+        msg->user_buf = buf;
+        data          = msg->staging;
+    }
+    fill_param(&param, msg, memtype);
+    param.op_attr_mask      |= UCP_OP_ATTR_FIELD_RECV_INFO;
+    param.cb.recv            = on_recv_done;
+    param.recv_info.tag_info = &info;
+    info.length              = 0;
+    {
+        ucs_status_ptr_t request = ucp_tag_recv_nbx(gdc_rt_ucx_worker(), data, len, tag,
+                                                    GDC_RT_TAG_FULL_MASK, &param);
+        if (request == NULL) {
+            msg->received = info.length;
+        }
+        track(msg, request);
+    }
+    return msg->done && msg->status != GDC_SUCCESS ? msg->status : GDC_SUCCESS;
+}
+
+int gdc_rt_msg_test(gdc_rt_msg_t *msg)
+{
+    if (!msg->done) {
+        return 0;
+    }
+    if (msg->staging != NULL) {
+        if (msg->status == GDC_SUCCESS && msg->is_recv && msg->received > 0) {
+            msg->status = gdc_rt_cuda_copy(msg->user_buf, msg->staging, msg->received);
+        }
+        free(msg->staging);
+        msg->staging = NULL;
+    }
+    return 1;
+}
+
+void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, int status)
+{
+    if (msg->done) {
+        return;
+    }
+    msg->status = status;
+    if (msg->ucx_req != NULL && msg->is_recv) {
+        /* normally completes at once through on_recv_done, keeping our status */
+        ucp_request_cancel(gdc_rt_ucx_worker(), msg->ucx_req);
+    }
+    if (!msg->done) {
+        /* A send (or a receive already taking data) cannot be cancelled: hand the request
+         * back to UCX, which then calls nobody, so a late completion cannot touch an owner
+         * that may be gone. Its staging copy, if any, stays with UCX (leaked on this error
+         * path rather than freed under a transfer). */
+        gdc_rt_msg_pending_remove(msg);
+        if (msg->ucx_req != NULL) {
+            ucp_request_free(msg->ucx_req);
+        }
+        msg->ucx_req = NULL;
+        msg->staging = NULL;
+        msg->done    = 1;
+    }
+}
+
+void gdc_rt_msg_pending_fail_peer(int peer_world)
+{
+    gdc_rt_msg_t *msg = pending_head;
+
+    while (msg != NULL) {
+        gdc_rt_msg_t *next = msg->next;
+        if (msg->peer_world == peer_world) {
+            gdc_rt_msg_cancel(msg, GDC_ERR_PEER_FAILED);
+        }
+        msg = next;
+    }
+}
+
+void gdc_rt_msg_pending_watch_peers(void)
+{
+    static unsigned round;
+
+    round++;
+    for (gdc_rt_msg_t *msg = pending_head; msg != NULL;) {
+        gdc_rt_msg_t *next = msg->next; /* a failed peer's messages leave the list */
+        gdc_rt_ucx_watch_peer(msg->peer_world, round);
+        msg = next;
+    }
+}
+
+void gdc_rt_msg_pending_cancel_all(int status)
+{
+    while (pending_head != NULL) {
+        gdc_rt_msg_cancel(pending_head, status);
+    }
+}

@@ -1,0 +1,283 @@
+#include "rt_request.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rt_boot.h"
+#include "rt_config.h"
+#include "rt_log.h"
+#include "rt_ucx.h"
+
+/* How often the outstanding requests are checked for stalls and timeouts. */
+#define GDC_RT_WATCH_INTERVAL 0.05
+/* Every this many watches, the peers pending messages wait on are checked for life. */
+#define GDC_RT_PID_WATCH_EVERY 5
+/* Idle this long (seconds) and a yielding wait starts to sleep between polls. */
+#define GDC_RT_IDLE_SLEEP_AFTER 0.002
+#define GDC_RT_IDLE_SLEEP_NS    50000
+
+static struct gdc_request *outstanding;
+static struct gdc_request *free_list;
+static int (*coll_progress_hook)(void);
+static int    yield_when_idle;
+static double next_watch;
+
+void gdc_rt_progress_set_hook(int (*hook)(void))
+{
+    coll_progress_hook = hook;
+}
+
+/* Cores this process may run on (its affinity mask). */
+static int usable_cores(void)
+{
+    cpu_set_t set;
+
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+        return 1;
+    }
+    return CPU_COUNT(&set);
+}
+
+void gdc_rt_progress_init(int local_size)
+{
+    int cores = usable_cores();
+
+    switch (gdc_rt_config.yield) {
+    case GDC_RT_YIELD_ALWAYS: yield_when_idle = 1; break;
+    case GDC_RT_YIELD_NEVER: yield_when_idle = 0; break;
+    case GDC_RT_YIELD_AUTO:
+        /* Bound to one core each (or fewer cores than ranks): spinning steals the core
+         * from the peer we wait for. */
+        yield_when_idle = local_size > cores || (cores == 1 && local_size > 1);
+        break;
+    }
+    GDC_LOG_DEBUG("progress: %d local rank(s), %d usable core(s): %s while waiting", local_size,
+                  cores, yield_when_idle ? "yield" : "spin");
+    next_watch = 0;
+}
+
+struct gdc_request *gdc_rt_request_new(const gdc_rt_request_ops_t *ops)
+{
+    struct gdc_request *req = free_list;
+
+    if (req != NULL) {
+        free_list = req->next;
+    } else {
+        req = malloc(sizeof(*req));
+        if (req == NULL) {
+            return NULL;
+        }
+    }
+    memset(req, 0, sizeof(*req));
+    req->magic         = GDC_RT_REQUEST_MAGIC;
+    req->ops           = ops;
+    req->last_progress = gdc_wtime();
+    req->next          = outstanding;
+    if (outstanding != NULL) {
+        outstanding->prev = req;
+    }
+    outstanding = req;
+    return req;
+}
+
+static void unlink_request(struct gdc_request *req)
+{
+    if (req->prev != NULL) {
+        req->prev->next = req->next;
+    } else {
+        outstanding = req->next;
+    }
+    if (req->next != NULL) {
+        req->next->prev = req->prev;
+    }
+}
+
+void gdc_rt_request_free(struct gdc_request *req)
+{
+    if (req->ops->release != NULL) {
+        req->ops->release(req);
+    }
+    unlink_request(req);
+    req->magic = 0;
+    req->next  = free_list;
+    free_list  = req;
+}
+
+void gdc_rt_request_touch(struct gdc_request *req)
+{
+    req->last_progress = gdc_wtime();
+    req->warn_interval = 0;
+}
+
+int gdc_rt_request_valid(const struct gdc_request *req)
+{
+    return req != NULL && req->magic == GDC_RT_REQUEST_MAGIC;
+}
+
+static void describe(struct gdc_request *req, char *buf, size_t len)
+{
+    if (req->ops->describe != NULL) {
+        req->ops->describe(req, buf, len);
+    } else {
+        snprintf(buf, len, "%s", req->ops->name);
+    }
+}
+
+/* Stall warnings (repeated at doubling intervals) and timeouts of one request. */
+static void watch(struct gdc_request *req, double now)
+{
+    double idle = now - req->last_progress;
+    char   what[256];
+
+    if (req->completed) {
+        return;
+    }
+    if (gdc_rt_config.timeout > 0 && idle >= gdc_rt_config.timeout) {
+        describe(req, what, sizeof(what));
+        GDC_LOG_ERROR("%s for %.0f s: giving up with GDC_ERR_TIMEOUT (GDC_TIMEOUT=%g)", what, idle,
+                      gdc_rt_config.timeout);
+        req->ops->abort(req, GDC_ERR_TIMEOUT);
+        return;
+    }
+    if (gdc_rt_config.stall_warn <= 0) {
+        return;
+    }
+    if (req->warn_interval == 0) {
+        req->warn_interval = gdc_rt_config.stall_warn;
+        req->next_warn     = req->last_progress + gdc_rt_config.stall_warn;
+    }
+    if (now >= req->next_warn) {
+        describe(req, what, sizeof(what));
+        GDC_LOG_WARN("%s for %.0f s", what, idle);
+        req->warn_interval *= 2;
+        req->next_warn = now + req->warn_interval;
+    }
+}
+
+static void watch_outstanding(void)
+{
+    static unsigned count;
+    double          now = gdc_wtime();
+
+    if (now < next_watch) {
+        return;
+    }
+    next_watch = now + GDC_RT_WATCH_INTERVAL;
+    if (++count % GDC_RT_PID_WATCH_EVERY == 0) {
+        gdc_rt_msg_pending_watch_peers();
+    }
+    for (struct gdc_request *req = outstanding; req != NULL;) {
+        struct gdc_request *next = req->next; /* abort may complete it, never unlink it */
+        watch(req, now);
+        req = next;
+    }
+}
+
+static void check_failure_reports(void)
+{
+    int failed = gdc_rt_boot_failed_rank();
+
+    if (failed >= 0 && !gdc_rt_ucx_peer_failed(failed)) {
+        gdc_rt_ucx_fail_peer(failed, "the launcher reports it terminated");
+    }
+}
+
+int gdc_rt_progress(void)
+{
+    int moved = 0;
+
+    while (ucp_worker_progress(gdc_rt_ucx_worker()) != 0) {
+        moved = 1;
+    }
+    check_failure_reports();
+    if (coll_progress_hook != NULL) {
+        moved |= coll_progress_hook();
+    }
+    watch_outstanding();
+    return moved;
+}
+
+static void idle_pause(double idle_since)
+{
+    struct timespec pause = {0, GDC_RT_IDLE_SLEEP_NS};
+
+    if (!yield_when_idle) {
+        return;
+    }
+    if (gdc_wtime() - idle_since > GDC_RT_IDLE_SLEEP_AFTER) {
+        nanosleep(&pause, NULL);
+    } else {
+        sched_yield();
+    }
+}
+
+static int advance(struct gdc_request *req)
+{
+    int moved = gdc_rt_progress();
+
+    if (!req->completed && req->ops->progress != NULL) {
+        moved |= req->ops->progress(req);
+    }
+    return moved;
+}
+
+int gdc_rt_request_wait(struct gdc_request *req)
+{
+    double idle_since = 0;
+
+    while (!req->completed) {
+        if (advance(req)) {
+            idle_since = 0;
+            continue;
+        }
+        if (idle_since == 0) {
+            idle_since = gdc_wtime();
+        }
+        idle_pause(idle_since);
+    }
+    return req->status;
+}
+
+void gdc_rt_request_cancel(struct gdc_request *req, int status)
+{
+    if (!req->completed) {
+        req->ops->abort(req, status);
+    }
+    gdc_rt_request_free(req);
+}
+
+int gdc_rt_request_finish(struct gdc_request *req)
+{
+    int status = gdc_rt_request_wait(req);
+
+    gdc_rt_request_free(req);
+    return status;
+}
+
+int gdc_rt_request_test(struct gdc_request *req)
+{
+    if (!req->completed) {
+        advance(req);
+    }
+    return req->completed;
+}
+
+void gdc_rt_request_abort_all(int status)
+{
+    for (struct gdc_request *req = outstanding; req != NULL; req = req->next) {
+        if (!req->completed) {
+            req->ops->abort(req, status);
+        }
+    }
+    while (outstanding != NULL) {
+        gdc_rt_request_free(outstanding);
+    }
+    while (free_list != NULL) {
+        struct gdc_request *next = free_list->next;
+        free(free_list);
+        free_list = next;
+    }
+}

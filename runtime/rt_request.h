@@ -1,0 +1,83 @@
+/*
+ * Requests: what gdc_wait/gdc_test complete. A request is a point-to-point message or a
+ * collective in flight; its ops say how to advance it, describe what it waits for, end it
+ * early and free it. The progress engine watches every outstanding request for stalls
+ * (GDC_STALL_WARN) and timeouts (GDC_TIMEOUT).
+ */
+#ifndef GDC_RT_REQUEST_H
+#define GDC_RT_REQUEST_H
+
+#include <stddef.h>
+
+#include <gdc.h>
+
+#include "rt_msg.h"
+
+#define GDC_RT_REQUEST_MAGIC 0x67726571u /* "greq" */
+
+typedef struct gdc_rt_request_ops {
+    const char *name;
+    /* Advance; set req->completed (and req->status) when done. Returns 1 if it moved. */
+    int  (*progress)(struct gdc_request *req);
+    /* One line saying what it waits for, without the duration. */
+    void (*describe)(struct gdc_request *req, char *buf, size_t len);
+    /* End it now with status: cancel what is posted, mark it completed. */
+    void (*abort)(struct gdc_request *req, int status);
+    /* Release what the operation owns (the request itself is freed by the engine). */
+    void (*release)(struct gdc_request *req);
+} gdc_rt_request_ops_t;
+
+struct gdc_request {
+    unsigned                    magic;
+    int                         completed;
+    int                         status;
+    const gdc_rt_request_ops_t *ops;
+    double                      last_progress; /* gdc_wtime() of the last step forward */
+    double                      next_warn;     /* stall warning due at */
+    double                      warn_interval;
+    struct gdc_request         *prev;          /* outstanding list */
+    struct gdc_request         *next;
+    /* point-to-point */
+    gdc_rt_msg_t                msg;
+    int                         peer;          /* rank in comm */
+    int                         tag;
+    struct gdc_comm            *comm;
+    /* collectives: the executor's state */
+    void                       *impl;
+};
+
+/* A new outstanding request with ops (zeroed otherwise); NULL when out of memory. */
+struct gdc_request *gdc_rt_request_new(const gdc_rt_request_ops_t *ops);
+/* Release an outstanding or completed request. */
+void gdc_rt_request_free(struct gdc_request *req);
+
+/* Mark a step forward (resets the stall and timeout clocks). */
+void gdc_rt_request_touch(struct gdc_request *req);
+
+/* Is this a live request handle? */
+int gdc_rt_request_valid(const struct gdc_request *req);
+
+/* Progress everything once: UCX, failure reports, collectives, stall and timeout checks.
+ * Returns nonzero when something moved. */
+int gdc_rt_progress(void);
+
+/* The collectives layer's progress function, called by gdc_rt_progress. */
+void gdc_rt_progress_set_hook(int (*hook)(void));
+
+/* Wait until req completes (progressing everything, yielding the core as configured);
+ * returns its status. The request is not freed. */
+int gdc_rt_request_wait(struct gdc_request *req);
+/* End req now with status (its ops' abort) and free it. */
+void gdc_rt_request_cancel(struct gdc_request *req, int status);
+/* Wait for req, free it and return its status. */
+int gdc_rt_request_finish(struct gdc_request *req);
+/* Progress once and report whether req completed. */
+int gdc_rt_request_test(struct gdc_request *req);
+
+/* Abort every outstanding request with status (finalize). */
+void gdc_rt_request_abort_all(int status);
+
+/* Set the yield policy from the configuration and the node's shape. */
+void gdc_rt_progress_init(int local_size);
+
+#endif

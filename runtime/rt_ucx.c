@@ -1,0 +1,441 @@
+#include "rt_ucx.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gdc.h>
+
+#include "rt_boot.h"
+#include "rt_config.h"
+#include "rt_log.h"
+#include "rt_msg.h"
+
+typedef struct gdc_rt_peer {
+    ucp_ep_h ep;
+    int      failed;
+    int      watched;  /* on this node without UCX error handling: liveness checked by pid */
+    pid_t    pid;
+    unsigned checked_round;
+    char     transports[96];
+} gdc_rt_peer_t;
+
+/* What each rank publishes through PMIx: its pid, then its UCX worker address. */
+typedef struct gdc_rt_address_header {
+    uint32_t magic;
+    int32_t  pid;
+} gdc_rt_address_header_t;
+
+#define GDC_RT_ADDRESS_MAGIC 0x67616464u /* "gadd" */
+
+static struct {
+    ucp_context_h  context;
+    ucp_worker_h   worker;
+    ucp_address_t *address;
+    size_t         address_len;
+    gdc_rt_peer_t *peers; /* [world size] */
+    int            handles_cuda;
+    char           version[32];
+} ucx;
+
+static int ucx_error(const char *what, ucs_status_t status)
+{
+    GDC_LOG_ERROR("UCX %s failed: %s", what, ucs_status_string(status));
+    return GDC_ERR_TRANSPORT;
+}
+
+static int create_context(void)
+{
+    ucp_params_t  params;
+    ucp_config_t *config;
+    ucs_status_t  status;
+
+    status = ucp_config_read(NULL, NULL, &config);
+    if (status != UCS_OK) {
+        return ucx_error("config read", status);
+    }
+    memset(&params, 0, sizeof(params));
+    params.field_mask        = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
+                               UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
+    params.features          = UCP_FEATURE_TAG;
+    params.mt_workers_shared = 0;
+    params.estimated_num_eps = (size_t)gdc_rt_boot.size;
+    status = ucp_init(&params, config, &ucx.context);
+    ucp_config_release(config);
+    if (status != UCS_OK) {
+        return ucx_error("init", status);
+    }
+    return GDC_SUCCESS;
+}
+
+static void query_context(void)
+{
+    ucp_context_attr_t attr;
+    unsigned           major, minor, release;
+
+    ucp_get_version(&major, &minor, &release);
+    snprintf(ucx.version, sizeof(ucx.version), "%u.%u.%u", major, minor, release);
+    memset(&attr, 0, sizeof(attr));
+    attr.field_mask = UCP_ATTR_FIELD_MEMORY_TYPES;
+    if (ucp_context_query(ucx.context, &attr) == UCS_OK) {
+        ucx.handles_cuda = (attr.memory_types & UCS_BIT(UCS_MEMORY_TYPE_CUDA)) != 0;
+    }
+    GDC_LOG_DEBUG("UCX %s; CUDA memory %s", ucx.version,
+                  ucx.handles_cuda ? "handled by UCX" : "not handled by UCX (staged through host)");
+}
+
+static int create_worker(void)
+{
+    ucp_worker_params_t params;
+    ucs_status_t        status;
+
+    memset(&params, 0, sizeof(params));
+    params.field_mask  = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    params.thread_mode = UCS_THREAD_MODE_SINGLE;
+    status = ucp_worker_create(ucx.context, &params, &ucx.worker);
+    if (status != UCS_OK) {
+        return ucx_error("worker create", status);
+    }
+    status = ucp_worker_get_address(ucx.worker, &ucx.address, &ucx.address_len);
+    if (status != UCS_OK) {
+        ucp_worker_destroy(ucx.worker);
+        ucx.worker = NULL;
+        return ucx_error("worker address", status);
+    }
+    return GDC_SUCCESS;
+}
+
+static int publish_address(void)
+{
+    size_t                   len  = sizeof(gdc_rt_address_header_t) + ucx.address_len;
+    gdc_rt_address_header_t *blob = malloc(len);
+    int                      status;
+
+    if (blob == NULL) {
+        return GDC_ERR_NO_MEMORY;
+    }
+    blob->magic = GDC_RT_ADDRESS_MAGIC;
+    blob->pid   = (int32_t)getpid();
+    memcpy(blob + 1, ucx.address, ucx.address_len);
+    status = gdc_rt_boot_publish_address(blob, len);
+    free(blob);
+    return status;
+}
+
+int gdc_rt_ucx_init(void)
+{
+    int status;
+
+    memset(&ucx, 0, sizeof(ucx));
+    ucx.peers = calloc((size_t)gdc_rt_boot.size, sizeof(*ucx.peers));
+    if (ucx.peers == NULL) {
+        return GDC_ERR_NO_MEMORY;
+    }
+    status = create_context();
+    if (status != GDC_SUCCESS) {
+        goto err_free_peers;
+    }
+    query_context();
+    status = create_worker();
+    if (status != GDC_SUCCESS) {
+        goto err_cleanup_context;
+    }
+    status = publish_address();
+    if (status != GDC_SUCCESS) {
+        goto err_destroy_worker;
+    }
+    return GDC_SUCCESS;
+
+err_destroy_worker:
+    ucp_worker_release_address(ucx.worker, ucx.address);
+    ucp_worker_destroy(ucx.worker);
+err_cleanup_context:
+    ucp_cleanup(ucx.context);
+err_free_peers:
+    free(ucx.peers);
+    memset(&ucx, 0, sizeof(ucx));
+    return status;
+}
+
+ucp_worker_h gdc_rt_ucx_worker(void)
+{
+    return ucx.worker;
+}
+
+int gdc_rt_ucx_handles_cuda(void)
+{
+    return ucx.handles_cuda;
+}
+
+const char *gdc_rt_ucx_version(void)
+{
+    if (ucx.version[0] == '\0') {
+        unsigned major, minor, release;
+        ucp_get_version(&major, &minor, &release);
+        snprintf(ucx.version, sizeof(ucx.version), "%u.%u.%u", major, minor, release);
+    }
+    return ucx.version;
+}
+
+int gdc_rt_ucx_peer_failed(int peer_world)
+{
+    return ucx.peers != NULL && ucx.peers[peer_world].failed;
+}
+
+void gdc_rt_ucx_fail_peer(int peer_world, const char *why)
+{
+    gdc_rt_peer_t *peer = &ucx.peers[peer_world];
+
+    if (peer->failed) {
+        return;
+    }
+    peer->failed = 1;
+    GDC_LOG_ERROR("rank %d failed (%s); operations that depend on it end with GDC_ERR_PEER_FAILED",
+                  peer_world, why);
+    gdc_rt_msg_pending_fail_peer(peer_world);
+}
+
+static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    int peer_world = (int)(intptr_t)arg;
+
+    gdc_rt_ucx_fail_peer(peer_world, ucs_status_string(status));
+}
+
+/* "2:posix/memory.0 md[2] -> ..." lines of ucp_ep_print_info: keep "posix/memory", once each. */
+static void describe_transports(ucp_ep_h ep, char *out, size_t out_len)
+{
+    char  *text = NULL;
+    size_t text_len = 0;
+    FILE  *stream = open_memstream(&text, &text_len);
+    size_t used = 0;
+
+    out[0] = '\0';
+    if (stream == NULL) {
+        return;
+    }
+    ucp_ep_print_info(ep, stream);
+    fclose(stream);
+    for (char *p = strstr(text, "lane["); p != NULL; p = strstr(p + 1, "lane[")) {
+        char name[64];
+        char *colon = strchr(p, ':');
+        char *tl;
+
+        if (colon == NULL || sscanf(colon + 1, " %*d:%63s", name) != 1) {
+            continue;
+        }
+        tl = strrchr(name, '.');
+        if (tl != NULL) {
+            *tl = '\0'; /* "posix/memory.0" -> "posix/memory" */
+        }
+        if (strstr(out, name) == NULL && used + strlen(name) + 2 < out_len) {
+            used += (size_t)snprintf(out + used, out_len - used, "%s%s", used ? " " : "", name);
+        }
+    }
+    free(text);
+}
+
+/*
+ * UCX 1.13 offers peer error handling only over TCP: asking for it on a shared-memory
+ * pair silently trades sysv/cma for TCP loopback. So peers on other nodes get UCX's
+ * error handling, and peers on this node keep shared memory and are watched by pid
+ * (gdc_rt_ucx_watch_peers). GDC_ERR_MODE=peer asks UCX for error handling everywhere.
+ */
+static int wants_ucx_error_handling(int peer_world)
+{
+    int same_node = gdc_rt_boot.node_of[peer_world] == gdc_rt_boot.node_of[gdc_rt_boot.rank];
+
+    return !same_node || gdc_rt_config.err_mode == GDC_RT_ERR_MODE_PEER;
+}
+
+static int lookup_peer(int peer_world, void **address, pid_t *pid)
+{
+    void   *blob;
+    size_t  len;
+    int     status;
+    gdc_rt_address_header_t header;
+
+    if (peer_world == gdc_rt_boot.rank) {
+        *address = ucx.address;
+        *pid     = getpid();
+        return GDC_SUCCESS;
+    }
+    status = gdc_rt_boot_lookup_address(peer_world, &blob, &len);
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    memcpy(&header, blob, len >= sizeof(header) ? sizeof(header) : 0);
+    if (len <= sizeof(header) || header.magic != GDC_RT_ADDRESS_MAGIC) {
+        GDC_LOG_ERROR("rank %d published an address gdc does not recognise (another gdc version?)",
+                      peer_world);
+        free(blob);
+        return GDC_ERR_TRANSPORT;
+    }
+    *pid = (pid_t)header.pid;
+    memmove(blob, (char *)blob + sizeof(header), len - sizeof(header));
+    *address = blob;
+    return GDC_SUCCESS;
+}
+
+static int connect_peer(int peer_world)
+{
+    gdc_rt_peer_t  *peer = &ucx.peers[peer_world];
+    ucp_ep_params_t params;
+    void           *address = NULL;
+    ucs_status_t    ustatus;
+    int             status;
+    int             handled = wants_ucx_error_handling(peer_world);
+
+    status = lookup_peer(peer_world, &address, &peer->pid);
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    memset(&params, 0, sizeof(params));
+    params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+    params.address    = address;
+    params.err_mode   = handled ? UCP_ERR_HANDLING_MODE_PEER : UCP_ERR_HANDLING_MODE_NONE;
+    if (handled) {
+        params.field_mask     |= UCP_EP_PARAM_FIELD_ERR_HANDLER;
+        params.err_handler.cb  = on_ep_error;
+        params.err_handler.arg = (void *)(intptr_t)peer_world;
+    }
+    ustatus = ucp_ep_create(ucx.worker, &params, &peer->ep);
+    if (address != ucx.address) {
+        free(address);
+    }
+    if (ustatus != UCS_OK) {
+        peer->ep = NULL;
+        GDC_LOG_ERROR("cannot connect to rank %d: %s", peer_world, ucs_status_string(ustatus));
+        return GDC_ERR_TRANSPORT;
+    }
+    peer->watched = !handled && peer_world != gdc_rt_boot.rank;
+    describe_transports(peer->ep, peer->transports, sizeof(peer->transports));
+    GDC_LOG_INFO("rank %d -> rank %d via UCX %s (%s)", gdc_rt_boot.rank, peer_world,
+                 peer->transports, handled                       ? "UCX peer error handling"
+                                   : peer_world == gdc_rt_boot.rank ? "self"
+                                                                    : "liveness watched by pid");
+    return GDC_SUCCESS;
+}
+
+/* Is the process still there? A zombie (exited, not yet reaped) counts as gone. */
+static int process_alive(pid_t pid)
+{
+    char  path[64], buf[256];
+    FILE *f;
+    char *close_paren;
+
+    if (kill(pid, 0) != 0 && errno == ESRCH) {
+        return 0;
+    }
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    f = fopen(path, "r");
+    if (f == NULL) {
+        return errno != ENOENT;
+    }
+    close_paren = NULL;
+    if (fgets(buf, sizeof(buf), f) != NULL) {
+        close_paren = strrchr(buf, ')');
+    }
+    fclose(f);
+    return close_paren == NULL || (close_paren[2] != 'Z' && close_paren[2] != 'X');
+}
+
+void gdc_rt_ucx_watch_peer(int peer_world, unsigned round)
+{
+    gdc_rt_peer_t *peer = &ucx.peers[peer_world];
+
+    if (peer->checked_round == round) {
+        return;
+    }
+    peer->checked_round = round;
+    if (peer->watched && !peer->failed && !process_alive(peer->pid)) {
+        char why[64];
+        snprintf(why, sizeof(why), "process %d on this node is gone", (int)peer->pid);
+        gdc_rt_ucx_fail_peer(peer_world, why);
+    }
+}
+
+ucp_ep_h gdc_rt_ucx_ep(int peer_world, int *status)
+{
+    gdc_rt_peer_t *peer = &ucx.peers[peer_world];
+
+    if (peer->failed) {
+        *status = GDC_ERR_PEER_FAILED;
+        return NULL;
+    }
+    if (peer->ep == NULL) {
+        *status = connect_peer(peer_world);
+        if (*status != GDC_SUCCESS) {
+            return NULL;
+        }
+    }
+    return peer->ep;
+}
+
+const char *gdc_rt_ucx_transports(int peer_world)
+{
+    return ucx.peers != NULL ? ucx.peers[peer_world].transports : "";
+}
+
+static ucs_status_t wait_ucx(ucs_status_ptr_t request)
+{
+    ucs_status_t status;
+
+    if (request == NULL) {
+        return UCS_OK;
+    }
+    if (UCS_PTR_IS_ERR(request)) {
+        return UCS_PTR_STATUS(request);
+    }
+    while ((status = ucp_request_check_status(request)) == UCS_INPROGRESS) {
+        ucp_worker_progress(ucx.worker);
+    }
+    ucp_request_free(request);
+    return status;
+}
+
+int gdc_rt_ucx_flush(void)
+{
+    ucp_request_param_t param;
+    ucs_status_t        status;
+
+    if (ucx.worker == NULL) {
+        return GDC_SUCCESS;
+    }
+    memset(&param, 0, sizeof(param));
+    status = wait_ucx(ucp_worker_flush_nbx(ucx.worker, &param));
+    if (status != UCS_OK) {
+        GDC_LOG_DEBUG("UCX worker flush: %s", ucs_status_string(status));
+        return GDC_ERR_TRANSPORT;
+    }
+    return GDC_SUCCESS;
+}
+
+void gdc_rt_ucx_finalize(void)
+{
+    ucp_request_param_t param;
+
+    if (ucx.worker == NULL) {
+        return;
+    }
+    gdc_rt_msg_pending_cancel_all(GDC_ERR_INTERNAL);
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    /* Everyone has passed the finalize barrier: nothing is in flight, so force-close
+     * (a flushing close could wait for a peer that already tore its worker down). */
+    param.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    for (int r = 0; r < gdc_rt_boot.size; r++) {
+        if (ucx.peers[r].ep != NULL) {
+            (void)wait_ucx(ucp_ep_close_nbx(ucx.peers[r].ep, &param));
+            ucx.peers[r].ep = NULL;
+        }
+    }
+    ucp_worker_release_address(ucx.worker, ucx.address);
+    ucp_worker_destroy(ucx.worker);
+    ucp_cleanup(ucx.context);
+    free(ucx.peers);
+    memset(&ucx, 0, sizeof(ucx));
+}

@@ -1,0 +1,44 @@
+/* The UCX transport: one context and one worker per process, endpoints made on first use. */
+#ifndef GDC_RT_UCX_H
+#define GDC_RT_UCX_H
+
+#include <ucp/api/ucp.h>
+
+int  gdc_rt_ucx_init(void);
+/* Deliver what is outstanding, then close every endpoint and the worker. */
+int  gdc_rt_ucx_flush(void);
+void gdc_rt_ucx_finalize(void);
+
+ucp_worker_h gdc_rt_ucx_worker(void);
+
+/* The endpoint to a world rank, connected on first use; NULL with *status set when the
+ * peer has failed or cannot be reached. */
+ucp_ep_h gdc_rt_ucx_ep(int peer_world, int *status);
+
+/* Has this peer failed (UCX error callback or the launcher's report)? */
+int  gdc_rt_ucx_peer_failed(int peer_world);
+/* Mark a peer failed and fail everything pending with it. */
+void gdc_rt_ucx_fail_peer(int peer_world, const char *why);
+
+/* Check that a peer watched by pid (same node, no UCX error handling) is alive; if
+ * not, fail it. Checks each peer once per round. */
+void gdc_rt_ucx_watch_peer(int peer_world, unsigned round);
+
+/* Does this UCX move CUDA memory itself (a CUDA transport was found)? */
+int gdc_rt_ucx_handles_cuda(void);
+/* UCX's run-time version string. */
+const char *gdc_rt_ucx_version(void);
+/* A short list of the UCX transports used to reach peer_world ("posix/memory cma/memory");
+ * "" when not connected yet. */
+const char *gdc_rt_ucx_transports(int peer_world);
+
+/* The pending list of in-flight messages (rt_msg.c). */
+struct gdc_rt_msg;
+void gdc_rt_msg_pending_add(struct gdc_rt_msg *msg);
+void gdc_rt_msg_pending_remove(struct gdc_rt_msg *msg);
+void gdc_rt_msg_pending_fail_peer(int peer_world);
+void gdc_rt_msg_pending_cancel_all(int status);
+/* Check the liveness of every watched peer that a pending message waits on. */
+void gdc_rt_msg_pending_watch_peers(void);
+
+#endif

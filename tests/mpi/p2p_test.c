@@ -1,0 +1,350 @@
+/*
+ * Multi-rank point-to-point tests, written against gdc.h only. Each case is a subcommand:
+ *   p2p_test ring|allpairs|sizes|truncate|nonblocking|comms|self|singleton
+ * and exits 0 only when every value it received is the one expected.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "../common/check.h"
+
+static int rank, size;
+
+/* The byte at offset i of the message from src to dst in round r. */
+static uint8_t pattern(int src, int dst, int r, size_t i)
+{
+    return (uint8_t)(src * 131 + dst * 17 + r * 7 + i * 3 + (i >> 8));
+}
+
+static void fill(uint8_t *buf, size_t n, int src, int dst, int r)
+{
+    for (size_t i = 0; i < n; i++) {
+        buf[i] = pattern(src, dst, r, i);
+    }
+}
+
+static void verify(const uint8_t *buf, size_t n, int src, int dst, int r)
+{
+    for (size_t i = 0; i < n; i++) {
+        CHECK(buf[i] == pattern(src, dst, r, i), "byte %zu of %zu from rank %d round %d is %u, expected %u",
+              i, n, src, r, buf[i], pattern(src, dst, r, i));
+    }
+}
+
+/* Blocking exchange around the ring: even ranks send first, odd ranks receive first, so
+ * that blocking sends of large (rendezvous) messages cannot deadlock. */
+static void ring_exchange(size_t bytes, int round)
+{
+    int      right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    uint8_t *out   = check_malloc(bytes);
+    uint8_t *in    = check_malloc(bytes);
+
+    fill(out, bytes, rank, right, round);
+    memset(in, 0xee, bytes);
+    if (size == 1) {
+        gdc_request_t req;
+        CHECK_OK(gdc_irecv(in, bytes, GDC_BYTE, left, round, GDC_COMM_WORLD, &req));
+        CHECK_OK(gdc_send(out, bytes, GDC_BYTE, right, round, GDC_COMM_WORLD));
+        CHECK_OK(gdc_wait(&req));
+    } else if (rank % 2 == 0) {
+        CHECK_OK(gdc_send(out, bytes, GDC_BYTE, right, round, GDC_COMM_WORLD));
+        CHECK_OK(gdc_recv(in, bytes, GDC_BYTE, left, round, GDC_COMM_WORLD));
+    } else {
+        CHECK_OK(gdc_recv(in, bytes, GDC_BYTE, left, round, GDC_COMM_WORLD));
+        CHECK_OK(gdc_send(out, bytes, GDC_BYTE, right, round, GDC_COMM_WORLD));
+    }
+    verify(in, bytes, left, rank, round);
+    free(out);
+    free(in);
+}
+
+static void test_ring(void)
+{
+    /* odd sizes and rank counts make the even/odd order meet in both directions */
+    for (int round = 0; round < 20; round++) {
+        ring_exchange((size_t)round * 37 + 1, round);
+    }
+}
+
+static void test_sizes(void)
+{
+    static const size_t sizes[] = {0,     1,      7,       64,      1000,    4096,       8192,
+                                   65536, 100003, 1 << 20, 4 << 20, 16 << 20, 64 << 20};
+
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        ring_exchange(sizes[i], (int)i);
+    }
+}
+
+/* Every pair, nonblocking, in both directions at once; 3 rounds with growing sizes. */
+static void test_allpairs(void)
+{
+    for (int round = 0; round < 3; round++) {
+        size_t         bytes = (size_t)1 << (4 + 6 * round); /* 16 B, 1 KiB, 64 KiB */
+        uint8_t       *out   = check_malloc(bytes * (size_t)size);
+        uint8_t       *in    = check_malloc(bytes * (size_t)size);
+        gdc_request_t *reqs  = check_malloc(2 * (size_t)size * sizeof(*reqs));
+
+        for (int peer = 0; peer < size; peer++) {
+            fill(out + bytes * (size_t)peer, bytes, rank, peer, round);
+            CHECK_OK(gdc_irecv(in + bytes * (size_t)peer, bytes, GDC_BYTE, peer, 5, GDC_COMM_WORLD,
+                               &reqs[peer]));
+        }
+        for (int i = 0; i < size; i++) {
+            int peer = (rank + i) % size; /* stagger so that no rank is everyone's first */
+            CHECK_OK(gdc_isend(out + bytes * (size_t)peer, bytes, GDC_BYTE, peer, 5, GDC_COMM_WORLD,
+                               &reqs[size + peer]));
+        }
+        CHECK_OK(gdc_waitall(2 * size, reqs));
+        for (int i = 0; i < 2 * size; i++) {
+            CHECK(reqs[i] == GDC_REQUEST_NULL, "waitall left request %d set", i);
+        }
+        for (int peer = 0; peer < size; peer++) {
+            verify(in + bytes * (size_t)peer, bytes, peer, rank, round);
+        }
+        free(reqs);
+        free(in);
+        free(out);
+    }
+}
+
+/* A longer message than the buffer gives GDC_ERR_TRUNCATED; a shorter one is fine; the
+ * pair keeps working afterwards. Rank pairs (0,1), (2,3), ...; an odd last rank talks to
+ * itself. */
+static void test_truncate(void)
+{
+    int     peer = (rank % 2 == 0) ? (rank + 1 < size ? rank + 1 : rank) : rank - 1;
+    int32_t out[100], in[100];
+
+    for (int i = 0; i < 100; i++) {
+        out[i] = rank * 1000 + i;
+    }
+    {
+        gdc_request_t rreq, sreq;
+        memset(in, 0, sizeof(in));
+        CHECK_OK(gdc_irecv(in, 50, GDC_INT32, peer, 1, GDC_COMM_WORLD, &rreq));
+        CHECK_OK(gdc_isend(out, 100, GDC_INT32, peer, 1, GDC_COMM_WORLD, &sreq));
+        CHECK_STATUS(gdc_wait(&rreq), GDC_ERR_TRUNCATED);
+        CHECK(rreq == GDC_REQUEST_NULL, "wait left the failed request set");
+        CHECK_OK(gdc_wait(&sreq));
+
+        /* a shorter message into a longer buffer */
+        for (int i = 0; i < 100; i++) {
+            in[i] = -1;
+        }
+        CHECK_OK(gdc_irecv(in, 100, GDC_INT32, peer, 2, GDC_COMM_WORLD, &rreq));
+        CHECK_OK(gdc_isend(out, 10, GDC_INT32, peer, 2, GDC_COMM_WORLD, &sreq));
+        CHECK_OK(gdc_wait(&rreq));
+        CHECK_OK(gdc_wait(&sreq));
+        for (int i = 0; i < 10; i++) {
+            CHECK(in[i] == peer * 1000 + i, "in[%d] = %d after a short message", i, in[i]);
+        }
+        CHECK(in[10] == -1, "a short message wrote past its end");
+
+        /* blocking truncation (eager and rendezvous sized) */
+        for (int big = 0; big < 2; big++) {
+            size_t   n   = big ? (1 << 20) : 16;
+            int32_t *src = check_malloc(n * sizeof(int32_t));
+            int32_t *dst = check_malloc(n * sizeof(int32_t));
+            memset(src, 1, n * sizeof(int32_t));
+            CHECK_OK(gdc_isend(src, n, GDC_INT32, peer, 3 + big, GDC_COMM_WORLD, &sreq));
+            CHECK_STATUS(gdc_recv(dst, n / 2, GDC_INT32, peer, 3 + big, GDC_COMM_WORLD), GDC_ERR_TRUNCATED);
+            CHECK_OK(gdc_wait(&sreq));
+            free(src);
+            free(dst);
+        }
+    }
+    ring_exchange(1000, 77); /* still works */
+}
+
+/* Many requests in flight: from every peer, 64 messages with one tag (which must arrive in
+ * order) and 64 with distinct tags received in reverse order; completed with a mix of
+ * gdc_test polling and gdc_waitall. */
+static void test_nonblocking(void)
+{
+    enum { PER_PEER = 64 };
+    size_t         n    = (size_t)size * PER_PEER * 2;
+    int64_t       *out  = check_malloc(n * sizeof(int64_t));
+    int64_t       *in   = check_malloc(n * sizeof(int64_t));
+    gdc_request_t *rreq = check_malloc(n * sizeof(*rreq));
+    gdc_request_t *sreq = check_malloc(n * sizeof(*sreq));
+    size_t         done = 0;
+
+    for (int peer = 0; peer < size; peer++) {
+        for (int k = 0; k < PER_PEER; k++) {
+            size_t same = ((size_t)peer * PER_PEER + k) * 2, distinct = same + 1;
+            /* distinct tags posted in reverse order */
+            int rk = PER_PEER - 1 - k;
+            CHECK_OK(gdc_irecv(&in[same], 1, GDC_INT64, peer, 9, GDC_COMM_WORLD, &rreq[same]));
+            CHECK_OK(gdc_irecv(&in[((size_t)peer * PER_PEER + rk) * 2 + 1], 1, GDC_INT64, peer, 100 + rk,
+                               GDC_COMM_WORLD, &rreq[distinct]));
+        }
+    }
+    for (int peer = 0; peer < size; peer++) {
+        for (int k = 0; k < PER_PEER; k++) {
+            size_t same = ((size_t)peer * PER_PEER + k) * 2, distinct = same + 1;
+            out[same]     = (int64_t)rank << 32 | k;
+            out[distinct] = (int64_t)rank << 32 | (k + 1000);
+            CHECK_OK(gdc_isend(&out[same], 1, GDC_INT64, peer, 9, GDC_COMM_WORLD, &sreq[same]));
+            CHECK_OK(gdc_isend(&out[distinct], 1, GDC_INT64, peer, 100 + k, GDC_COMM_WORLD, &sreq[distinct]));
+        }
+    }
+    /* poll the receives with gdc_test until all are done */
+    while (done < n) {
+        done = 0;
+        for (size_t i = 0; i < n; i++) {
+            int flag = 0;
+            CHECK_OK(gdc_test(&rreq[i], &flag));
+            done += flag;
+        }
+    }
+    CHECK_OK(gdc_waitall((int)n, sreq));
+    for (int peer = 0; peer < size; peer++) {
+        for (int k = 0; k < PER_PEER; k++) {
+            size_t same = ((size_t)peer * PER_PEER + k) * 2;
+            CHECK(in[same] == ((int64_t)peer << 32 | k), "same-tag message %d from rank %d out of order: %llx",
+                  k, peer, (unsigned long long)in[same]);
+            CHECK(in[same + 1] == ((int64_t)peer << 32 | (k + 1000)), "tag %d from rank %d: %llx", 100 + k,
+                  peer, (unsigned long long)in[same + 1]);
+        }
+    }
+    free(sreq);
+    free(rreq);
+    free(in);
+    free(out);
+}
+
+/* One ring round on comm with the given tag; the payload names the communicator. */
+static void post_ring(gdc_comm_t comm, int id, int tag, int32_t *out, int32_t *in, gdc_request_t *reqs)
+{
+    int r, n;
+
+    CHECK_OK(gdc_comm_rank(comm, &r));
+    CHECK_OK(gdc_comm_size(comm, &n));
+    *out = id * 100000 + r;
+    CHECK_OK(gdc_irecv(in, 1, GDC_INT32, (r - 1 + n) % n, tag, comm, &reqs[0]));
+    CHECK_OK(gdc_isend(out, 1, GDC_INT32, (r + 1) % n, tag, comm, &reqs[1]));
+}
+
+static void check_ring(gdc_comm_t comm, int id, int32_t in)
+{
+    int r, n;
+
+    CHECK_OK(gdc_comm_rank(comm, &r));
+    CHECK_OK(gdc_comm_size(comm, &n));
+    CHECK(in == id * 100000 + (r - 1 + n) % n, "comm %d: got %d from the left neighbour", id, in);
+}
+
+static void test_comms(void)
+{
+    gdc_comm_t    dup, parity, reversed, none, dupdup;
+    int           r, n;
+    int32_t       out[5], in[5];
+    gdc_request_t reqs[10];
+
+    CHECK_OK(gdc_comm_dup(GDC_COMM_WORLD, &dup));
+    CHECK_OK(gdc_comm_split(GDC_COMM_WORLD, rank % 2, rank, &parity));
+    CHECK_OK(gdc_comm_split(GDC_COMM_WORLD, 0, size - rank, &reversed));
+    CHECK_OK(gdc_comm_split(GDC_COMM_WORLD, rank == 0 ? 0 : GDC_UNDEFINED, 0, &none));
+    CHECK_OK(gdc_comm_dup(dup, &dupdup));
+
+    CHECK_OK(gdc_comm_rank(dup, &r));
+    CHECK_OK(gdc_comm_size(dup, &n));
+    CHECK(r == rank && n == size, "dup: rank %d size %d", r, n);
+    CHECK_OK(gdc_comm_rank(parity, &r));
+    CHECK_OK(gdc_comm_size(parity, &n));
+    CHECK(r == rank / 2 && n == (size + 1 - rank % 2) / 2, "parity split: rank %d size %d", r, n);
+    CHECK_OK(gdc_comm_rank(reversed, &r));
+    CHECK(r == size - 1 - rank, "reversed keys: rank %d", r);
+    if (rank == 0) {
+        CHECK_OK(gdc_comm_size(none, &n));
+        CHECK(n == 1, "single-member split has size %d", n);
+    } else {
+        CHECK(none == GDC_COMM_NULL, "GDC_UNDEFINED did not give GDC_COMM_NULL");
+    }
+
+    /* The same user tag on five communicators at once: nothing may cross over. */
+    for (int iter = 0; iter < 50; iter++) {
+        post_ring(GDC_COMM_WORLD, 1, 7, &out[0], &in[0], &reqs[0]);
+        post_ring(dup, 2, 7, &out[1], &in[1], &reqs[2]);
+        post_ring(parity, 3 + rank % 2, 7, &out[2], &in[2], &reqs[4]);
+        post_ring(reversed, 5, 7, &out[3], &in[3], &reqs[6]);
+        post_ring(dupdup, 6, 7, &out[4], &in[4], &reqs[8]);
+        CHECK_OK(gdc_waitall(10, reqs));
+        check_ring(GDC_COMM_WORLD, 1, in[0]);
+        check_ring(dup, 2, in[1]);
+        check_ring(parity, 3 + rank % 2, in[2]);
+        check_ring(reversed, 5, in[3]);
+        check_ring(dupdup, 6, in[4]);
+    }
+
+    if (none != GDC_COMM_NULL) {
+        CHECK_OK(gdc_comm_free(&none));
+    }
+    CHECK_OK(gdc_comm_free(&dupdup));
+    CHECK_OK(gdc_comm_free(&reversed));
+    CHECK_OK(gdc_comm_free(&parity));
+    CHECK(parity == GDC_COMM_NULL, "free did not reset the handle");
+    CHECK_STATUS(gdc_comm_size(dup, NULL), GDC_ERR_INVALID_ARG);
+    CHECK_STATUS(gdc_comm_free(&parity), GDC_ERR_INVALID_ARG);
+
+    /* many short-lived communicators: ids must stay distinct while alive */
+    for (int i = 0; i < 200; i++) {
+        gdc_comm_t c;
+        CHECK_OK(gdc_comm_split(dup, i % 3 == 0 ? 0 : rank % 3, rank, &c));
+        post_ring(c, 7, 1, &out[0], &in[0], &reqs[0]);
+        CHECK_OK(gdc_waitall(2, reqs));
+        check_ring(c, 7, in[0]);
+        CHECK_OK(gdc_comm_free(&c));
+    }
+    CHECK_OK(gdc_comm_free(&dup));
+}
+
+static void test_self(void)
+{
+    int32_t       out = 42 + rank, in = 0;
+    gdc_request_t req;
+
+    CHECK_OK(gdc_irecv(&in, 1, GDC_INT32, rank, 3, GDC_COMM_WORLD, &req));
+    CHECK_OK(gdc_send(&out, 1, GDC_INT32, rank, 3, GDC_COMM_WORLD));
+    CHECK_OK(gdc_wait(&req));
+    CHECK(in == 42 + rank, "self message: %d", in);
+}
+
+static void test_singleton(void)
+{
+    CHECK(size == 1 && rank == 0, "without a launcher: rank %d of %d", rank, size);
+    test_self();
+    test_ring();
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        void (*run)(void);
+    } cases[] = {
+        {"ring", test_ring},         {"allpairs", test_allpairs},       {"sizes", test_sizes},
+        {"truncate", test_truncate}, {"nonblocking", test_nonblocking}, {"comms", test_comms},
+        {"self", test_self},         {"singleton", test_singleton},
+    };
+
+    if (argc != 2) {
+        fprintf(stderr, "usage: p2p_test <case>\n");
+        return 2;
+    }
+    CHECK_OK(gdc_init(&argc, &argv));
+    CHECK_OK(gdc_comm_rank(GDC_COMM_WORLD, &rank));
+    CHECK_OK(gdc_comm_size(GDC_COMM_WORLD, &size));
+    check_rank = rank;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        if (strcmp(argv[1], cases[i].name) == 0) {
+            cases[i].run();
+            CHECK_OK(gdc_finalize());
+            return 0;
+        }
+    }
+    fprintf(stderr, "p2p_test: unknown case %s\n", argv[1]);
+    gdc_finalize();
+    return 2;
+}

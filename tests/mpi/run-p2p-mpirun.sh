@@ -1,0 +1,22 @@
+#!/bin/sh
+# Point-to-point under a launcher nobody here wrote: Open MPI's mpirun as the PMIx server,
+# 1..8 ranks on this machine (oversubscribed), plus a singleton run with no launcher.
+. "${top_srcdir:-.}/tests/common/tap.sh"
+bin=${top_builddir:-.}/tests/mpi/p2p_test
+
+if [ -z "${MPIRUN:-}" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
+    tap_skip_all "Open MPI's mpirun not found (apt-get install openmpi-bin)"
+fi
+mpirun_flags="--oversubscribe --bind-to none"
+[ "$(id -u)" = 0 ] && mpirun_flags="$mpirun_flags --allow-run-as-root"
+
+for n in 1 2 3 4 5 6 7 8; do
+    for case in ring allpairs sizes truncate nonblocking comms self; do
+        # shellcheck disable=SC2086
+        tap_run "mpirun -n $n p2p_test $case" 120 "$MPIRUN" $mpirun_flags -n "$n" "$bin" "$case"
+    done
+done
+
+# No launcher at all: a singleton of size 1 (PMIx variables of an outer job removed).
+tap_run "singleton without a launcher" 60 env -i PATH="$PATH" HOME="${HOME:-/}" "$bin" singleton
+tap_done
