@@ -1,145 +1,568 @@
 /*
- * The public collectives. Declared with their final signatures in gdc.h; the schedule
- * engine that implements them lands with the collectives issue. Until then each call
- * checks that gdc is initialized and says plainly that it is not implemented.
+ * The public collectives: check every argument, describe the call (gdc_coll_args_t and the
+ * buffers the executor sees as INPUT and OUTPUT), start it. A blocking call is the
+ * nonblocking one followed by a wait.
  */
+#include <string.h>
+
+#include "coll_run.h"
 #include "gdc_rt.h"
 
-static int not_yet(const char *fn)
+/* What each collective asks of its arguments. */
+typedef struct coll_call {
+    const char     *fn;
+    gdc_coll_type_t coll;
+    int             reduces; /* takes an op */
+    int             rooted;
+} coll_call_t;
+
+static int check_common(const coll_call_t *call, gdc_comm_t comm, gdc_dtype_t dtype, gdc_op_t op,
+                        int root)
 {
-    int status = gdc_rt_check_init(fn);
+    int status;
+
+    if ((status = gdc_rt_check_comm(call->fn, comm)) != GDC_SUCCESS ||
+        (status = gdc_rt_check_dtype(call->fn, dtype)) != GDC_SUCCESS) {
+        return status;
+    }
+    if (call->reduces && (status = gdc_rt_check_op(call->fn, op, dtype)) != GDC_SUCCESS) {
+        return status;
+    }
+    if (call->rooted && (status = gdc_rt_check_rank(call->fn, "root", root, comm)) != GDC_SUCCESS) {
+        return status;
+    }
+    return GDC_SUCCESS;
+}
+
+static int bad(const char *fn, const char *what)
+{
+    GDC_LOG_ERROR("%s: %s", fn, what);
+    return GDC_ERR_INVALID_ARG;
+}
+
+/* A user buffer of `count` elements that must be there (not NULL when count > 0, not
+ * GDC_IN_PLACE). */
+static int check_data(const char *fn, const char *name, const void *buf, size_t count, gdc_dtype_t dtype)
+{
+    if (buf == GDC_IN_PLACE) {
+        GDC_LOG_ERROR("%s: %s cannot be GDC_IN_PLACE here", fn, name);
+        return GDC_ERR_INVALID_ARG;
+    }
+    return gdc_rt_check_buffer(fn, name, buf, count, dtype);
+}
+
+/* sendbuf (count_in elements, or GDC_IN_PLACE where allowed) and recvbuf (count_out). */
+static int check_send_recv(const char *fn, const void *sendbuf, size_t count_in, const void *recvbuf,
+                           size_t count_out, gdc_dtype_t dtype, int in_place_ok)
+{
+    int status;
+
+    if (sendbuf == GDC_IN_PLACE && !in_place_ok) {
+        return bad(fn, "sendbuf is GDC_IN_PLACE, which is only valid at the root here");
+    }
+    if (sendbuf != GDC_IN_PLACE &&
+        (status = gdc_rt_check_buffer(fn, "sendbuf", sendbuf, count_in, dtype)) != GDC_SUCCESS) {
+        return status;
+    }
+    if ((status = check_data(fn, "recvbuf", recvbuf, count_out, dtype)) != GDC_SUCCESS) {
+        return status;
+    }
+    if (sendbuf == recvbuf && sendbuf != NULL && count_in > 0) {
+        return bad(fn, "sendbuf and recvbuf are the same buffer; pass GDC_IN_PLACE as sendbuf instead");
+    }
+    return GDC_SUCCESS;
+}
+
+static gdc_coll_args_t make_args(const coll_call_t *call, gdc_comm_t comm, size_t count, gdc_dtype_t dtype,
+                                 gdc_op_t op, int root, int in_place)
+{
+    gdc_coll_args_t args;
+
+    memset(&args, 0, sizeof(args));
+    args.coll     = call->coll;
+    args.count    = count;
+    args.dtype    = dtype;
+    args.dsize    = gdc_dtype_size(dtype);
+    args.op       = call->reduces ? op : GDC_SUM;
+    args.root     = call->rooted ? root : 0;
+    args.in_place = in_place;
+    args.size     = comm->size;
+    args.rank     = comm->rank;
+    return args;
+}
+
+/* Start the call with the user's buffers (GDC_IN_PLACE markers included). */
+static int start(gdc_comm_t comm, const gdc_coll_args_t *args, const void *sendbuf, void *recvbuf,
+                 gdc_request_t *req)
+{
+    gdc_coll_buffers_t bufs;
+
+    gdc_coll_map_buffers(args, sendbuf, recvbuf, &bufs.input, &bufs.output);
+    bufs.probe = bufs.output != NULL ? bufs.output : bufs.input;
+    return gdc_coll_start(comm, args, &bufs, req);
+}
+
+static int check_req(const char *fn, gdc_request_t *req)
+{
+    return gdc_rt_check_pointer(fn, "req", req);
+}
+
+/* Blocking form: start, wait, release. */
+static int complete(int status, gdc_request_t req)
+{
+    return status == GDC_SUCCESS ? gdc_rt_request_finish(req) : status;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * barrier, bcast
+ */
+
+static const coll_call_t ibarrier_call = {"gdc_ibarrier", GDC_COLL_BARRIER, 0, 0};
+static const coll_call_t barrier_call  = {"gdc_barrier", GDC_COLL_BARRIER, 0, 0};
+
+static int barrier_start(const coll_call_t *call, gdc_comm_t comm, gdc_request_t *req)
+{
+    int             status = gdc_rt_check_comm(call->fn, comm);
+    gdc_coll_args_t args;
 
     if (status != GDC_SUCCESS) {
         return status;
     }
-    GDC_LOG_ERROR("%s: collectives are not implemented in this version of gdc", fn);
-    return GDC_ERR_UNSUPPORTED;
+    args = make_args(call, comm, 0, GDC_BYTE, GDC_SUM, 0, 0);
+    return start(comm, &args, NULL, NULL, req);
 }
 
-void gdc_coll_register_params(void)
+int gdc_ibarrier(gdc_comm_t comm, gdc_request_t *req)
 {
-}
+    int status = gdc_rt_check_init(ibarrier_call.fn);
 
-int gdc_coll_init(void)
-{
-    return GDC_SUCCESS;
-}
-
-void gdc_coll_finalize(void)
-{
+    if (status != GDC_SUCCESS || (status = check_req(ibarrier_call.fn, req)) != GDC_SUCCESS) {
+        return status;
+    }
+    return barrier_start(&ibarrier_call, comm, req);
 }
 
 int gdc_barrier(gdc_comm_t comm)
 {
-    return not_yet("gdc_barrier");
+    gdc_request_t req = GDC_REQUEST_NULL;
+
+    return complete(barrier_start(&barrier_call, comm, &req), req);
+}
+
+static const coll_call_t ibcast_call = {"gdc_ibcast", GDC_COLL_BCAST, 0, 1};
+static const coll_call_t bcast_call  = {"gdc_bcast", GDC_COLL_BCAST, 0, 1};
+
+static int bcast_start(const coll_call_t *call, void *buf, size_t count, gdc_dtype_t dtype, int root,
+                       gdc_comm_t comm, gdc_request_t *req)
+{
+    int             status = check_common(call, comm, dtype, GDC_SUM, root);
+    gdc_coll_args_t args;
+
+    if (status != GDC_SUCCESS || (status = check_data(call->fn, "buf", buf, count, dtype)) != GDC_SUCCESS) {
+        return status;
+    }
+    args = make_args(call, comm, count, dtype, GDC_SUM, root, 0);
+    return start(comm, &args, buf, buf, req);
+}
+
+int gdc_ibcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm, gdc_request_t *req)
+{
+    int status = gdc_rt_check_init(ibcast_call.fn);
+
+    if (status != GDC_SUCCESS || (status = check_req(ibcast_call.fn, req)) != GDC_SUCCESS) {
+        return status;
+    }
+    return bcast_start(&ibcast_call, buf, count, dtype, root, comm, req);
 }
 
 int gdc_bcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm)
 {
-    return not_yet("gdc_bcast");
+    gdc_request_t req = GDC_REQUEST_NULL;
+
+    return complete(bcast_start(&bcast_call, buf, count, dtype, root, comm, &req), req);
 }
 
-int gdc_reduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
-               int root, gdc_comm_t comm)
+/* ---------------------------------------------------------------------------------------
+ * reduce, allreduce, reduce_scatter
+ */
+
+static const coll_call_t ireduce_call = {"gdc_ireduce", GDC_COLL_REDUCE, 1, 1};
+static const coll_call_t reduce_call  = {"gdc_reduce", GDC_COLL_REDUCE, 1, 1};
+
+static int reduce_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
+                        gdc_dtype_t dtype, gdc_op_t op, int root, gdc_comm_t comm, gdc_request_t *req)
 {
-    return not_yet("gdc_reduce");
+    int             status = check_common(call, comm, dtype, op, root);
+    int             is_root, in_place;
+    gdc_coll_args_t args;
+
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    is_root  = comm->rank == root;
+    in_place = is_root && sendbuf == GDC_IN_PLACE;
+    if (is_root) {
+        status = check_send_recv(call->fn, sendbuf, count, recvbuf, count, dtype, 1);
+    } else if (sendbuf == GDC_IN_PLACE) {
+        status = bad(call->fn, "sendbuf is GDC_IN_PLACE, which is only valid at the root");
+    } else {
+        status = gdc_rt_check_buffer(call->fn, "sendbuf", sendbuf, count, dtype);
+    }
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    args = make_args(call, comm, count, dtype, op, root, in_place);
+    return start(comm, &args, sendbuf, recvbuf, req);
+}
+
+int gdc_ireduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op, int root,
+                gdc_comm_t comm, gdc_request_t *req)
+{
+    int status = gdc_rt_check_init(ireduce_call.fn);
+
+    if (status != GDC_SUCCESS || (status = check_req(ireduce_call.fn, req)) != GDC_SUCCESS) {
+        return status;
+    }
+    return reduce_start(&ireduce_call, sendbuf, recvbuf, count, dtype, op, root, comm, req);
+}
+
+int gdc_reduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op, int root,
+               gdc_comm_t comm)
+{
+    gdc_request_t req = GDC_REQUEST_NULL;
+
+    return complete(reduce_start(&reduce_call, sendbuf, recvbuf, count, dtype, op, root, comm, &req), req);
+}
+
+/* The collectives where every rank has an input (or GDC_IN_PLACE) and an output:
+ * allreduce, allgather, reduce_scatter, alltoall. in_elems/out_elems are per-call sizes. */
+static int symmetric_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
+                           size_t in_elems, size_t out_elems, gdc_dtype_t dtype, gdc_op_t op, gdc_comm_t comm,
+                           gdc_request_t *req)
+{
+    int             status = check_common(call, comm, dtype, op, 0);
+    gdc_coll_args_t args;
+
+    if (status != GDC_SUCCESS ||
+        (status = check_send_recv(call->fn, sendbuf, in_elems, recvbuf, out_elems, dtype, 1)) != GDC_SUCCESS) {
+        return status;
+    }
+    args = make_args(call, comm, count, dtype, op, 0, sendbuf == GDC_IN_PLACE);
+    return start(comm, &args, sendbuf, recvbuf, req);
+}
+
+static const coll_call_t iallreduce_call = {"gdc_iallreduce", GDC_COLL_ALLREDUCE, 1, 0};
+static const coll_call_t allreduce_call  = {"gdc_allreduce", GDC_COLL_ALLREDUCE, 1, 0};
+
+int gdc_iallreduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
+                   gdc_comm_t comm, gdc_request_t *req)
+{
+    int status = gdc_rt_check_init(iallreduce_call.fn);
+
+    if (status != GDC_SUCCESS || (status = check_req(iallreduce_call.fn, req)) != GDC_SUCCESS) {
+        return status;
+    }
+    return symmetric_start(&iallreduce_call, sendbuf, recvbuf, count, count, count, dtype, op, comm, req);
 }
 
 int gdc_allreduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
                   gdc_comm_t comm)
 {
-    return not_yet("gdc_allreduce");
+    gdc_request_t req = GDC_REQUEST_NULL;
+
+    return complete(symmetric_start(&allreduce_call, sendbuf, recvbuf, count, count, count, dtype, op, comm, &req),
+                    req);
 }
 
-int gdc_allgather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm)
+/* size * count without overflow, for the collectives whose buffers hold a block per rank. */
+static int blocks_of(const char *fn, gdc_comm_t comm, size_t count, gdc_dtype_t dtype, size_t *total)
 {
-    return not_yet("gdc_allgather");
+    size_t limit = gdc_dtype_size(dtype) > 0 ? SIZE_MAX / 2 / gdc_dtype_size(dtype) : 0;
+
+    if (count > limit / (size_t)comm->size) {
+        GDC_LOG_ERROR("%s: count %zu per rank times %d ranks is too large", fn, count, comm->size);
+        return GDC_ERR_INVALID_ARG;
+    }
+    *total = count * (size_t)comm->size;
+    return GDC_SUCCESS;
 }
 
-int gdc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount, gdc_dtype_t dtype,
-                       gdc_op_t op, gdc_comm_t comm)
+static const coll_call_t ireduce_scatter_call = {"gdc_ireduce_scatter", GDC_COLL_REDUCE_SCATTER, 1, 0};
+static const coll_call_t reduce_scatter_call  = {"gdc_reduce_scatter", GDC_COLL_REDUCE_SCATTER, 1, 0};
+
+static int reduce_scatter_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t recvcount,
+                                gdc_dtype_t dtype, gdc_op_t op, gdc_comm_t comm, gdc_request_t *req)
 {
-    return not_yet("gdc_reduce_scatter");
+    size_t total  = 0;
+    int    status = gdc_rt_check_comm(call->fn, comm);
+
+    if (status != GDC_SUCCESS || (status = gdc_rt_check_dtype(call->fn, dtype)) != GDC_SUCCESS ||
+        (status = blocks_of(call->fn, comm, recvcount, dtype, &total)) != GDC_SUCCESS) {
+        return status;
+    }
+    /* in place, the whole input is in recvbuf: it must hold total elements */
+    return symmetric_start(call, sendbuf, recvbuf, recvcount, total,
+                           sendbuf == GDC_IN_PLACE ? total : recvcount, dtype, op, comm, req);
 }
 
-int gdc_alltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm)
+int gdc_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount, gdc_dtype_t dtype, gdc_op_t op,
+                        gdc_comm_t comm, gdc_request_t *req)
 {
-    return not_yet("gdc_alltoall");
+    int status = gdc_rt_check_init(ireduce_scatter_call.fn);
+
+    if (status != GDC_SUCCESS || (status = check_req(ireduce_scatter_call.fn, req)) != GDC_SUCCESS) {
+        return status;
+    }
+    return reduce_scatter_start(&ireduce_scatter_call, sendbuf, recvbuf, recvcount, dtype, op, comm, req);
 }
 
-int gdc_alltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls, void *recvbuf,
-                  const size_t *recvcounts, const size_t *rdispls, gdc_dtype_t dtype, gdc_comm_t comm)
+int gdc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount, gdc_dtype_t dtype, gdc_op_t op,
+                       gdc_comm_t comm)
 {
-    return not_yet("gdc_alltoallv");
+    gdc_request_t req = GDC_REQUEST_NULL;
+
+    return complete(reduce_scatter_start(&reduce_scatter_call, sendbuf, recvbuf, recvcount, dtype, op, comm, &req),
+                    req);
 }
 
-int gdc_gather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root,
-               gdc_comm_t comm)
-{
-    return not_yet("gdc_gather");
-}
+/* ---------------------------------------------------------------------------------------
+ * allgather, alltoall, alltoallv
+ */
 
-int gdc_scatter(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root,
-                gdc_comm_t comm)
-{
-    return not_yet("gdc_scatter");
-}
+static const coll_call_t iallgather_call = {"gdc_iallgather", GDC_COLL_ALLGATHER, 0, 0};
+static const coll_call_t allgather_call  = {"gdc_allgather", GDC_COLL_ALLGATHER, 0, 0};
+static const coll_call_t ialltoall_call  = {"gdc_ialltoall", GDC_COLL_ALLTOALL, 0, 0};
+static const coll_call_t alltoall_call   = {"gdc_alltoall", GDC_COLL_ALLTOALL, 0, 0};
 
-int gdc_ibarrier(gdc_comm_t comm, gdc_request_t *req)
+static int blocks_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
+                        gdc_dtype_t dtype, gdc_comm_t comm, gdc_request_t *req)
 {
-    return not_yet("gdc_ibarrier");
-}
+    size_t total  = 0;
+    int    status = gdc_rt_check_comm(call->fn, comm);
 
-int gdc_ibcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm, gdc_request_t *req)
-{
-    return not_yet("gdc_ibcast");
-}
-
-int gdc_ireduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
-                int root, gdc_comm_t comm, gdc_request_t *req)
-{
-    return not_yet("gdc_ireduce");
-}
-
-int gdc_iallreduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
-                   gdc_comm_t comm, gdc_request_t *req)
-{
-    return not_yet("gdc_iallreduce");
+    if (status != GDC_SUCCESS || (status = gdc_rt_check_dtype(call->fn, dtype)) != GDC_SUCCESS ||
+        (status = blocks_of(call->fn, comm, count, dtype, &total)) != GDC_SUCCESS) {
+        return status;
+    }
+    return symmetric_start(call, sendbuf, recvbuf, count, call->coll == GDC_COLL_ALLGATHER ? count : total, total,
+                           dtype, GDC_SUM, comm, req);
 }
 
 int gdc_iallgather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm,
                    gdc_request_t *req)
 {
-    return not_yet("gdc_iallgather");
+    int status = gdc_rt_check_init(iallgather_call.fn);
+
+    if (status != GDC_SUCCESS || (status = check_req(iallgather_call.fn, req)) != GDC_SUCCESS) {
+        return status;
+    }
+    return blocks_start(&iallgather_call, sendbuf, recvbuf, count, dtype, comm, req);
 }
 
-int gdc_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount, gdc_dtype_t dtype,
-                        gdc_op_t op, gdc_comm_t comm, gdc_request_t *req)
+int gdc_allgather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm)
 {
-    return not_yet("gdc_ireduce_scatter");
+    gdc_request_t req = GDC_REQUEST_NULL;
+
+    return complete(blocks_start(&allgather_call, sendbuf, recvbuf, count, dtype, comm, &req), req);
 }
 
 int gdc_ialltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm,
                   gdc_request_t *req)
 {
-    return not_yet("gdc_ialltoall");
+    int status = gdc_rt_check_init(ialltoall_call.fn);
+
+    if (status != GDC_SUCCESS || (status = check_req(ialltoall_call.fn, req)) != GDC_SUCCESS) {
+        return status;
+    }
+    return blocks_start(&ialltoall_call, sendbuf, recvbuf, count, dtype, comm, req);
+}
+
+int gdc_alltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm)
+{
+    gdc_request_t req = GDC_REQUEST_NULL;
+
+    return complete(blocks_start(&alltoall_call, sendbuf, recvbuf, count, dtype, comm, &req), req);
+}
+
+static const coll_call_t ialltoallv_call = {"gdc_ialltoallv", GDC_COLL_ALLTOALLV, 0, 0};
+static const coll_call_t alltoallv_call  = {"gdc_alltoallv", GDC_COLL_ALLTOALLV, 0, 0};
+
+/* The extent (largest displacement + count) of a counts/displacements pair, or an error. */
+static int extent_of(const char *fn, const char *what, const size_t *counts, const size_t *displs, int n,
+                     gdc_dtype_t dtype, size_t *extent)
+{
+    size_t limit = SIZE_MAX / 2 / gdc_dtype_size(dtype);
+
+    *extent = 0;
+    for (int p = 0; p < n; p++) {
+        if (counts[p] > limit || displs[p] > limit - counts[p]) {
+            GDC_LOG_ERROR("%s: %s of rank %d (count %zu at %zu) is too large", fn, what, p, counts[p], displs[p]);
+            return GDC_ERR_INVALID_ARG;
+        }
+        if (counts[p] > 0 && displs[p] + counts[p] > *extent) {
+            *extent = displs[p] + counts[p];
+        }
+    }
+    return GDC_SUCCESS;
+}
+
+static int alltoallv_start(const coll_call_t *call, const void *sendbuf, const size_t *sendcounts,
+                           const size_t *sdispls, void *recvbuf, const size_t *recvcounts, const size_t *rdispls,
+                           gdc_dtype_t dtype, gdc_comm_t comm, gdc_request_t *req)
+{
+    int             status = check_common(call, comm, dtype, GDC_SUM, 0);
+    int             in_place = sendbuf == GDC_IN_PLACE;
+    size_t          in_extent = 0, out_extent = 0;
+    gdc_coll_args_t args;
+
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    if (recvcounts == NULL || rdispls == NULL || (!in_place && (sendcounts == NULL || sdispls == NULL))) {
+        return bad(call->fn, "a counts or displacements array is NULL");
+    }
+    if ((status = extent_of(call->fn, "the receive block", recvcounts, rdispls, comm->size, dtype, &out_extent)) ||
+        (!in_place &&
+         (status = extent_of(call->fn, "the send block", sendcounts, sdispls, comm->size, dtype, &in_extent)))) {
+        return status;
+    }
+    if (!in_place && sendcounts[comm->rank] != recvcounts[comm->rank]) {
+        GDC_LOG_ERROR("%s: this rank sends itself %zu elements but expects %zu", call->fn, sendcounts[comm->rank],
+                      recvcounts[comm->rank]);
+        return GDC_ERR_INVALID_ARG;
+    }
+    if ((status = check_send_recv(call->fn, sendbuf, in_extent, recvbuf, out_extent, dtype, 1)) != GDC_SUCCESS) {
+        return status;
+    }
+    args            = make_args(call, comm, 0, dtype, GDC_SUM, 0, in_place);
+    args.sendcounts = in_place ? recvcounts : sendcounts;
+    args.sdispls    = in_place ? rdispls : sdispls;
+    args.recvcounts = recvcounts;
+    args.rdispls    = rdispls;
+    return start(comm, &args, sendbuf, recvbuf, req);
 }
 
 int gdc_ialltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls, void *recvbuf,
                    const size_t *recvcounts, const size_t *rdispls, gdc_dtype_t dtype, gdc_comm_t comm,
                    gdc_request_t *req)
 {
-    return not_yet("gdc_ialltoallv");
+    int status = gdc_rt_check_init(ialltoallv_call.fn);
+
+    if (status != GDC_SUCCESS || (status = check_req(ialltoallv_call.fn, req)) != GDC_SUCCESS) {
+        return status;
+    }
+    return alltoallv_start(&ialltoallv_call, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, dtype,
+                           comm, req);
 }
 
-int gdc_igather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root,
-                gdc_comm_t comm, gdc_request_t *req)
+int gdc_alltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls, void *recvbuf,
+                  const size_t *recvcounts, const size_t *rdispls, gdc_dtype_t dtype, gdc_comm_t comm)
 {
-    return not_yet("gdc_igather");
+    gdc_request_t req = GDC_REQUEST_NULL;
+
+    return complete(alltoallv_start(&alltoallv_call, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls,
+                                    dtype, comm, &req),
+                    req);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * gather, scatter
+ */
+
+static const coll_call_t igather_call  = {"gdc_igather", GDC_COLL_GATHER, 0, 1};
+static const coll_call_t gather_call   = {"gdc_gather", GDC_COLL_GATHER, 0, 1};
+static const coll_call_t iscatter_call = {"gdc_iscatter", GDC_COLL_SCATTER, 0, 1};
+static const coll_call_t scatter_call  = {"gdc_scatter", GDC_COLL_SCATTER, 0, 1};
+
+static int gather_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
+                        gdc_dtype_t dtype, int root, gdc_comm_t comm, gdc_request_t *req)
+{
+    int             status = check_common(call, comm, dtype, GDC_SUM, root);
+    size_t          total  = 0;
+    int             is_root, in_place;
+    gdc_coll_args_t args;
+
+    if (status != GDC_SUCCESS || (status = blocks_of(call->fn, comm, count, dtype, &total)) != GDC_SUCCESS) {
+        return status;
+    }
+    is_root  = comm->rank == root;
+    in_place = is_root && sendbuf == GDC_IN_PLACE;
+    if (is_root) {
+        status = check_send_recv(call->fn, sendbuf, count, recvbuf, total, dtype, 1);
+    } else if (sendbuf == GDC_IN_PLACE) {
+        status = bad(call->fn, "sendbuf is GDC_IN_PLACE, which is only valid at the root");
+    } else {
+        status = gdc_rt_check_buffer(call->fn, "sendbuf", sendbuf, count, dtype);
+    }
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    args = make_args(call, comm, count, dtype, GDC_SUM, root, in_place);
+    return start(comm, &args, sendbuf, recvbuf, req);
+}
+
+int gdc_igather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm,
+                gdc_request_t *req)
+{
+    int status = gdc_rt_check_init(igather_call.fn);
+
+    if (status != GDC_SUCCESS || (status = check_req(igather_call.fn, req)) != GDC_SUCCESS) {
+        return status;
+    }
+    return gather_start(&igather_call, sendbuf, recvbuf, count, dtype, root, comm, req);
+}
+
+int gdc_gather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm)
+{
+    gdc_request_t req = GDC_REQUEST_NULL;
+
+    return complete(gather_start(&gather_call, sendbuf, recvbuf, count, dtype, root, comm, &req), req);
+}
+
+static int scatter_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
+                         gdc_dtype_t dtype, int root, gdc_comm_t comm, gdc_request_t *req)
+{
+    int             status = check_common(call, comm, dtype, GDC_SUM, root);
+    size_t          total  = 0;
+    int             is_root, in_place;
+    gdc_coll_args_t args;
+
+    if (status != GDC_SUCCESS || (status = blocks_of(call->fn, comm, count, dtype, &total)) != GDC_SUCCESS) {
+        return status;
+    }
+    is_root  = comm->rank == root;
+    in_place = is_root && recvbuf == GDC_IN_PLACE;
+    if (is_root) {
+        if ((status = check_data(call->fn, "sendbuf", sendbuf, total, dtype)) == GDC_SUCCESS && !in_place) {
+            status = check_data(call->fn, "recvbuf", recvbuf, count, dtype);
+        }
+        if (status == GDC_SUCCESS && sendbuf == recvbuf && count > 0) {
+            status = bad(call->fn, "sendbuf and recvbuf are the same buffer; pass GDC_IN_PLACE as recvbuf instead");
+        }
+    } else {
+        status = check_data(call->fn, "recvbuf", recvbuf, count, dtype);
+    }
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    args = make_args(call, comm, count, dtype, GDC_SUM, root, in_place);
+    return start(comm, &args, sendbuf, recvbuf, req);
 }
 
 int gdc_iscatter(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root,
                  gdc_comm_t comm, gdc_request_t *req)
 {
-    return not_yet("gdc_iscatter");
+    int status = gdc_rt_check_init(iscatter_call.fn);
+
+    if (status != GDC_SUCCESS || (status = check_req(iscatter_call.fn, req)) != GDC_SUCCESS) {
+        return status;
+    }
+    return scatter_start(&iscatter_call, sendbuf, recvbuf, count, dtype, root, comm, req);
+}
+
+int gdc_scatter(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm)
+{
+    gdc_request_t req = GDC_REQUEST_NULL;
+
+    return complete(scatter_start(&scatter_call, sendbuf, recvbuf, count, dtype, root, comm, &req), req);
 }

@@ -32,6 +32,8 @@ static struct {
     cu_result_t (*memcpy)(cu_deviceptr_t, cu_deviceptr_t, size_t);
     cu_result_t (*ctx_push)(cu_context_t);
     cu_result_t (*ctx_pop)(cu_context_t *);
+    cu_result_t (*mem_alloc)(cu_deviceptr_t *, size_t);
+    cu_result_t (*mem_free)(cu_deviceptr_t);
 } cuda;
 
 static int load_symbol(void *lib, const char *name, void *fn_ptr)
@@ -62,7 +64,9 @@ void gdc_rt_memtype_init(void)
         load_symbol(cuda.lib, "cuPointerGetAttribute", &cuda.pointer_get_attribute) ||
         load_symbol(cuda.lib, "cuMemcpy", &cuda.memcpy) ||
         load_symbol(cuda.lib, "cuCtxPushCurrent_v2", &cuda.ctx_push) ||
-        load_symbol(cuda.lib, "cuCtxPopCurrent_v2", &cuda.ctx_pop)) {
+        load_symbol(cuda.lib, "cuCtxPopCurrent_v2", &cuda.ctx_pop) ||
+        load_symbol(cuda.lib, "cuMemAlloc_v2", &cuda.mem_alloc) ||
+        load_symbol(cuda.lib, "cuMemFree_v2", &cuda.mem_free)) {
         GDC_LOG_WARN("CUDA driver lacks an entry point gdc needs; treating all buffers as host memory");
         goto err_close;
     }
@@ -163,4 +167,36 @@ int gdc_rt_cuda_copy(void *dst, const void *src, size_t n)
         return GDC_ERR_TRANSPORT;
     }
     return GDC_SUCCESS;
+}
+
+int gdc_rt_cuda_alloc(const void *near, size_t n, void **out)
+{
+    cu_context_t   ctx;
+    cu_deviceptr_t ptr = 0;
+    cu_result_t    rc;
+
+    if (!cuda.available) {
+        return GDC_ERR_UNSUPPORTED;
+    }
+    ctx = context_of(near);
+    if (ctx != NULL && cuda.ctx_push(ctx) != 0) {
+        ctx = NULL;
+    }
+    rc = cuda.mem_alloc(&ptr, n > 0 ? n : 1);
+    if (ctx != NULL) {
+        cuda.ctx_pop(&ctx);
+    }
+    if (rc != 0) {
+        GDC_LOG_ERROR("cuMemAlloc of %zu bytes failed with CUDA error %d", n, rc);
+        return GDC_ERR_NO_MEMORY;
+    }
+    *out = (void *)(uintptr_t)ptr;
+    return GDC_SUCCESS;
+}
+
+void gdc_rt_cuda_free(void *ptr)
+{
+    if (cuda.available && ptr != NULL) {
+        cuda.mem_free((cu_deviceptr_t)(uintptr_t)ptr);
+    }
 }

@@ -30,4 +30,9 @@ const char *gdc_rt_memtype_name(gdc_rt_memtype_t type);
  * Returns a gdc status. */
 int gdc_rt_cuda_copy(void *dst, const void *src, size_t n);
 
+/* Device memory on the device (and in the context) that owns `near`, for scratch space
+ * next to a user's device buffer. */
+int  gdc_rt_cuda_alloc(const void *near, size_t n, void **out);
+void gdc_rt_cuda_free(void *ptr);
+
 #endif

@@ -1,0 +1,10 @@
+/* bcast binomial: the root's message goes down a binomial tree; ceil(log2 n) rounds of the
+ * whole message. The choice for small messages. */
+#include "tree.h"
+
+GDC_COLL_BUILDER(gdc_coll_bcast_binomial)
+{
+    gdc_coll_tree_bcast(sched, 2, args->root, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, args->count), 0,
+                        -1, -1);
+    return GDC_SUCCESS;
+}

@@ -1,0 +1,118 @@
+/*
+ * A schedule: one rank's part of one collective, as a small DAG of steps over buffer
+ * regions. Builders append steps and dependencies; gdc_coll_sched_finish turns the edges
+ * into successor lists. A finished schedule is immutable: the executor runs it, the
+ * schedule cache keeps it, the simulator runs all ranks' schedules against each other and
+ * the cost model walks it.
+ */
+#ifndef GDC_COLL_SCHED_H
+#define GDC_COLL_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll.h"
+
+/* Where a region lives. INPUT is the user's send buffer, or the receive buffer when the
+ * call is in place (they are then the same memory: builders must read a place of INPUT
+ * before they write the same place of OUTPUT). */
+typedef enum {
+    GDC_COLL_INPUT = 0,
+    GDC_COLL_OUTPUT,
+    GDC_COLL_SCRATCH,
+    GDC_COLL_NUM_BUFS
+} gdc_coll_buf_t;
+
+typedef struct gdc_coll_region {
+    uint8_t buf;    /* gdc_coll_buf_t */
+    size_t  offset; /* bytes */
+    size_t  length; /* bytes */
+} gdc_coll_region_t;
+
+typedef enum {
+    GDC_COLL_STEP_SEND = 0, /* a -> peer */
+    GDC_COLL_STEP_RECV,     /* peer -> a */
+    GDC_COLL_STEP_REDUCE,   /* a = b OP c */
+    GDC_COLL_STEP_COPY,     /* a = b */
+    GDC_COLL_STEP_AVG,      /* a = a / communicator size (GDC_AVG's last step) */
+    GDC_COLL_STEP_NOP       /* nothing: joins several dependencies into one */
+} gdc_coll_step_kind_t;
+
+typedef struct gdc_coll_step {
+    uint8_t           kind;
+    int32_t           peer;       /* send/recv: rank in the communicator */
+    uint32_t          slot;       /* send/recv: number of the message between this pair */
+    uint32_t          msg;        /* send/recv: index among the schedule's messages */
+    uint32_t          deps;       /* steps that must complete before this one starts */
+    uint32_t          succ_first; /* successors: succ[succ_first .. succ_first+succ_count) */
+    uint32_t          succ_count;
+    gdc_coll_region_t a, b, c;
+} gdc_coll_step_t;
+
+typedef struct gdc_coll_edge {
+    uint32_t from, to;
+} gdc_coll_edge_t;
+
+typedef struct gdc_coll_sched {
+    const gdc_coll_algo_t *algo;
+    gdc_coll_args_t        args;       /* the call it was built for (pointers not kept) */
+    gdc_coll_step_t       *steps;
+    uint32_t               num_steps;
+    uint32_t               cap_steps;
+    gdc_coll_edge_t       *edges;      /* while building */
+    uint32_t               num_edges;
+    uint32_t               cap_edges;
+    uint32_t              *succ;       /* after finish */
+    uint32_t               num_msgs;   /* send + recv steps */
+    size_t                 scratch_bytes;
+    int                    status;     /* first error while building */
+} gdc_coll_sched_t;
+
+/* A new empty schedule for args built by algo; NULL when out of memory. */
+gdc_coll_sched_t *gdc_coll_sched_new(const gdc_coll_algo_t *algo, const gdc_coll_args_t *args);
+/* Build it with algo (new + build + finish); *out set only on success. */
+int gdc_coll_sched_build(const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
+                         gdc_coll_sched_t **out);
+int  gdc_coll_sched_finish(gdc_coll_sched_t *sched);
+void gdc_coll_sched_free(gdc_coll_sched_t *sched);
+
+/* Regions, in elements of the call's dtype. */
+static inline gdc_coll_region_t gdc_coll_rgn(const gdc_coll_sched_t *sched, gdc_coll_buf_t buf,
+                                             size_t offset, size_t count)
+{
+    gdc_coll_region_t r = {(uint8_t)buf, offset * sched->args.dsize, count * sched->args.dsize};
+    return r;
+}
+
+/* In bytes (alltoall-type layouts, byte-sized scratch). */
+static inline gdc_coll_region_t gdc_coll_rgn_bytes(gdc_coll_buf_t buf, size_t offset, size_t length)
+{
+    gdc_coll_region_t r = {(uint8_t)buf, offset, length};
+    return r;
+}
+
+/* Append a step; each returns its index, or -1 when out of memory (then the schedule's
+ * status says so and finish fails). A dependency argument < 0 means none. */
+int gdc_coll_send(gdc_coll_sched_t *sched, int peer, uint32_t slot, gdc_coll_region_t src, int dep);
+int gdc_coll_recv(gdc_coll_sched_t *sched, int peer, uint32_t slot, gdc_coll_region_t dst, int dep);
+int gdc_coll_reduce(gdc_coll_sched_t *sched, gdc_coll_region_t dst, gdc_coll_region_t a,
+                    gdc_coll_region_t b, int dep);
+int gdc_coll_copy(gdc_coll_sched_t *sched, gdc_coll_region_t dst, gdc_coll_region_t src, int dep);
+int gdc_coll_avg(gdc_coll_sched_t *sched, gdc_coll_region_t region, int dep);
+/* A step that completes when deps[0..n) have (entries < 0 skipped). */
+int gdc_coll_join(gdc_coll_sched_t *sched, const int *deps, int n);
+
+/* step waits for dep as well (either < 0: nothing). */
+void gdc_coll_after(gdc_coll_sched_t *sched, int step, int dep);
+
+/* Make sure the scratch buffer has at least bytes. */
+void gdc_coll_scratch(gdc_coll_sched_t *sched, size_t bytes);
+
+/* The algorithm-independent cases every builder shares: size 1 (copy input to output when
+ * not in place, and the AVG step) and count 0 (nothing). Returns 1 when it built the
+ * schedule, 0 when the algorithm must. */
+int gdc_coll_build_trivial(gdc_coll_sched_t *sched, const gdc_coll_args_t *args);
+
+const char *gdc_coll_step_kind_name(gdc_coll_step_kind_t kind);
+
+#endif

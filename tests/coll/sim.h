@@ -1,0 +1,35 @@
+/*
+ * The in-process simulator: builds every rank's schedule of one collective call and runs
+ * them all against each other with the real executor, over a mailbox transport with
+ * rendezvous semantics (a message's data is read from the sender when the receiver takes
+ * it, so a schedule that reuses a buffer too early corrupts its result here as it would on
+ * the wire). It checks the schedules (regions in bounds, peers and slots valid, no two
+ * messages on one slot), detects deadlocks and unmatched or mis-sized messages, and
+ * compares every rank's output with a reference.
+ */
+#ifndef GDC_TEST_SIM_H
+#define GDC_TEST_SIM_H
+
+#include <stddef.h>
+
+#include "coll.h"
+
+typedef struct sim_case {
+    const gdc_coll_algo_t *algo;
+    int                    size;
+    size_t                 count;
+    gdc_dtype_t            dtype;
+    gdc_op_t               op;
+    int                    root;
+    int                    in_place;
+    unsigned               seed;  /* order in which ranks start and progress */
+} sim_case_t;
+
+/* Run one case; 0 when every rank's result is right, else -1 with why[] filled. */
+int sim_run(const sim_case_t *c, char *why, size_t why_len);
+
+/* Totals over all runs, for the summary line. */
+extern unsigned long sim_total_steps;
+extern unsigned long sim_total_messages;
+
+#endif

@@ -1,0 +1,187 @@
+/*
+ * Every algorithm of every collective, in the simulator: communicator sizes 1..17, 31, 32,
+ * 33, 64; counts 0, 1, size-1, size+1 and 3000; in place and not; several roots; ranks
+ * started and progressed in order and shuffled; large pipeline chunks and tiny ones (many
+ * chunks per block). Integer sums are checked exactly; then a sweep over datatypes and ops
+ * (floats against a double reference with a stated tolerance) on fewer shapes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "coll_algo.h"
+#include "sim.h"
+
+static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 64};
+#define NUM_SIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
+
+static int is_rooted(gdc_coll_type_t coll)
+{
+    return coll == GDC_COLL_BCAST || coll == GDC_COLL_REDUCE || coll == GDC_COLL_GATHER || coll == GDC_COLL_SCATTER;
+}
+
+static int has_in_place(gdc_coll_type_t coll)
+{
+    return coll != GDC_COLL_BCAST && coll != GDC_COLL_BARRIER;
+}
+
+static int reduces(gdc_coll_type_t coll)
+{
+    return coll == GDC_COLL_REDUCE || coll == GDC_COLL_ALLREDUCE || coll == GDC_COLL_REDUCE_SCATTER;
+}
+
+static unsigned long runs;
+
+static void run_case(const sim_case_t *c)
+{
+    char why[512];
+
+    runs++;
+    if (sim_run(c, why, sizeof(why)) != 0) {
+        fail_msg("%s %s: size %d count %zu dtype %d op %d root %d %s seed %u chunk %zu: %s",
+                 gdc_coll_type_name(c->algo->coll), c->algo->name, c->size, c->count, (int)c->dtype, (int)c->op,
+                 c->root, c->in_place ? "in place" : "out of place", c->seed, gdc_coll_config.chunk_bytes, why);
+    }
+}
+
+/* The exhaustive sweep of one algorithm with int32 sums (bcast/gather/...: int32 data). */
+static void sweep_algorithm(const gdc_coll_algo_t *algo)
+{
+    for (int si = 0; si < NUM_SIZES; si++) {
+        int    n        = sizes[si];
+        size_t counts[] = {0, 1, (size_t)n - 1, (size_t)n + 1, 3000};
+        int    roots[]  = {0, n - 1, n / 2};
+        int    nroots   = is_rooted(algo->coll) ? 3 : 1;
+
+        for (int ci = 0; ci < 5; ci++) {
+            /* 3000 elements per peer on 64 ranks is a lot of simulated traffic for little news */
+            if (ci == 4 && n > 33 && (algo->coll == GDC_COLL_ALLTOALL || algo->coll == GDC_COLL_ALLTOALLV)) {
+                continue;
+            }
+            for (int ri = 0; ri < nroots; ri++) {
+                for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
+                    for (unsigned seed = 0; seed < 2; seed++) {
+                        sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, roots[ri], in_place, seed};
+                        run_case(&c);
+                    }
+                }
+            }
+        }
+    }
+}
+
+static void sweep_dtypes(const gdc_coll_algo_t *algo)
+{
+    static const struct {
+        gdc_dtype_t dtype;
+        gdc_op_t    op;
+    } reductions[] = {
+        {GDC_FLOAT32, GDC_SUM}, {GDC_FLOAT64, GDC_SUM}, {GDC_FLOAT16, GDC_SUM}, {GDC_BFLOAT16, GDC_SUM},
+        {GDC_INT64, GDC_MAX},   {GDC_INT16, GDC_MIN},   {GDC_UINT8, GDC_BXOR},  {GDC_UINT32, GDC_BOR},
+        {GDC_UINT64, GDC_BAND}, {GDC_INT32, GDC_AVG},   {GDC_FLOAT32, GDC_AVG}, {GDC_INT8, GDC_PROD},
+        {GDC_FLOAT64, GDC_MIN}, {GDC_UINT16, GDC_SUM},
+    };
+    static const gdc_dtype_t movers[] = {GDC_BYTE, GDC_FLOAT64, GDC_INT8, GDC_FLOAT16};
+    static const int         shapes[] = {2, 3, 5, 8, 13, 16};
+    int                      num = reduces(algo->coll) ? (int)(sizeof(reductions) / sizeof(reductions[0]))
+                                                       : (int)(sizeof(movers) / sizeof(movers[0]));
+
+    for (int t = 0; t < num; t++) {
+        for (int si = 0; si < (int)(sizeof(shapes) / sizeof(shapes[0])); si++) {
+            int    n        = shapes[si];
+            size_t counts[] = {1, (size_t)n + 1, 1000};
+            for (int ci = 0; ci < 3; ci++) {
+                for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
+                    sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, n > 2 ? 1 : 0, in_place, 3};
+                    if (reduces(algo->coll)) {
+                        c.dtype = reductions[t].dtype;
+                        c.op    = reductions[t].op;
+                    } else {
+                        c.dtype = movers[t];
+                    }
+                    run_case(&c);
+                }
+            }
+        }
+    }
+}
+
+static void sweep_collective(gdc_coll_type_t coll)
+{
+    int found = 0;
+
+    for (int i = 0; i < gdc_coll_num_algos; i++) {
+        const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
+        if (algo->coll != coll) {
+            continue;
+        }
+        found++;
+        gdc_coll_config.chunk_bytes = 256 * 1024;
+        sweep_algorithm(algo);
+        gdc_coll_config.chunk_bytes = 96; /* many chunks per block: the pipelines' hard cases */
+        sweep_algorithm(algo);
+        gdc_coll_config.chunk_bytes = 256 * 1024;
+        sweep_dtypes(algo);
+    }
+    assert_true(found > 0);
+}
+
+#define COLL_TEST(name, coll)                                                                 \
+    static void test_##name(void **state)                                                     \
+    {                                                                                         \
+        sweep_collective(coll);                                                               \
+    }
+COLL_TEST(allreduce, GDC_COLL_ALLREDUCE)
+COLL_TEST(bcast, GDC_COLL_BCAST)
+COLL_TEST(reduce, GDC_COLL_REDUCE)
+COLL_TEST(allgather, GDC_COLL_ALLGATHER)
+COLL_TEST(reduce_scatter, GDC_COLL_REDUCE_SCATTER)
+COLL_TEST(alltoall, GDC_COLL_ALLTOALL)
+COLL_TEST(alltoallv, GDC_COLL_ALLTOALLV)
+COLL_TEST(barrier, GDC_COLL_BARRIER)
+COLL_TEST(gather, GDC_COLL_GATHER)
+COLL_TEST(scatter, GDC_COLL_SCATTER)
+
+/* The table lists each algorithm once, with a name and a description. */
+static void test_algorithm_table(void **state)
+{
+    for (int i = 0; i < gdc_coll_num_algos; i++) {
+        assert_non_null(gdc_coll_algos[i].name);
+        assert_non_null(gdc_coll_algos[i].desc);
+        assert_non_null(gdc_coll_algos[i].build);
+        assert_ptr_equal(gdc_coll_algo_find(gdc_coll_algos[i].coll, gdc_coll_algos[i].name), &gdc_coll_algos[i]);
+    }
+    assert_null(gdc_coll_algo_find(GDC_COLL_ALLREDUCE, "no_such_algorithm"));
+    assert_true(gdc_coll_num_algos >= 20);
+}
+
+static void test_summary(void **state)
+{
+    print_message("# simulated %lu calls, %lu steps, %lu messages\n", runs, sim_total_steps, sim_total_messages);
+    assert_true(runs > 10000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_algorithm_table),
+        cmocka_unit_test(test_allreduce),
+        cmocka_unit_test(test_bcast),
+        cmocka_unit_test(test_reduce),
+        cmocka_unit_test(test_allgather),
+        cmocka_unit_test(test_reduce_scatter),
+        cmocka_unit_test(test_alltoall),
+        cmocka_unit_test(test_alltoallv),
+        cmocka_unit_test(test_barrier),
+        cmocka_unit_test(test_gather),
+        cmocka_unit_test(test_scatter),
+        cmocka_unit_test(test_summary),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
