@@ -107,10 +107,11 @@ static int check_req(const char *fn, gdc_request_t *req)
     return gdc_rt_check_pointer(fn, "req", req);
 }
 
-/* Blocking form: start, wait, release. */
-static int complete(int status, gdc_request_t req)
+/* Blocking form: start, wait, release (req by address: it is set by the start, which the
+ * caller evaluates in the same argument list). */
+static int complete(int status, gdc_request_t *req)
 {
-    return status == GDC_SUCCESS ? gdc_rt_request_finish(req) : status;
+    return status == GDC_SUCCESS ? gdc_rt_request_finish(*req) : status;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -146,7 +147,7 @@ int gdc_barrier(gdc_comm_t comm)
 {
     gdc_request_t req = GDC_REQUEST_NULL;
 
-    return complete(barrier_start(&barrier_call, comm, &req), req);
+    return complete(barrier_start(&barrier_call, comm, &req), &req);
 }
 
 static const coll_call_t ibcast_call = {"gdc_ibcast", GDC_COLL_BCAST, 0, 1};
@@ -179,7 +180,7 @@ int gdc_bcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t c
 {
     gdc_request_t req = GDC_REQUEST_NULL;
 
-    return complete(bcast_start(&bcast_call, buf, count, dtype, root, comm, &req), req);
+    return complete(bcast_start(&bcast_call, buf, count, dtype, root, comm, &req), &req);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -231,7 +232,7 @@ int gdc_reduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dty
 {
     gdc_request_t req = GDC_REQUEST_NULL;
 
-    return complete(reduce_start(&reduce_call, sendbuf, recvbuf, count, dtype, op, root, comm, &req), req);
+    return complete(reduce_start(&reduce_call, sendbuf, recvbuf, count, dtype, op, root, comm, &req), &req);
 }
 
 /* The collectives where every rank has an input (or GDC_IN_PLACE) and an output:
@@ -270,8 +271,7 @@ int gdc_allreduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t 
 {
     gdc_request_t req = GDC_REQUEST_NULL;
 
-    return complete(symmetric_start(&allreduce_call, sendbuf, recvbuf, count, count, count, dtype, op, comm, &req),
-                    req);
+    return complete(symmetric_start(&allreduce_call, sendbuf, recvbuf, count, count, count, dtype, op, comm, &req), &req);
 }
 
 /* size * count without overflow, for the collectives whose buffers hold a block per rank. */
@@ -321,8 +321,7 @@ int gdc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount, gdc
 {
     gdc_request_t req = GDC_REQUEST_NULL;
 
-    return complete(reduce_scatter_start(&reduce_scatter_call, sendbuf, recvbuf, recvcount, dtype, op, comm, &req),
-                    req);
+    return complete(reduce_scatter_start(&reduce_scatter_call, sendbuf, recvbuf, recvcount, dtype, op, comm, &req), &req);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -363,7 +362,7 @@ int gdc_allgather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t 
 {
     gdc_request_t req = GDC_REQUEST_NULL;
 
-    return complete(blocks_start(&allgather_call, sendbuf, recvbuf, count, dtype, comm, &req), req);
+    return complete(blocks_start(&allgather_call, sendbuf, recvbuf, count, dtype, comm, &req), &req);
 }
 
 int gdc_ialltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm,
@@ -381,7 +380,7 @@ int gdc_alltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t d
 {
     gdc_request_t req = GDC_REQUEST_NULL;
 
-    return complete(blocks_start(&alltoall_call, sendbuf, recvbuf, count, dtype, comm, &req), req);
+    return complete(blocks_start(&alltoall_call, sendbuf, recvbuf, count, dtype, comm, &req), &req);
 }
 
 static const coll_call_t ialltoallv_call = {"gdc_ialltoallv", GDC_COLL_ALLTOALLV, 0, 0};
@@ -461,8 +460,7 @@ int gdc_alltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *s
     gdc_request_t req = GDC_REQUEST_NULL;
 
     return complete(alltoallv_start(&alltoallv_call, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls,
-                                    dtype, comm, &req),
-                    req);
+                                    dtype, comm, &req), &req);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -516,7 +514,7 @@ int gdc_gather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dty
 {
     gdc_request_t req = GDC_REQUEST_NULL;
 
-    return complete(gather_start(&gather_call, sendbuf, recvbuf, count, dtype, root, comm, &req), req);
+    return complete(gather_start(&gather_call, sendbuf, recvbuf, count, dtype, root, comm, &req), &req);
 }
 
 static int scatter_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
@@ -564,5 +562,5 @@ int gdc_scatter(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dt
 {
     gdc_request_t req = GDC_REQUEST_NULL;
 
-    return complete(scatter_start(&scatter_call, sendbuf, recvbuf, count, dtype, root, comm, &req), req);
+    return complete(scatter_start(&scatter_call, sendbuf, recvbuf, count, dtype, root, comm, &req), &req);
 }

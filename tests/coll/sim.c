@@ -9,7 +9,7 @@
 
 #include "coll_exec.h"
 #include "coll_sched.h"
-#include "reduce.h"
+#include "values.h"
 
 unsigned long sim_total_steps;
 unsigned long sim_total_messages;
@@ -62,111 +62,6 @@ static void fail(sim_t *w, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(w->why, w->why_len, fmt, ap);
     va_end(ap);
-}
-
-/* ---------------------------------------------------------------------------------------
- * Values: rank r's input element i, stored in any dtype
- */
-
-static double value_of(const sim_case_t *c, int r, size_t i)
-{
-    if (c->dtype == GDC_FLOAT32 || c->dtype == GDC_FLOAT64) {
-        /* reals that do not add up exactly */
-        uint32_t h = (uint32_t)(r * 2654435761u) ^ (uint32_t)(i * 40503u + 17);
-        h ^= h >> 13;
-        h *= 0x5bd1e995u;
-        h ^= h >> 15;
-        return ((double)(h % 20001) - 10000.0) / 7919.0;
-    }
-    if (c->op == GDC_PROD) {
-        return (double)((r + i) % 3 == 0 ? 2 : 1) * ((r + i) % 5 == 0 ? -1 : 1);
-    }
-    if (c->dtype == GDC_UINT8 || c->dtype == GDC_UINT16 || c->dtype == GDC_UINT32 || c->dtype == GDC_UINT64 ||
-        c->dtype == GDC_BYTE) {
-        return (double)((r * 31 + i * 7 + 3) % 97);
-    }
-    return (double)((int)((r * 31 + i * 7 + 3) % 97) - 48);
-}
-
-static void put(gdc_dtype_t t, void *buf, size_t i, double v)
-{
-    switch (t) {
-    case GDC_INT8: ((int8_t *)buf)[i] = (int8_t)v; break;
-    case GDC_UINT8: case GDC_BYTE: ((uint8_t *)buf)[i] = (uint8_t)v; break;
-    case GDC_INT16: ((int16_t *)buf)[i] = (int16_t)v; break;
-    case GDC_UINT16: ((uint16_t *)buf)[i] = (uint16_t)v; break;
-    case GDC_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
-    case GDC_UINT32: ((uint32_t *)buf)[i] = (uint32_t)v; break;
-    case GDC_INT64: ((int64_t *)buf)[i] = (int64_t)v; break;
-    case GDC_UINT64: ((uint64_t *)buf)[i] = (uint64_t)v; break;
-    case GDC_FLOAT16: ((uint16_t *)buf)[i] = gdc_coll_float_to_half((float)v); break;
-    case GDC_BFLOAT16: ((uint16_t *)buf)[i] = gdc_coll_float_to_bf16((float)v); break;
-    case GDC_FLOAT32: ((float *)buf)[i] = (float)v; break;
-    case GDC_FLOAT64: ((double *)buf)[i] = v; break;
-    }
-}
-
-static double get(gdc_dtype_t t, const void *buf, size_t i)
-{
-    switch (t) {
-    case GDC_INT8: return ((const int8_t *)buf)[i];
-    case GDC_UINT8: case GDC_BYTE: return ((const uint8_t *)buf)[i];
-    case GDC_INT16: return ((const int16_t *)buf)[i];
-    case GDC_UINT16: return ((const uint16_t *)buf)[i];
-    case GDC_INT32: return ((const int32_t *)buf)[i];
-    case GDC_UINT32: return ((const uint32_t *)buf)[i];
-    case GDC_INT64: return (double)((const int64_t *)buf)[i];
-    case GDC_UINT64: return (double)((const uint64_t *)buf)[i];
-    case GDC_FLOAT16: return gdc_coll_half_to_float(((const uint16_t *)buf)[i]);
-    case GDC_BFLOAT16: return gdc_coll_bf16_to_float(((const uint16_t *)buf)[i]);
-    case GDC_FLOAT32: return ((const float *)buf)[i];
-    case GDC_FLOAT64: return ((const double *)buf)[i];
-    }
-    return 0;
-}
-
-/* The value as stored (rounded to the dtype), for references built from stored inputs. */
-static double stored(const sim_case_t *c, int r, size_t i)
-{
-    char tmp[8];
-
-    put(c->dtype, tmp, 0, value_of(c, r, i));
-    return get(c->dtype, tmp, 0);
-}
-
-static int is_float(gdc_dtype_t t)
-{
-    return t == GDC_FLOAT16 || t == GDC_BFLOAT16 || t == GDC_FLOAT32 || t == GDC_FLOAT64;
-}
-
-/* Reference reduction of element i (of the rank's input vector) over all ranks, and the
- * tolerance to compare with (0: exact). */
-static double reference(const sim_case_t *c, size_t i, double *tol)
-{
-    double acc = stored(c, 0, i), mag = fabs(acc);
-
-    for (int r = 1; r < c->size; r++) {
-        double x = stored(c, r, i);
-        mag += fabs(x);
-        switch (c->op) {
-        case GDC_SUM: case GDC_AVG: acc += x; break;
-        case GDC_PROD: acc *= x; break;
-        case GDC_MIN: acc = x < acc ? x : acc; break;
-        case GDC_MAX: acc = x > acc ? x : acc; break;
-        case GDC_BAND: acc = (double)((int64_t)acc & (int64_t)x); break;
-        case GDC_BOR: acc = (double)((int64_t)acc | (int64_t)x); break;
-        case GDC_BXOR: acc = (double)((int64_t)acc ^ (int64_t)x); break;
-        }
-    }
-    if (c->op == GDC_AVG) {
-        acc = is_float(c->dtype) ? acc / c->size : (double)(int64_t)(acc / c->size);
-    }
-    *tol = 0;
-    if (is_float(c->dtype) && (c->op == GDC_SUM || c->op == GDC_AVG)) {
-        double eps = c->dtype == GDC_FLOAT64 ? 1e-15 : c->dtype == GDC_FLOAT32 ? 1.2e-7 : c->dtype == GDC_FLOAT16 ? 1e-3 : 8e-3;
-        *tol       = (double)c->size * 2 * eps * (mag + 1);
-    }
-    return acc;
 }
 
 static void check_value(sim_t *w, int r, const char *what, size_t i, double got, double want, double tol)
@@ -255,12 +150,12 @@ static void fill_inputs(sim_rank_t *sr)
     user_sizes(sr, &send, &recv);
     memset(sr->recvbuf, 0xa5, sr->recv_bytes);
     for (size_t i = 0; i < send; i++) {
-        put(c->dtype, sr->sendbuf, i, value_of(c, r, i));
+        test_put(c->dtype, sr->sendbuf, i, test_value(c->dtype, c->op, r, i));
     }
     if (!sr->args.in_place) {
         if (c->algo->coll == GDC_COLL_BCAST && r == c->root) {
             for (size_t i = 0; i < k; i++) {
-                put(c->dtype, sr->recvbuf, i, value_of(c, r, i));
+                test_put(c->dtype, sr->recvbuf, i, test_value(c->dtype, c->op, r, i));
             }
         }
         return;
@@ -268,12 +163,12 @@ static void fill_inputs(sim_rank_t *sr)
     switch (c->algo->coll) {
     case GDC_COLL_ALLGATHER:
         for (size_t i = 0; i < k; i++) {
-            put(c->dtype, sr->recvbuf, (size_t)r * k + i, value_of(c, r, i));
+            test_put(c->dtype, sr->recvbuf, (size_t)r * k + i, test_value(c->dtype, c->op, r, i));
         }
         break;
     case GDC_COLL_GATHER:
         for (size_t i = 0; i < k; i++) {
-            put(c->dtype, sr->recvbuf, (size_t)r * k + i, value_of(c, r, i));
+            test_put(c->dtype, sr->recvbuf, (size_t)r * k + i, test_value(c->dtype, c->op, r, i));
         }
         break;
     case GDC_COLL_SCATTER:
@@ -282,14 +177,14 @@ static void fill_inputs(sim_rank_t *sr)
         memset(sr->recvbuf, 0xa5, sr->recv_bytes);
         for (int p = 0; p < c->size; p++) {
             for (size_t i = 0; i < sr->args.recvcounts[p]; i++) {
-                put(c->dtype, sr->recvbuf, sr->args.rdispls[p] + i, value_of(c, r, sr->args.rdispls[p] + i));
+                test_put(c->dtype, sr->recvbuf, sr->args.rdispls[p] + i, test_value(c->dtype, c->op, r, sr->args.rdispls[p] + i));
             }
         }
         break;
     default:
         for (size_t i = 0; i < (c->algo->coll == GDC_COLL_REDUCE_SCATTER || c->algo->coll == GDC_COLL_ALLTOALL ? n * k : k);
              i++) {
-            put(c->dtype, sr->recvbuf, i, value_of(c, r, i));
+            test_put(c->dtype, sr->recvbuf, i, test_value(c->dtype, c->op, r, i));
         }
         break;
     }
@@ -315,7 +210,7 @@ static void check_outputs(sim_t *w, sim_rank_t *sr)
     switch (c->algo->coll) {
     case GDC_COLL_BCAST:
         for (size_t i = 0; i < k; i++) {
-            check_value(w, r, "bcast", i, get(c->dtype, out, i), stored(c, c->root, i), 0);
+            check_value(w, r, "bcast", i, test_get(c->dtype, out, i), test_stored(c->dtype, c->op, c->root, i), 0);
         }
         break;
     case GDC_COLL_REDUCE:
@@ -324,14 +219,14 @@ static void check_outputs(sim_t *w, sim_rank_t *sr)
             break;
         }
         for (size_t i = 0; i < k; i++) {
-            want = reference(c, i, &tol);
-            check_value(w, r, "reduced", i, get(c->dtype, out, i), want, tol);
+            want = test_reference(c->dtype, c->op, c->size, i, &tol);
+            check_value(w, r, "reduced", i, test_get(c->dtype, out, i), want, tol);
         }
         break;
     case GDC_COLL_REDUCE_SCATTER:
         for (size_t i = 0; i < k; i++) {
-            want = reference(c, (size_t)r * k + i, &tol);
-            check_value(w, r, "reduce_scatter", i, get(c->dtype, out, i), want, tol);
+            want = test_reference(c->dtype, c->op, c->size, (size_t)r * k + i, &tol);
+            check_value(w, r, "reduce_scatter", i, test_get(c->dtype, out, i), want, tol);
         }
         break;
     case GDC_COLL_ALLGATHER:
@@ -341,7 +236,7 @@ static void check_outputs(sim_t *w, sim_rank_t *sr)
         }
         for (size_t p = 0; p < n; p++) {
             for (size_t i = 0; i < k; i++) {
-                check_value(w, r, "gathered", p * k + i, get(c->dtype, out, p * k + i), stored(c, (int)p, i), 0);
+                check_value(w, r, "gathered", p * k + i, test_get(c->dtype, out, p * k + i), test_stored(c->dtype, c->op, (int)p, i), 0);
             }
         }
         break;
@@ -350,14 +245,14 @@ static void check_outputs(sim_t *w, sim_rank_t *sr)
             break; /* the root's block stays where it was */
         }
         for (size_t i = 0; i < k; i++) {
-            check_value(w, r, "scattered", i, get(c->dtype, out, i), stored(c, c->root, (size_t)r * k + i), 0);
+            check_value(w, r, "scattered", i, test_get(c->dtype, out, i), test_stored(c->dtype, c->op, c->root, (size_t)r * k + i), 0);
         }
         break;
     case GDC_COLL_ALLTOALL:
         for (size_t p = 0; p < n; p++) {
             for (size_t i = 0; i < k; i++) {
-                check_value(w, r, "alltoall", p * k + i, get(c->dtype, out, p * k + i),
-                            stored(c, (int)p, (size_t)r * k + i), 0);
+                check_value(w, r, "alltoall", p * k + i, test_get(c->dtype, out, p * k + i),
+                            test_stored(c->dtype, c->op, (int)p, (size_t)r * k + i), 0);
             }
         }
         break;
@@ -365,8 +260,8 @@ static void check_outputs(sim_t *w, sim_rank_t *sr)
         const gdc_coll_args_t *a = &sr->args;
         for (int p = 0; p < c->size; p++) {
             for (size_t i = 0; i < a->recvcounts[p]; i++) {
-                check_value(w, r, "alltoallv", a->rdispls[p] + i, get(c->dtype, out, a->rdispls[p] + i),
-                            stored(c, p, a2av_src_index(c, w, p, r, i)), 0);
+                check_value(w, r, "alltoallv", a->rdispls[p] + i, test_get(c->dtype, out, a->rdispls[p] + i),
+                            test_stored(c->dtype, c->op, p, a2av_src_index(c, w, p, r, i)), 0);
             }
         }
         /* the gaps between blocks must be untouched */

@@ -211,15 +211,83 @@ static void test_bad_requests(void **state)
     assert_int_equal(gdc_waitall(2, reqs), GDC_ERR_INVALID_ARG);
 }
 
-static void test_collectives_not_yet(void **state)
+/* Every collective in a singleton: the data comes back as it should. */
+static void test_collectives_singleton(void **state)
 {
+    int           in[4] = {1, 2, 3, 4}, out[4] = {0};
+    size_t        counts[1] = {4}, displs[1] = {0};
     gdc_request_t req = GDC_REQUEST_NULL;
 
-    /* declared with their final signatures; implemented by the collectives engine */
-    assert_int_equal(gdc_barrier(GDC_COMM_WORLD), GDC_ERR_UNSUPPORTED);
-    assert_int_equal(gdc_allreduce(buf, buf + 4, 1, GDC_INT32, GDC_SUM, GDC_COMM_WORLD), GDC_ERR_UNSUPPORTED);
-    assert_int_equal(gdc_iallreduce(buf, buf + 4, 1, GDC_INT32, GDC_SUM, GDC_COMM_WORLD, &req),
-                     GDC_ERR_UNSUPPORTED);
+    assert_int_equal(gdc_barrier(GDC_COMM_WORLD), GDC_SUCCESS);
+    assert_int_equal(gdc_allreduce(in, out, 4, GDC_INT32, GDC_SUM, GDC_COMM_WORLD), GDC_SUCCESS);
+    assert_int_equal(out[3], 4);
+    out[0] = 0;
+    assert_int_equal(gdc_reduce(in, out, 4, GDC_INT32, GDC_MAX, 0, GDC_COMM_WORLD), GDC_SUCCESS);
+    assert_int_equal(out[0], 1);
+    assert_int_equal(gdc_allgather(in, out, 4, GDC_INT32, GDC_COMM_WORLD), GDC_SUCCESS);
+    assert_int_equal(gdc_reduce_scatter(in, out, 4, GDC_INT32, GDC_SUM, GDC_COMM_WORLD), GDC_SUCCESS);
+    assert_int_equal(gdc_alltoall(in, out, 4, GDC_INT32, GDC_COMM_WORLD), GDC_SUCCESS);
+    assert_int_equal(gdc_alltoallv(in, counts, displs, out, counts, displs, GDC_INT32, GDC_COMM_WORLD), GDC_SUCCESS);
+    assert_int_equal(gdc_gather(in, out, 4, GDC_INT32, 0, GDC_COMM_WORLD), GDC_SUCCESS);
+    assert_int_equal(gdc_scatter(in, out, 4, GDC_INT32, 0, GDC_COMM_WORLD), GDC_SUCCESS);
+    assert_int_equal(gdc_bcast(out, 4, GDC_INT32, 0, GDC_COMM_WORLD), GDC_SUCCESS);
+    assert_int_equal(out[2], 3);
+    assert_int_equal(gdc_allreduce(GDC_IN_PLACE, out, 4, GDC_INT32, GDC_AVG, GDC_COMM_WORLD), GDC_SUCCESS);
+    assert_int_equal(gdc_iallreduce(in, out, 4, GDC_INT32, GDC_SUM, GDC_COMM_WORLD, &req), GDC_SUCCESS);
+    assert_int_equal(gdc_wait(&req), GDC_SUCCESS);
+    /* count 0 is valid and returns at once, even with NULL buffers */
+    assert_int_equal(gdc_allreduce(NULL, NULL, 0, GDC_FLOAT32, GDC_SUM, GDC_COMM_WORLD), GDC_SUCCESS);
+    assert_int_equal(gdc_ibcast(NULL, 0, GDC_FLOAT32, 0, GDC_COMM_WORLD, &req), GDC_SUCCESS);
+    assert_int_equal(gdc_wait(&req), GDC_SUCCESS);
+}
+
+/* Every bad argument of the collectives gives GDC_ERR_INVALID_ARG, never a crash. */
+static void test_bad_collective_arguments(void **state)
+{
+    gdc_comm_t    w = GDC_COMM_WORLD;
+    int           in[4] = {1, 2, 3, 4}, out[4];
+    size_t        counts[1] = {4}, displs[1] = {0}, other[1] = {3};
+    gdc_request_t req = GDC_REQUEST_NULL;
+    float         f[4] = {0};
+
+    /* roots out of range */
+    assert_int_equal(gdc_bcast(in, 4, GDC_INT32, 1, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_bcast(in, 4, GDC_INT32, -1, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_reduce(in, out, 4, GDC_INT32, GDC_SUM, 2, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_gather(in, out, 4, GDC_INT32, -3, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_scatter(in, out, 4, GDC_INT32, 1, w), GDC_ERR_INVALID_ARG);
+    /* NULL buffers with count > 0 */
+    assert_int_equal(gdc_bcast(NULL, 4, GDC_INT32, 0, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_allreduce(NULL, out, 4, GDC_INT32, GDC_SUM, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_allreduce(in, NULL, 4, GDC_INT32, GDC_SUM, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_allgather(in, NULL, 4, GDC_INT32, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_alltoall(NULL, out, 1, GDC_INT32, w), GDC_ERR_INVALID_ARG);
+    /* GDC_IN_PLACE where it cannot be */
+    assert_int_equal(gdc_allreduce(in, GDC_IN_PLACE, 4, GDC_INT32, GDC_SUM, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_bcast(GDC_IN_PLACE, 4, GDC_INT32, 0, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_scatter(GDC_IN_PLACE, out, 4, GDC_INT32, 0, w), GDC_ERR_INVALID_ARG);
+    /* the same buffer twice instead of GDC_IN_PLACE */
+    assert_int_equal(gdc_allreduce(out, out, 4, GDC_INT32, GDC_SUM, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_scatter(out, out, 1, GDC_INT32, 0, w), GDC_ERR_INVALID_ARG);
+    /* unknown datatypes and ops, bitwise ops on floats, reductions of bytes */
+    assert_int_equal(gdc_allreduce(in, out, 4, (gdc_dtype_t)42, GDC_SUM, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_allreduce(in, out, 4, GDC_INT32, (gdc_op_t)42, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_allreduce(in, out, 4, GDC_INT32, (gdc_op_t)-1, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_allreduce(f, f + 2, 2, GDC_FLOAT32, GDC_BXOR, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_reduce(f, f + 2, 2, GDC_BFLOAT16, GDC_BAND, 0, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_reduce_scatter(in, out, 1, GDC_BYTE, GDC_SUM, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_bcast(in, 4, (gdc_dtype_t)-7, 0, w), GDC_ERR_INVALID_ARG);
+    /* alltoallv: missing arrays, a self exchange that does not match */
+    assert_int_equal(gdc_alltoallv(in, NULL, displs, out, counts, displs, GDC_INT32, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_alltoallv(in, counts, displs, out, NULL, displs, GDC_INT32, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_alltoallv(in, counts, displs, out, other, displs, GDC_INT32, w), GDC_ERR_INVALID_ARG);
+    /* bad communicators and request pointers */
+    assert_int_equal(gdc_barrier(GDC_COMM_NULL), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_allreduce(in, out, 4, GDC_INT32, GDC_SUM, BOGUS_COMM), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_ibarrier(w, NULL), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_iallreduce(in, out, 4, GDC_INT32, GDC_SUM, w, NULL), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_igather(in, out, 4, GDC_INT32, 0, w, NULL), GDC_ERR_INVALID_ARG);
+    assert_ptr_equal(req, GDC_REQUEST_NULL);
 }
 
 static void test_finalize_then_nothing(void **state)
@@ -243,7 +311,8 @@ int main(void)
         cmocka_unit_test(test_bad_p2p_arguments),
         cmocka_unit_test(test_self_messages),
         cmocka_unit_test(test_bad_requests),
-        cmocka_unit_test(test_collectives_not_yet),
+        cmocka_unit_test(test_collectives_singleton),
+        cmocka_unit_test(test_bad_collective_arguments),
         cmocka_unit_test(test_finalize_then_nothing),
     };
 

@@ -1,0 +1,442 @@
+/*
+ * Multi-rank collective tests. Each case is a subcommand:
+ *   coll_test all          every collective over a matrix of datatypes, ops, counts, roots and
+ *                          in place / not, on GDC_COMM_WORLD, a dup, an odd/even split and a
+ *                          split with reversed keys (the algorithms come from GDC_<COLL>_ALGO)
+ *   coll_test nonblocking  many nonblocking collectives in flight on several communicators,
+ *                          completed in reverse order and by polling
+ *   coll_test timeout      the last rank never joins an allreduce: the others must get
+ *                          GDC_ERR_TIMEOUT (run with GDC_TIMEOUT set)
+ *   coll_test peerdeath    rank 1 dies in the middle of a series of allreduces
+ * Every value received is checked: integers exactly, floats against a double reference.
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/check.h"
+#include "values.h"
+
+static int world_rank, world_size;
+static long checks;
+
+typedef enum { C_BCAST, C_REDUCE, C_ALLREDUCE, C_ALLGATHER, C_REDUCE_SCATTER, C_ALLTOALL, C_ALLTOALLV, C_GATHER, C_SCATTER } coll_t;
+
+static const char *const coll_names[] = {"bcast",    "reduce",    "allreduce", "allgather", "reduce_scatter",
+                                         "alltoall", "alltoallv", "gather",    "scatter"};
+
+typedef struct call {
+    coll_t      coll;
+    gdc_dtype_t dtype;
+    gdc_op_t    op;
+    size_t      count;
+    int         in_place;
+    int         root;
+} call_t;
+
+static void expect(const call_t *c, const char *what, size_t i, double got, double want, double tol)
+{
+    checks++;
+    CHECK(!(got != want && !(tol > 0 && got - want <= tol && want - got <= tol)),
+          "%s %s dtype %d op %d count %zu root %d %s: %s element %zu is %.17g, expected %.17g (tolerance %g)",
+          coll_names[c->coll], getenv("GDC_ALLREDUCE_ALGO") ? getenv("GDC_ALLREDUCE_ALGO") : "", (int)c->dtype, (int)c->op, c->count, c->root, c->in_place ? "in place" : "", what, i,
+          got, want, tol);
+}
+
+static uint64_t fnv(const void *buf, size_t n)
+{
+    const unsigned char *p = buf;
+    uint64_t             h = 1469598103934665603ull;
+
+    for (size_t i = 0; i < n; i++) {
+        h = (h ^ p[i]) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* alltoallv: elements src sends dst (symmetric so that in place works). */
+static size_t vcount(const call_t *c, int src, int dst)
+{
+    return (size_t)((src + dst + (int)c->count) % 5) + c->count / 8;
+}
+
+static void fill(const call_t *c, int r, void *buf, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        test_put(c->dtype, buf, i, test_value(c->dtype, c->op, r, i));
+    }
+}
+
+/* Run one call on comm and check its result at this rank. */
+static void run(gdc_comm_t comm, const call_t *c)
+{
+    int     r, n;
+    size_t  ds = gdc_dtype_size(c->dtype), k = c->count, in_n, out_n;
+    char   *in, *out;
+    double  tol;
+    int     is_root;
+    size_t *sc = NULL, *sd = NULL, *rc = NULL, *rd = NULL;
+
+    CHECK_OK(gdc_comm_rank(comm, &r));
+    CHECK_OK(gdc_comm_size(comm, &n));
+    is_root = r == c->root;
+    in_n    = (c->coll == C_REDUCE_SCATTER || c->coll == C_ALLTOALL || c->coll == C_SCATTER) ? (size_t)n * k : k;
+    out_n   = (c->coll == C_ALLGATHER || c->coll == C_ALLTOALL || c->coll == C_GATHER ||
+             (c->coll == C_REDUCE_SCATTER && c->in_place))
+                  ? (size_t)n * k
+                  : k;
+    if (c->coll == C_ALLTOALLV) {
+        size_t at_s = 0, at_r = 0;
+        sc = check_malloc((size_t)n * sizeof(size_t));
+        sd = check_malloc((size_t)n * sizeof(size_t));
+        rc = check_malloc((size_t)n * sizeof(size_t));
+        rd = check_malloc((size_t)n * sizeof(size_t));
+        for (int p = 0; p < n; p++) {
+            sc[p] = vcount(c, r, p);
+            sd[p] = at_s;
+            at_s += sc[p] + 1;
+        }
+        for (int p = n - 1; p >= 0; p--) {
+            rc[p] = vcount(c, p, r);
+            rd[p] = at_r;
+            at_r += rc[p] + 3;
+        }
+        if (c->in_place) {
+            memcpy(sc, rc, (size_t)n * sizeof(size_t));
+            memcpy(sd, rd, (size_t)n * sizeof(size_t));
+        }
+        in_n  = c->in_place ? at_r : at_s;
+        out_n = at_r;
+    }
+    in  = check_malloc(in_n * ds + 1);
+    out = check_malloc(out_n * ds + 1);
+    fill(c, r, in, in_n);
+    memset(out, 0x5a, out_n * ds);
+
+    switch (c->coll) {
+    case C_BCAST:
+        if (is_root) {
+            fill(c, r, out, k);
+        }
+        CHECK_OK(gdc_bcast(out, k, c->dtype, c->root, comm));
+        for (size_t i = 0; i < k; i++) {
+            expect(c, "bcast", i, test_get(c->dtype, out, i), test_stored(c->dtype, c->op, c->root, i), 0);
+        }
+        break;
+    case C_REDUCE:
+    case C_ALLREDUCE: {
+        int ip = c->in_place && (c->coll == C_ALLREDUCE || is_root);
+        if (ip) {
+            fill(c, r, out, k);
+        }
+        if (c->coll == C_REDUCE) {
+            CHECK_OK(gdc_reduce(ip ? GDC_IN_PLACE : in, is_root ? out : NULL, k, c->dtype, c->op, c->root, comm));
+        } else {
+            CHECK_OK(gdc_allreduce(ip ? GDC_IN_PLACE : in, out, k, c->dtype, c->op, comm));
+        }
+        if (c->coll == C_ALLREDUCE || is_root) {
+            for (size_t i = 0; i < k; i++) {
+                double want = test_reference(c->dtype, c->op, n, i, &tol);
+                expect(c, "reduced", i, test_get(c->dtype, out, i), want, tol);
+            }
+        }
+        if (c->coll == C_ALLREDUCE) {
+            /* one call, one result: the same bits on every rank */
+            uint64_t mine = fnv(out, k * ds), ranks0 = mine;
+            CHECK_OK(gdc_bcast(&ranks0, 1, GDC_UINT64, 0, comm));
+            CHECK(mine == ranks0, "allreduce result differs in its bits from rank 0's");
+        }
+        break;
+    }
+    case C_REDUCE_SCATTER:
+        if (c->in_place) {
+            fill(c, r, out, (size_t)n * k);
+        }
+        CHECK_OK(gdc_reduce_scatter(c->in_place ? GDC_IN_PLACE : in, out, k, c->dtype, c->op, comm));
+        for (size_t i = 0; i < k; i++) {
+            double want = test_reference(c->dtype, c->op, n, (size_t)r * k + i, &tol);
+            expect(c, "reduce_scatter", i, test_get(c->dtype, out, i), want, tol);
+        }
+        break;
+    case C_ALLGATHER:
+    case C_GATHER: {
+        int ip = c->in_place && (c->coll == C_ALLGATHER || is_root);
+        if (ip) {
+            fill(c, r, out + (size_t)r * k * ds, k); /* my block in its place */
+        }
+        if (c->coll == C_GATHER) {
+            CHECK_OK(gdc_gather(ip ? GDC_IN_PLACE : in, is_root ? out : NULL, k, c->dtype, c->root, comm));
+        } else {
+            CHECK_OK(gdc_allgather(ip ? GDC_IN_PLACE : in, out, k, c->dtype, comm));
+        }
+        if (c->coll == C_ALLGATHER || is_root) {
+            for (int p = 0; p < n; p++) {
+                for (size_t i = 0; i < k; i++) {
+                    expect(c, "gathered", (size_t)p * k + i, test_get(c->dtype, out, (size_t)p * k + i),
+                           test_stored(c->dtype, c->op, p, i), 0);
+                }
+            }
+        }
+        break;
+    }
+    case C_SCATTER: {
+        int ip = c->in_place && is_root;
+        CHECK_OK(gdc_scatter(is_root ? in : NULL, ip ? GDC_IN_PLACE : out, k, c->dtype, c->root, comm));
+        if (!ip) {
+            for (size_t i = 0; i < k; i++) {
+                expect(c, "scattered", i, test_get(c->dtype, out, i),
+                       test_stored(c->dtype, c->op, c->root, (size_t)r * k + i), 0);
+            }
+        }
+        break;
+    }
+    case C_ALLTOALL:
+        if (c->in_place) {
+            fill(c, r, out, (size_t)n * k);
+        }
+        CHECK_OK(gdc_alltoall(c->in_place ? GDC_IN_PLACE : in, out, k, c->dtype, comm));
+        for (int p = 0; p < n; p++) {
+            for (size_t i = 0; i < k; i++) {
+                expect(c, "alltoall", (size_t)p * k + i, test_get(c->dtype, out, (size_t)p * k + i),
+                       test_stored(c->dtype, c->op, p, (size_t)r * k + i), 0);
+            }
+        }
+        break;
+    case C_ALLTOALLV: {
+        /* where p put the block for me: p's displacement for me, which p computed the same way */
+        if (c->in_place) {
+            fill(c, r, out, out_n);
+        }
+        CHECK_OK(gdc_alltoallv(c->in_place ? GDC_IN_PLACE : in, sc, sd, out, rc, rd, c->dtype, comm));
+        for (int p = 0; p < n; p++) {
+            size_t at = 0;
+            if (c->in_place) { /* p's receive displacement for me, laid out from its last rank down */
+                for (int q = n - 1; q > r; q--) {
+                    at += vcount(c, q, p) + 3;
+                }
+            } else {
+                for (int q = 0; q < r; q++) {
+                    at += vcount(c, p, q) + 1;
+                }
+            }
+            for (size_t i = 0; i < rc[p]; i++) {
+                expect(c, "alltoallv", rd[p] + i, test_get(c->dtype, out, rd[p] + i),
+                       test_stored(c->dtype, c->op, p, at + i), 0);
+            }
+        }
+        break;
+    }
+    }
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
+    free(in);
+    free(out);
+}
+
+static void matrix(gdc_comm_t comm, int full)
+{
+    static const struct {
+        gdc_dtype_t dtype;
+        gdc_op_t    op;
+    } reductions[] = {
+        {GDC_INT32, GDC_SUM}, {GDC_FLOAT32, GDC_SUM}, {GDC_FLOAT64, GDC_MAX}, {GDC_FLOAT16, GDC_SUM},
+        {GDC_BFLOAT16, GDC_SUM}, {GDC_UINT64, GDC_BXOR}, {GDC_INT8, GDC_PROD}, {GDC_INT32, GDC_AVG},
+        {GDC_INT16, GDC_MIN}, {GDC_FLOAT32, GDC_AVG},
+    };
+    static const gdc_dtype_t movers[] = {GDC_INT32, GDC_BYTE, GDC_FLOAT64};
+    int                      n;
+
+    CHECK_OK(gdc_comm_size(comm, &n));
+    {
+        size_t counts[] = {0, 1, (size_t)n + 1, 1000, 100003};
+        int    ncounts  = full ? 5 : 4;
+        int    roots[]  = {0, n - 1};
+
+        for (coll_t coll = C_BCAST; coll <= C_SCATTER; coll++) {
+            int reducing = coll == C_REDUCE || coll == C_ALLREDUCE || coll == C_REDUCE_SCATTER;
+            int ntypes   = reducing ? (int)(sizeof(reductions) / sizeof(reductions[0])) : 3;
+            int rooted   = coll == C_BCAST || coll == C_REDUCE || coll == C_GATHER || coll == C_SCATTER;
+
+            if (!full) {
+                ntypes = reducing ? 3 : 1;
+            }
+            for (int t = 0; t < ntypes; t++) {
+                for (int ci = 0; ci < ncounts; ci++) {
+                    /* the large count on per-peer collectives: enough with the integers */
+                    if (ci == 4 && t > 0) {
+                        continue;
+                    }
+                    for (int ri = 0; ri < (rooted ? 2 : 1); ri++) {
+                        for (int ip = 0; ip < (coll == C_BCAST ? 1 : 2); ip++) {
+                            call_t c = {coll, reducing ? reductions[t].dtype : movers[t],
+                                        reducing ? reductions[t].op : GDC_SUM, counts[ci], ip, roots[ri]};
+                            size_t per_rank = coll == C_ALLTOALL || coll == C_ALLTOALLV ? (size_t)n : 1;
+                            if (ci == 4 && per_rank > 1) {
+                                c.count = 20011; /* alltoall: per peer */
+                            }
+                            run(comm, &c);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    CHECK_OK(gdc_barrier(comm));
+}
+
+static void test_all(void)
+{
+    gdc_comm_t dup, parity, reversed;
+
+    matrix(GDC_COMM_WORLD, 1);
+    CHECK_OK(gdc_comm_dup(GDC_COMM_WORLD, &dup));
+    CHECK_OK(gdc_comm_split(GDC_COMM_WORLD, world_rank % 2, world_rank, &parity));
+    CHECK_OK(gdc_comm_split(GDC_COMM_WORLD, 0, world_size - world_rank, &reversed));
+    matrix(dup, 0);
+    matrix(parity, 0);
+    matrix(reversed, 0);
+    CHECK_OK(gdc_comm_free(&reversed));
+    CHECK_OK(gdc_comm_free(&parity));
+    CHECK_OK(gdc_comm_free(&dup));
+    if (world_rank == 0) {
+        printf("coll_test all: %d ranks, %ld values checked\n", world_size, checks);
+    }
+}
+
+/* Several collectives in flight at once on three communicators (the same order on every
+ * rank for each communicator), completed in reverse order, then by polling. */
+static void test_nonblocking(void)
+{
+    enum { ROUNDS = 20, K = 777 };
+    gdc_comm_t    dup, parity;
+    int           pr, pn;
+    int32_t      *a = check_malloc(K * sizeof(int32_t)), *a_out = check_malloc(K * sizeof(int32_t));
+    float        *b = check_malloc(K * sizeof(float));
+    int32_t      *g = check_malloc((size_t)world_size * K * sizeof(int32_t));
+    int64_t      *x = check_malloc((size_t)world_size * 4 * sizeof(int64_t)), *x_out = check_malloc((size_t)world_size * 4 * sizeof(int64_t));
+    double       *s = check_malloc(K * sizeof(double));
+
+    CHECK_OK(gdc_comm_dup(GDC_COMM_WORLD, &dup));
+    CHECK_OK(gdc_comm_split(GDC_COMM_WORLD, world_rank % 2, -world_rank, &parity));
+    CHECK_OK(gdc_comm_rank(parity, &pr));
+    CHECK_OK(gdc_comm_size(parity, &pn));
+    for (int round = 0; round < ROUNDS; round++) {
+        gdc_request_t reqs[6];
+        for (int i = 0; i < K; i++) {
+            a[i] = world_rank + i + round;
+            b[i] = (world_rank == round % world_size) ? (float)(i + round) : -1.0f;
+            g[pr * K + i] = pr * 1000 + i + round;
+            s[i] = world_rank * 0.5 + i;
+        }
+        for (int i = 0; i < world_size * 4; i++) {
+            x[i] = (int64_t)world_rank << 32 | (uint32_t)(i + round);
+        }
+        CHECK_OK(gdc_iallreduce(a, a_out, K, GDC_INT32, GDC_SUM, GDC_COMM_WORLD, &reqs[0]));
+        CHECK_OK(gdc_ibcast(b, K, GDC_FLOAT32, round % world_size, dup, &reqs[1]));
+        CHECK_OK(gdc_iallgather(GDC_IN_PLACE, g, K, GDC_INT32, parity, &reqs[2]));
+        CHECK_OK(gdc_ialltoall(x, x_out, 4, GDC_INT64, GDC_COMM_WORLD, &reqs[3]));
+        CHECK_OK(gdc_iallreduce(GDC_IN_PLACE, s, K, GDC_FLOAT64, GDC_MAX, dup, &reqs[4]));
+        CHECK_OK(gdc_ibarrier(parity, &reqs[5]));
+        if (round % 2 == 0) {
+            for (int i = 5; i >= 0; i--) {
+                CHECK_OK(gdc_wait(&reqs[i]));
+            }
+        } else {
+            int left = 6;
+            while (left > 0) {
+                for (int i = 0; i < 6; i++) {
+                    int done = 0;
+                    if (reqs[i] != GDC_REQUEST_NULL) {
+                        CHECK_OK(gdc_test(&reqs[i], &done));
+                        left -= done;
+                    }
+                }
+            }
+        }
+        for (int i = 0; i < K; i++) {
+            CHECK(a_out[i] == world_size * (world_size - 1) / 2 + world_size * (i + round), "allreduce %d", i);
+            CHECK(b[i] == (float)(i + round), "bcast %d: %g", i, b[i]);
+            CHECK(s[i] == (world_size - 1) * 0.5 + i, "max %d", i);
+            for (int p = 0; p < pn; p++) {
+                CHECK(g[p * K + i] == p * 1000 + i + round, "allgather block %d", p);
+            }
+        }
+        for (int p = 0; p < world_size; p++) {
+            for (int i = 0; i < 4; i++) {
+                CHECK(x_out[p * 4 + i] == ((int64_t)p << 32 | (uint32_t)(world_rank * 4 + i + round)), "alltoall");
+            }
+        }
+    }
+    CHECK_OK(gdc_comm_free(&parity));
+    CHECK_OK(gdc_comm_free(&dup));
+    free(a); free(a_out); free(b); free(g); free(x); free(x_out); free(s);
+}
+
+/* The last rank never joins: everyone else must time out (GDC_TIMEOUT in the environment),
+ * and the job still finalizes. */
+static void test_timeout(void)
+{
+    int32_t in = 1, out = 0;
+
+    CHECK(world_size > 1, "needs two ranks");
+    if (world_rank == world_size - 1) {
+        sleep(4);
+    } else {
+        int status = gdc_allreduce(&in, &out, 1, GDC_INT32, GDC_SUM, GDC_COMM_WORLD);
+        CHECK(status == GDC_ERR_TIMEOUT, "allreduce returned %d (%s), expected GDC_ERR_TIMEOUT", status,
+              gdc_strerror(status));
+        printf("rank %d: allreduce timed out as expected\n", world_rank);
+    }
+}
+
+/* Rank 1 dies between allreduces: the others must not hang (they get an error, or the
+ * launcher ends the job). */
+static void test_peerdeath(void)
+{
+    int32_t buf[1024] = {0};
+
+    for (int i = 0; i < 200; i++) {
+        int status;
+        if (world_rank == 1 && i == 50) {
+            raise(SIGKILL);
+        }
+        status = gdc_allreduce(GDC_IN_PLACE, buf, 1024, GDC_INT32, GDC_SUM, GDC_COMM_WORLD);
+        if (status != GDC_SUCCESS) {
+            printf("rank %d: allreduce %d failed: %s\n", world_rank, i, gdc_strerror(status));
+            exit(3);
+        }
+    }
+    printf("rank %d: survived\n", world_rank);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        void (*run)(void);
+    } cases[] = {
+        {"all", test_all}, {"nonblocking", test_nonblocking}, {"timeout", test_timeout}, {"peerdeath", test_peerdeath},
+    };
+
+    if (argc != 2) {
+        fprintf(stderr, "usage: coll_test all|nonblocking|timeout|peerdeath\n");
+        return 2;
+    }
+    CHECK_OK(gdc_init(&argc, &argv));
+    CHECK_OK(gdc_comm_rank(GDC_COMM_WORLD, &world_rank));
+    CHECK_OK(gdc_comm_size(GDC_COMM_WORLD, &world_size));
+    check_rank = world_rank;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        if (strcmp(argv[1], cases[i].name) == 0) {
+            cases[i].run();
+            CHECK_OK(gdc_finalize());
+            return 0;
+        }
+    }
+    fprintf(stderr, "coll_test: unknown case %s\n", argv[1]);
+    gdc_finalize();
+    return 2;
+}

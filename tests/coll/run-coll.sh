@@ -1,0 +1,44 @@
+#!/bin/sh
+# Every collective x every algorithm (forced with GDC_<COLL>_ALGO, four sets covering all of
+# them) on 1..8 ranks, on the world and on split communicators; nonblocking collectives in
+# flight at once; a rank that never joins (GDC_ERR_TIMEOUT naming it); a rank that dies.
+. "${top_srcdir:-.}/tests/common/tap.sh"
+bin=${top_builddir:-.}/tests/coll/coll_test
+launch=${top_srcdir:-.}/tests/common/launch
+launcher=$("$launch" --which)
+
+"$launch" --check || tap_skip_all "no launcher ($launcher) to start ranks with"
+
+set0="GDC_ALLREDUCE_ALGO=ring GDC_BCAST_ALGO=binomial GDC_REDUCE_ALGO=binomial GDC_ALLGATHER_ALGO=ring GDC_REDUCE_SCATTER_ALGO=ring GDC_ALLTOALL_ALGO=pairwise"
+set1="GDC_ALLREDUCE_ALGO=recursive_doubling GDC_BCAST_ALGO=chain GDC_REDUCE_ALGO=reduce_scatter_gather GDC_ALLGATHER_ALGO=recursive_doubling GDC_REDUCE_SCATTER_ALGO=recursive_halving GDC_ALLTOALL_ALGO=bruck"
+set2="GDC_ALLREDUCE_ALGO=rabenseifner GDC_BCAST_ALGO=scatter_allgather GDC_ALLGATHER_ALGO=bruck GDC_CHUNK_SIZE=4K"
+set3="GDC_ALLREDUCE_ALGO=knomial GDC_TREE_RADIX=3"
+
+for n in 1 2 3 4 5 6 7 8; do
+    i=0
+    for set in "$set0" "$set1" "$set2" "$set3"; do
+        # shellcheck disable=SC2086
+        tap_run "$launcher -n $n coll_test all (algorithm set $i)" 300 "$launch" "$n" $set -- "$bin" all
+        i=$((i + 1))
+    done
+done
+for n in 2 5 8; do
+    tap_run "$launcher -n $n coll_test nonblocking" 120 "$launch" "$n" -- "$bin" nonblocking
+done
+
+# One rank never joins: the others fail with GDC_ERR_TIMEOUT, a message names the absent rank.
+out=${TMPDIR:-/tmp}/gdc-coll-timeout.$$
+timeout -k 5 60 "$launch" 4 GDC_TIMEOUT=2 GDC_ALLREDUCE_ALGO=recursive_doubling -- "$bin" timeout >"$out" 2>&1
+st=$?
+[ "$st" = 0 ] && [ "$(grep -c 'timed out as expected' "$out")" = 3 ] && grep -q 'waits for data from rank 3' "$out"
+tap_check "a rank that never joins: GDC_ERR_TIMEOUT naming it" $? "$out"
+rm -f "$out"
+
+# A rank dies mid-allreduce: the job ends (non-zero) instead of hanging.
+out=${TMPDIR:-/tmp}/gdc-coll-death.$$
+timeout -k 5 60 "$launch" 4 -- "$bin" peerdeath >"$out" 2>&1
+st=$?
+[ "$st" != 0 ] && [ "$st" != 124 ] && ! grep -q survived "$out"
+tap_check "a rank dies mid-allreduce: nobody hangs (exit $st)" $? "$out"
+rm -f "$out"
+tap_done
