@@ -135,21 +135,22 @@ static int parse_radix(const char *value, void *dest, const char **why)
     return 0;
 }
 
-#define ALGO_PARAM(COLL, NAME)                                                                \
-    {"GDC_" NAME "_ALGO", "", "force the " #COLL " algorithm (gdinfo --algorithms lists them)", \
+#define ALGO_PARAM(COLL, NAME, name)                                                          \
+    {"GDC_" NAME "_ALGO", "", "force the " name " algorithm (gdinfo --algorithms lists them)",  \
      parse_algo_name, &gdc_coll_config.algo_env[COLL]}
 
+/* The GDC_<COLL>_ALGO entries come first, in gdc_coll_type_t order. */
 static const gdc_rt_param_t coll_params[] = {
-    ALGO_PARAM(GDC_COLL_BARRIER, "BARRIER"),
-    ALGO_PARAM(GDC_COLL_BCAST, "BCAST"),
-    ALGO_PARAM(GDC_COLL_REDUCE, "REDUCE"),
-    ALGO_PARAM(GDC_COLL_ALLREDUCE, "ALLREDUCE"),
-    ALGO_PARAM(GDC_COLL_ALLGATHER, "ALLGATHER"),
-    ALGO_PARAM(GDC_COLL_REDUCE_SCATTER, "REDUCE_SCATTER"),
-    ALGO_PARAM(GDC_COLL_ALLTOALL, "ALLTOALL"),
-    ALGO_PARAM(GDC_COLL_ALLTOALLV, "ALLTOALLV"),
-    ALGO_PARAM(GDC_COLL_GATHER, "GATHER"),
-    ALGO_PARAM(GDC_COLL_SCATTER, "SCATTER"),
+    ALGO_PARAM(GDC_COLL_BARRIER, "BARRIER", "barrier"),
+    ALGO_PARAM(GDC_COLL_BCAST, "BCAST", "bcast"),
+    ALGO_PARAM(GDC_COLL_REDUCE, "REDUCE", "reduce"),
+    ALGO_PARAM(GDC_COLL_ALLREDUCE, "ALLREDUCE", "allreduce"),
+    ALGO_PARAM(GDC_COLL_ALLGATHER, "ALLGATHER", "allgather"),
+    ALGO_PARAM(GDC_COLL_REDUCE_SCATTER, "REDUCE_SCATTER", "reduce_scatter"),
+    ALGO_PARAM(GDC_COLL_ALLTOALL, "ALLTOALL", "alltoall"),
+    ALGO_PARAM(GDC_COLL_ALLTOALLV, "ALLTOALLV", "alltoallv"),
+    ALGO_PARAM(GDC_COLL_GATHER, "GATHER", "gather"),
+    ALGO_PARAM(GDC_COLL_SCATTER, "SCATTER", "scatter"),
     {"GDC_CHUNK_SIZE", "256K", "pipelining unit of large collectives (bytes)", parse_chunk,
      &gdc_coll_config.chunk_bytes},
     {"GDC_TREE_RADIX", "4", "k of the k-nomial tree algorithms", parse_radix, &gdc_coll_config.tree_radix},
@@ -179,7 +180,7 @@ int gdc_coll_select_check_forced(void)
                                          gdc_coll_algos[i].name);
             }
         }
-        GDC_LOG_ERROR("%s=%s is not a %s algorithm; valid names: %s", coll_params[coll].name, name,
+        GDC_LOG_ERROR("%s=%s names no %s algorithm; valid names: %s", coll_params[coll].name, name,
                       gdc_coll_type_name((gdc_coll_type_t)coll), valid);
         return GDC_ERR_INVALID_ARG;
     }
