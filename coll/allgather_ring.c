@@ -9,7 +9,7 @@ GDC_COLL_BUILDER(gdc_coll_allgather_ring)
     gdc_coll_vec_t     out    = {GDC_COLL_OUTPUT, 0, args->count * (size_t)n, n};
     int                chunks = gdc_coll_ring_chunks(sched, &out, n - 1);
     gdc_coll_ring_ag_t ag     = {
-        .owned = args->rank, .chunks = chunks, .slot_base = 0, .out = out,
+        .group = gdc_coll_group_all(args), .owned = args->rank, .chunks = chunks, .slot_base = 0, .out = out,
         .first_buf  = args->in_place ? GDC_COLL_OUTPUT : GDC_COLL_INPUT,
         .first_base = args->in_place ? args->count * (size_t)args->rank : 0,
     };

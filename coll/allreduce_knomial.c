@@ -8,14 +8,15 @@
 GDC_COLL_BUILDER(gdc_coll_allreduce_knomial)
 {
     gdc_coll_region_t      whole = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, args->count);
+    gdc_coll_group_t       all   = gdc_coll_group_all(args);
     gdc_coll_tree_reduce_t tr    = {
-        .radix = gdc_coll_config.tree_radix, .root = 0,
+        .group = all, .radix = gdc_coll_config.tree_radix, .root = 0, .slot = 0,
         .input = gdc_coll_rgn(sched, GDC_COLL_INPUT, 0, args->count), .acc = whole,
         .scratch_base = 0, .avg = args->op == GDC_AVG,
     };
 
     gdc_coll_scratch(sched, gdc_coll_tree_reduce(sched, &tr));
     /* a non-root receives the result where it accumulated (and sent) its partial one */
-    gdc_coll_tree_bcast(sched, tr.radix, 0, whole, 1, tr.done, tr.send);
+    gdc_coll_tree_bcast(sched, &all, tr.radix, 0, whole, 1, tr.done, tr.send);
     return GDC_SUCCESS;
 }

@@ -18,12 +18,12 @@ GDC_COLL_BUILDER(gdc_coll_allreduce_ring)
     int           *done   = malloc((size_t)chunks * sizeof(int));
     int           *sends  = malloc((size_t)(n - 1) * (size_t)chunks * sizeof(int));
     gdc_coll_ring_rs_t rs = {
-        .owned = owned, .chunks = chunks, .slot_base = 0, .input = input, .partial = output,
+        .group = gdc_coll_group_all(args), .owned = owned, .chunks = chunks, .slot_base = 0, .input = input, .partial = output,
         .result_buf = GDC_COLL_OUTPUT, .result_base = gdc_coll_block_offset(args->count, n, owned),
         .scratch_base = 0, .avg = args->op == GDC_AVG, .done = done, .sends = sends,
     };
     gdc_coll_ring_ag_t ag = {
-        .owned = owned, .chunks = chunks, .slot_base = (uint32_t)((n - 1) * chunks), .out = output,
+        .group = gdc_coll_group_all(args), .owned = owned, .chunks = chunks, .slot_base = (uint32_t)((n - 1) * chunks), .out = output,
         .first_buf = GDC_COLL_OUTPUT, .first_base = gdc_coll_block_offset(args->count, n, owned),
         .first_dep = done,
         /* round k receives into the block that round k of the reduce-scatter sent from */

@@ -18,11 +18,12 @@ GDC_COLL_BUILDER(gdc_coll_bcast_scatter_allgather)
     int               chunks = gdc_coll_ring_chunks(sched, &out, n - 1);
     int              *deps   = malloc((size_t)n * (size_t)chunks * sizeof(int));
     int               have, joined;
+    gdc_coll_group_t  all    = gdc_coll_group_all(args);
 
     if (deps == NULL) {
         return GDC_ERR_NO_MEMORY;
     }
-    have = gdc_coll_binomial_scatter(sched, args->root, gdc_coll_blocks_range, &blocks, 0, -1, -1);
+    have = gdc_coll_binomial_scatter(sched, &all, args->root, gdc_coll_blocks_range, &blocks, 0, -1, -1);
     /* The ring rewrites blocks this rank forwarded in the scatter (with the same data): it
      * waits until the scatter is done with them. */
     joined = gdc_coll_join(sched, NULL, 0);
@@ -37,7 +38,7 @@ GDC_COLL_BUILDER(gdc_coll_bcast_scatter_allgather)
     }
     {
         gdc_coll_ring_ag_t ag = {
-            .owned = v, .chunks = chunks, .slot_base = 1, .out = out, .first_buf = GDC_COLL_OUTPUT,
+            .group = all, .owned = v, .chunks = chunks, .slot_base = 1, .out = out, .first_buf = GDC_COLL_OUTPUT,
             .first_base = gdc_coll_block_offset(args->count, n, v), .first_dep = deps, .recv_dep = deps,
         };
         gdc_coll_ring_allgather(sched, &ag);

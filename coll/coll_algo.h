@@ -34,6 +34,28 @@ static inline int gdc_coll_pof2_floor(int n)
 }
 
 /*
+ * A group of the communicator's ranks that a phase runs over (the whole communicator, the
+ * ranks of one node, the node leaders, ...): phases number their peers 0..size-1 in the group
+ * and the group maps them to communicator ranks.
+ */
+typedef struct gdc_coll_group {
+    int        size;
+    int        me;    /* my index in the group */
+    const int *ranks; /* [size] communicator ranks; NULL: index i is rank i */
+} gdc_coll_group_t;
+
+static inline gdc_coll_group_t gdc_coll_group_all(const gdc_coll_args_t *args)
+{
+    gdc_coll_group_t g = {args->size, args->rank, NULL};
+    return g;
+}
+
+static inline int gdc_coll_group_rank(const gdc_coll_group_t *g, int i)
+{
+    return g->ranks != NULL ? g->ranks[i] : i;
+}
+
+/*
  * Non-powers of two for the recursive algorithms: with p the largest power of two <= n
  * and rem = n - p, ranks below 2*rem pair up; the even one of each pair (an "extra") hands
  * its data to the odd one and waits, the odd ones and the ranks from 2*rem on are the p

@@ -31,6 +31,7 @@ GDC_COLL_BUILDER(gdc_coll_gather_binomial)
     size_t       blk = args->count;
     gather_ctx_t g = {blk, v, GDC_COLL_SCRATCH, 0, end == v + 1, {0, 0, 0}};
     int          own = -1, send, done;
+    gdc_coll_group_t all = gdc_coll_group_all(args);
 
     g.own = args->in_place ? gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)args->rank, blk)
                            : gdc_coll_rgn(sched, GDC_COLL_INPUT, 0, blk);
@@ -42,7 +43,7 @@ GDC_COLL_BUILDER(gdc_coll_gather_binomial)
     if (!g.leaf && !(g.buf == GDC_COLL_OUTPUT && args->in_place)) {
         own = gdc_coll_copy(sched, subtree_range(sched, &g, v, v + 1), g.own, -1);
     }
-    done = gdc_coll_binomial_gather(sched, root, subtree_range, &g, 0, own, -1, &send);
+    done = gdc_coll_binomial_gather(sched, &all, root, subtree_range, &g, 0, own, -1, &send);
     if (v == 0 && root != 0) {
         /* scratch block i holds rank (i + root) % n */
         gdc_coll_copy(sched, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)root, blk * (size_t)(n - root)),

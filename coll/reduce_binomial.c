@@ -7,7 +7,7 @@ GDC_COLL_BUILDER(gdc_coll_reduce_binomial)
     size_t                 bytes   = args->count * args->dsize;
     int                    is_root = args->rank == args->root;
     gdc_coll_tree_reduce_t tr      = {
-        .radix = 2, .root = args->root, .input = gdc_coll_rgn(sched, GDC_COLL_INPUT, 0, args->count),
+        .group = gdc_coll_group_all(args), .radix = 2, .root = args->root, .slot = 0, .input = gdc_coll_rgn(sched, GDC_COLL_INPUT, 0, args->count),
         .acc   = is_root ? gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, args->count)
                          : gdc_coll_rgn_bytes(GDC_COLL_SCRATCH, 0, bytes),
         .scratch_base = is_root ? 0 : bytes, .avg = args->op == GDC_AVG,

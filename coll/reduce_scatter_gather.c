@@ -24,6 +24,7 @@ GDC_COLL_BUILDER(gdc_coll_reduce_scatter_gather)
     int              *done    = malloc((size_t)chunks * sizeof(int));
     int              *sends   = malloc((size_t)(n - 1) * (size_t)chunks * sizeof(int));
     int               own, send;
+    gdc_coll_group_t  all     = gdc_coll_group_all(args);
     size_t            used;
 
     if (done == NULL || sends == NULL) {
@@ -33,7 +34,7 @@ GDC_COLL_BUILDER(gdc_coll_reduce_scatter_gather)
     }
     {
         gdc_coll_ring_rs_t rs = {
-            .owned = v, .chunks = chunks, .slot_base = 1, .input = input, .partial = partial,
+            .group = gdc_coll_group_all(args), .owned = v, .chunks = chunks, .slot_base = 1, .input = input, .partial = partial,
             .result_buf = blocks.buf, .result_base = gdc_coll_block_offset(args->count, n, v),
             .scratch_base = bytes, .avg = args->op == GDC_AVG, .done = done, .sends = sends,
         };
@@ -46,7 +47,7 @@ GDC_COLL_BUILDER(gdc_coll_reduce_scatter_gather)
     for (int i = 0; i < (n - 1) * chunks; i++) {
         gdc_coll_after(sched, own, sends[i]);
     }
-    gdc_coll_binomial_gather(sched, args->root, gdc_coll_blocks_range, &blocks, 0, own, own, &send);
+    gdc_coll_binomial_gather(sched, &all, args->root, gdc_coll_blocks_range, &blocks, 0, own, own, &send);
     free(done);
     free(sends);
     return GDC_SUCCESS;

@@ -28,7 +28,7 @@ GDC_COLL_BUILDER(gdc_coll_reduce_scatter_ring)
     }
     {
         gdc_coll_ring_rs_t rs = {
-            .owned = args->rank, .chunks = chunks, .slot_base = 0, .input = input, .partial = partial,
+            .group = gdc_coll_group_all(args), .owned = args->rank, .chunks = chunks, .slot_base = 0, .input = input, .partial = partial,
             .result_buf  = args->in_place ? GDC_COLL_SCRATCH : GDC_COLL_OUTPUT,
             .result_base = args->in_place ? args->count * (size_t)args->rank : 0,
             .scratch_base = vbytes, .avg = args->op == GDC_AVG, .done = done, .sends = sends,

@@ -40,9 +40,10 @@ static int mod(int x, int n)
 
 size_t gdc_coll_ring_reduce_scatter(gdc_coll_sched_t *sched, gdc_coll_ring_rs_t *rs)
 {
-    int    n     = rs->input.n;
+    int    n     = rs->group.size;
     int    depth = n - 1 < GDC_COLL_RING_DEPTH ? n - 1 : GDC_COLL_RING_DEPTH;
-    int    right = mod(sched->args.rank + 1, n), left = mod(sched->args.rank - 1, n);
+    int    right = gdc_coll_group_rank(&rs->group, mod(rs->group.me + 1, n));
+    int    left  = gdc_coll_group_rank(&rs->group, mod(rs->group.me - 1, n));
     size_t chunk_max =
         gdc_coll_block_count(gdc_coll_block_count(rs->input.count, n, 0), rs->chunks, 0);
     int   *reduced = malloc((size_t)(n - 1) * (size_t)rs->chunks * sizeof(int));
@@ -111,8 +112,9 @@ size_t gdc_coll_ring_reduce_scatter(gdc_coll_sched_t *sched, gdc_coll_ring_rs_t 
 
 void gdc_coll_ring_allgather(gdc_coll_sched_t *sched, const gdc_coll_ring_ag_t *ag)
 {
-    int  n     = ag->out.n;
-    int  right = mod(sched->args.rank + 1, n), left = mod(sched->args.rank - 1, n);
+    int  n     = ag->group.size;
+    int  right = gdc_coll_group_rank(&ag->group, mod(ag->group.me + 1, n));
+    int  left  = gdc_coll_group_rank(&ag->group, mod(ag->group.me - 1, n));
     int *recvd = malloc((size_t)(n - 1) * (size_t)ag->chunks * sizeof(int));
 
     if (recvd == NULL) {

@@ -3,7 +3,8 @@
  * reduce-scatter (ring allreduce, ring reduce_scatter) and a pipelined ring allgather (ring
  * allreduce, ring allgather, scatter + allgather bcast).
  *
- * A vector of `count` elements is cut into n blocks (gdc_coll_block_*), each block into
+ * The ring runs over a group of ranks (n of them); a vector of `count` elements is cut into n
+ * blocks (gdc_coll_block_*), each block into
  * `chunks` pipeline chunks. After the reduce-scatter, rank r holds the reduction of block
  * `owned`; the allgather starts from every rank owning one block and ends with all blocks
  * everywhere.
@@ -32,6 +33,7 @@ gdc_coll_region_t gdc_coll_vec_chunk_at(const gdc_coll_sched_t *sched, const gdc
 int gdc_coll_ring_chunks(const gdc_coll_sched_t *sched, const gdc_coll_vec_t *vec, int rounds);
 
 typedef struct gdc_coll_ring_rs {
+    gdc_coll_group_t group;      /* the ring, in group order */
     int            owned;        /* block this rank ends with */
     int            chunks;
     uint32_t       slot_base;
@@ -51,6 +53,7 @@ typedef struct gdc_coll_ring_rs {
 size_t gdc_coll_ring_reduce_scatter(gdc_coll_sched_t *sched, gdc_coll_ring_rs_t *rs);
 
 typedef struct gdc_coll_ring_ag {
+    gdc_coll_group_t  group;     /* the ring, in group order */
     int               owned;     /* block this rank starts with */
     int               chunks;
     uint32_t          slot_base;

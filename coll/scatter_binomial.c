@@ -30,6 +30,7 @@ GDC_COLL_BUILDER(gdc_coll_scatter_binomial)
     size_t        blk = args->count;
     scatter_ctx_t s   = {blk, v, GDC_COLL_SCRATCH, 0, end == v + 1};
     int           have = -1;
+    gdc_coll_group_t all = gdc_coll_group_all(args);
 
     if (v == 0 && root == 0) {
         s.buf = GDC_COLL_INPUT;
@@ -45,7 +46,7 @@ GDC_COLL_BUILDER(gdc_coll_scatter_binomial)
                                 gdc_coll_rgn(sched, GDC_COLL_INPUT, 0, blk * (size_t)root), -1);
         have    = gdc_coll_join(sched, deps, 2);
     }
-    have = gdc_coll_binomial_scatter(sched, root, subtree_range, &s, 0, have, -1);
+    have = gdc_coll_binomial_scatter(sched, &all, root, subtree_range, &s, 0, have, -1);
     /* my own block: from the subtree range to the output (the root in place keeps it in
      * its input, where it already is) */
     if (!s.leaf && !(v == 0 && args->in_place)) {

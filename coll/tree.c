@@ -35,8 +35,9 @@ int gdc_coll_tree_children(int v, int n, int radix, int *children, int max)
 
 size_t gdc_coll_tree_reduce(gdc_coll_sched_t *sched, gdc_coll_tree_reduce_t *tr)
 {
-    int               n = sched->args.size;
-    int               v = gdc_coll_vrank(sched->args.rank, tr->root, n);
+    const gdc_coll_group_t *g = &tr->group;
+    int               n = g->size;
+    int               v = gdc_coll_vrank(g->me, tr->root, n);
     int               children[GDC_COLL_TREE_MAX_CHILDREN];
     int               num = gdc_coll_tree_children(v, n, tr->radix, children, GDC_COLL_TREE_MAX_CHILDREN);
     int               reduced[GDC_COLL_TREE_SLOTS] = {-1, -1};
@@ -49,7 +50,7 @@ size_t gdc_coll_tree_reduce(gdc_coll_sched_t *sched, gdc_coll_tree_reduce_t *tr)
         gdc_coll_region_t tmp  = gdc_coll_rgn_bytes(GDC_COLL_SCRATCH,
                                                     tr->scratch_base + (size_t)slot * tr->acc.length,
                                                     tr->acc.length);
-        int recv = gdc_coll_recv(sched, gdc_coll_real_rank(children[i], tr->root, n), 0, tmp, reduced[slot]);
+        int recv = gdc_coll_recv(sched, gdc_coll_tree_peer(g, children[i], tr->root), tr->slot, tmp, reduced[slot]);
 
         last = gdc_coll_reduce(sched, tr->acc, cur, tmp, recv);
         gdc_coll_after(sched, last, i > 0 ? reduced[(i - 1) % GDC_COLL_TREE_SLOTS] : -1);
@@ -59,7 +60,7 @@ size_t gdc_coll_tree_reduce(gdc_coll_sched_t *sched, gdc_coll_tree_reduce_t *tr)
     tr->send = -1;
     tr->done = last;
     if (parent >= 0) {
-        tr->send = gdc_coll_send(sched, gdc_coll_real_rank(parent, tr->root, n), 0, cur, last);
+        tr->send = gdc_coll_send(sched, gdc_coll_tree_peer(g, parent, tr->root), tr->slot, cur, last);
     } else {
         if (num == 0 && cur.buf != tr->acc.buf) {
             tr->done = gdc_coll_copy(sched, tr->acc, cur, -1);
@@ -71,22 +72,22 @@ size_t gdc_coll_tree_reduce(gdc_coll_sched_t *sched, gdc_coll_tree_reduce_t *tr)
     return (size_t)(num < GDC_COLL_TREE_SLOTS ? num : GDC_COLL_TREE_SLOTS) * tr->acc.length;
 }
 
-int gdc_coll_tree_bcast(gdc_coll_sched_t *sched, int radix, int root, gdc_coll_region_t region,
-                        uint32_t slot, int root_dep, int recv_dep)
+int gdc_coll_tree_bcast(gdc_coll_sched_t *sched, const gdc_coll_group_t *g, int radix, int root,
+                        gdc_coll_region_t region, uint32_t slot, int root_dep, int recv_dep)
 {
-    int n = sched->args.size;
-    int v = gdc_coll_vrank(sched->args.rank, root, n);
+    int n = g->size;
+    int v = gdc_coll_vrank(g->me, root, n);
     int children[GDC_COLL_TREE_MAX_CHILDREN];
     int num    = gdc_coll_tree_children(v, n, radix, children, GDC_COLL_TREE_MAX_CHILDREN);
     int parent = gdc_coll_tree_parent(v, n, radix);
     int have   = root_dep;
 
     if (parent >= 0) {
-        have = gdc_coll_recv(sched, gdc_coll_real_rank(parent, root, n), slot, region, recv_dep);
+        have = gdc_coll_recv(sched, gdc_coll_tree_peer(g, parent, root), slot, region, recv_dep);
     }
     /* the largest subtrees (last in reduce order) first */
     for (int i = num - 1; i >= 0; i--) {
-        gdc_coll_send(sched, gdc_coll_real_rank(children[i], root, n), slot, region, have);
+        gdc_coll_send(sched, gdc_coll_tree_peer(g, children[i], root), slot, region, have);
     }
     return have;
 }
@@ -98,18 +99,19 @@ int gdc_coll_binomial_subtree_end(int v, int n)
     return end < n ? end : n;
 }
 
-int gdc_coll_binomial_scatter(gdc_coll_sched_t *sched, int root, gdc_coll_range_fn_t range,
-                              const void *ctx, uint32_t slot, int root_dep, int recv_dep)
+int gdc_coll_binomial_scatter(gdc_coll_sched_t *sched, const gdc_coll_group_t *g, int root,
+                              gdc_coll_range_fn_t range, const void *ctx, uint32_t slot, int root_dep,
+                              int recv_dep)
 {
-    int n    = sched->args.size;
-    int v    = gdc_coll_vrank(sched->args.rank, root, n);
+    int n    = g->size;
+    int v    = gdc_coll_vrank(g->me, root, n);
     int end  = gdc_coll_binomial_subtree_end(v, n);
     int have = root_dep;
     int d    = 1;
 
     if (v > 0) {
         gdc_coll_region_t mine = range(sched, ctx, v, end);
-        have = mine.length ? gdc_coll_recv(sched, gdc_coll_real_rank(v - (v & -v), root, n), slot, mine,
+        have = mine.length ? gdc_coll_recv(sched, gdc_coll_tree_peer(g, v - (v & -v), root), slot, mine,
                                            recv_dep)
                            : recv_dep;
     }
@@ -126,17 +128,18 @@ int gdc_coll_binomial_scatter(gdc_coll_sched_t *sched, int root, gdc_coll_range_
         }
         part = range(sched, ctx, child, gdc_coll_binomial_subtree_end(child, n));
         if (part.length) {
-            gdc_coll_send(sched, gdc_coll_real_rank(child, root, n), slot, part, have);
+            gdc_coll_send(sched, gdc_coll_tree_peer(g, child, root), slot, part, have);
         }
     }
     return have;
 }
 
-int gdc_coll_binomial_gather(gdc_coll_sched_t *sched, int root, gdc_coll_range_fn_t range,
-                             const void *ctx, uint32_t slot, int own_dep, int recv_dep, int *send)
+int gdc_coll_binomial_gather(gdc_coll_sched_t *sched, const gdc_coll_group_t *g, int root,
+                             gdc_coll_range_fn_t range, const void *ctx, uint32_t slot, int own_dep,
+                             int recv_dep, int *send)
 {
-    int n   = sched->args.size;
-    int v   = gdc_coll_vrank(sched->args.rank, root, n);
+    int n   = g->size;
+    int v   = gdc_coll_vrank(g->me, root, n);
     int end = gdc_coll_binomial_subtree_end(v, n);
     int deps[32];
     int num = 0;
@@ -147,7 +150,7 @@ int gdc_coll_binomial_gather(gdc_coll_sched_t *sched, int root, gdc_coll_range_f
         gdc_coll_region_t part  = range(sched, ctx, child, gdc_coll_binomial_subtree_end(child, n));
 
         if (part.length) {
-            deps[num++] = gdc_coll_recv(sched, gdc_coll_real_rank(child, root, n), slot, part, recv_dep);
+            deps[num++] = gdc_coll_recv(sched, gdc_coll_tree_peer(g, child, root), slot, part, recv_dep);
         }
     }
     {
@@ -156,7 +159,7 @@ int gdc_coll_binomial_gather(gdc_coll_sched_t *sched, int root, gdc_coll_range_f
 
         *send = -1;
         if (v > 0 && mine.length) {
-            *send = gdc_coll_send(sched, gdc_coll_real_rank(v - (v & -v), root, n), slot, mine, complete);
+            *send = gdc_coll_send(sched, gdc_coll_tree_peer(g, v - (v & -v), root), slot, mine, complete);
         }
         return complete;
     }
