@@ -6,7 +6,7 @@
 GDC_COLL_BUILDER(gdc_coll_allgather_ring)
 {
     int                n      = args->size;
-    gdc_coll_vec_t     out    = {GDC_COLL_OUTPUT, 0, args->count * (size_t)n, n};
+    gdc_coll_vec_t     out    = {GDC_COLL_OUTPUT, 0, args->count * (size_t)n, n, NULL};
     int                chunks = gdc_coll_ring_chunks(sched, &out, n - 1);
     gdc_coll_ring_ag_t ag     = {
         .group = gdc_coll_group_all(args), .owned = args->rank, .chunks = chunks, .slot_base = 0, .out = out,

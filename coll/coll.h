@@ -37,6 +37,9 @@ typedef struct gdc_coll_args {
     int             in_place;
     int             size;     /* communicator size */
     int             rank;     /* my rank in the communicator */
+    /* where the ranks are: node of each rank (0..num_nodes-1), from the communicator */
+    const int      *node_of;
+    int             num_nodes;
     /* alltoallv only: per-peer counts and displacements, in elements */
     const size_t   *sendcounts;
     const size_t   *sdispls;

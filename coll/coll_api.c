@@ -86,8 +86,10 @@ static gdc_coll_args_t make_args(const coll_call_t *call, gdc_comm_t comm, size_
     args.op       = call->reduces ? op : GDC_SUM;
     args.root     = call->rooted ? root : 0;
     args.in_place = in_place;
-    args.size     = comm->size;
-    args.rank     = comm->rank;
+    args.size      = comm->size;
+    args.rank      = comm->rank;
+    args.node_of   = comm->node_of;
+    args.num_nodes = comm->num_nodes;
     return args;
 }
 

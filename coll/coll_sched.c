@@ -38,6 +38,7 @@ gdc_coll_sched_t *gdc_coll_sched_new(const gdc_coll_algo_t *algo, const gdc_coll
     /* the schedule outlives the call: keep no pointer into the caller's arrays */
     sched->args.sendcounts = sched->args.sdispls = NULL;
     sched->args.recvcounts = sched->args.rdispls = NULL;
+    sched->args.node_of                          = NULL;
     return sched;
 }
 

@@ -15,10 +15,10 @@ GDC_COLL_BUILDER(gdc_coll_reduce_scatter_gather)
     int               v       = gdc_coll_vrank(args->rank, args->root, n);
     int               is_root = args->rank == args->root;
     size_t            bytes   = args->count * args->dsize;
-    gdc_coll_vec_t    input   = {GDC_COLL_INPUT, 0, args->count, n};
+    gdc_coll_vec_t    input   = {GDC_COLL_INPUT, 0, args->count, n, NULL};
     /* partial reductions in scratch; blocks gathered at the root's output, elsewhere in the
      * same scratch vector (block v is the one this rank finishes) */
-    gdc_coll_vec_t    partial = {GDC_COLL_SCRATCH, 0, args->count, n};
+    gdc_coll_vec_t    partial = {GDC_COLL_SCRATCH, 0, args->count, n, NULL};
     gdc_coll_blocks_t blocks  = {is_root ? GDC_COLL_OUTPUT : GDC_COLL_SCRATCH, 0, args->count, n};
     int               chunks  = gdc_coll_ring_chunks(sched, &input, n - 1);
     int              *done    = malloc((size_t)chunks * sizeof(int));

@@ -14,8 +14,8 @@ GDC_COLL_BUILDER(gdc_coll_reduce_scatter_ring)
     int            n       = args->size;
     size_t         total   = args->count * (size_t)n;
     size_t         vbytes  = total * args->dsize;
-    gdc_coll_vec_t input   = {GDC_COLL_INPUT, 0, total, n};
-    gdc_coll_vec_t partial = {GDC_COLL_SCRATCH, 0, total, n};
+    gdc_coll_vec_t input   = {GDC_COLL_INPUT, 0, total, n, NULL};
+    gdc_coll_vec_t partial = {GDC_COLL_SCRATCH, 0, total, n, NULL};
     int            chunks  = gdc_coll_ring_chunks(sched, &input, n - 1);
     int           *done    = malloc((size_t)chunks * sizeof(int));
     int           *sends   = malloc((size_t)(n - 1) * (size_t)chunks * sizeof(int));

@@ -8,11 +8,33 @@
  * still being reduced. */
 #define GDC_COLL_RING_DEPTH 3
 
+size_t gdc_coll_vec_block_offset(const gdc_coll_vec_t *vec, int b)
+{
+    return vec->bounds != NULL ? vec->bounds[b] : gdc_coll_block_offset(vec->count, vec->n, b);
+}
+
+size_t gdc_coll_vec_block_count(const gdc_coll_vec_t *vec, int b)
+{
+    return vec->bounds != NULL ? vec->bounds[b + 1] - vec->bounds[b] : gdc_coll_block_count(vec->count, vec->n, b);
+}
+
+/* The largest block (receive slots and chunk strides are sized for it). */
+static size_t largest_block(const gdc_coll_vec_t *vec)
+{
+    size_t most = 0;
+
+    for (int b = 0; b < vec->n; b++) {
+        size_t c = gdc_coll_vec_block_count(vec, b);
+        most     = c > most ? c : most;
+    }
+    return most;
+}
+
 gdc_coll_region_t gdc_coll_vec_chunk(const gdc_coll_sched_t *sched, const gdc_coll_vec_t *vec,
                                      int block, int c, int chunks)
 {
-    size_t bcount = gdc_coll_block_count(vec->count, vec->n, block);
-    size_t boff   = gdc_coll_block_offset(vec->count, vec->n, block);
+    size_t bcount = gdc_coll_vec_block_count(vec, block);
+    size_t boff   = gdc_coll_vec_block_offset(vec, block);
 
     return gdc_coll_rgn(sched, vec->buf,
                         vec->base + boff + gdc_coll_block_offset(bcount, chunks, c),
@@ -22,7 +44,7 @@ gdc_coll_region_t gdc_coll_vec_chunk(const gdc_coll_sched_t *sched, const gdc_co
 gdc_coll_region_t gdc_coll_vec_chunk_at(const gdc_coll_sched_t *sched, const gdc_coll_vec_t *vec,
                                         int block, int c, int chunks, gdc_coll_buf_t buf, size_t base)
 {
-    size_t bcount = gdc_coll_block_count(vec->count, vec->n, block);
+    size_t bcount = gdc_coll_vec_block_count(vec, block);
 
     return gdc_coll_rgn(sched, buf, base + gdc_coll_block_offset(bcount, chunks, c),
                         gdc_coll_block_count(bcount, chunks, c));
@@ -30,7 +52,7 @@ gdc_coll_region_t gdc_coll_vec_chunk_at(const gdc_coll_sched_t *sched, const gdc
 
 int gdc_coll_ring_chunks(const gdc_coll_sched_t *sched, const gdc_coll_vec_t *vec, int rounds)
 {
-    return gdc_coll_chunks(gdc_coll_block_count(vec->count, vec->n, 0) * sched->args.dsize, rounds);
+    return gdc_coll_chunks(largest_block(vec) * sched->args.dsize, rounds);
 }
 
 static int mod(int x, int n)
@@ -44,8 +66,7 @@ size_t gdc_coll_ring_reduce_scatter(gdc_coll_sched_t *sched, gdc_coll_ring_rs_t 
     int    depth = n - 1 < GDC_COLL_RING_DEPTH ? n - 1 : GDC_COLL_RING_DEPTH;
     int    right = gdc_coll_group_rank(&rs->group, mod(rs->group.me + 1, n));
     int    left  = gdc_coll_group_rank(&rs->group, mod(rs->group.me - 1, n));
-    size_t chunk_max =
-        gdc_coll_block_count(gdc_coll_block_count(rs->input.count, n, 0), rs->chunks, 0);
+    size_t chunk_max = gdc_coll_block_count(largest_block(&rs->input), rs->chunks, 0);
     int   *reduced = malloc((size_t)(n - 1) * (size_t)rs->chunks * sizeof(int));
     /* the last reduce that read each receive slot: the next receive into it waits for it */
     int   *reader  = malloc((size_t)depth * (size_t)rs->chunks * sizeof(int));

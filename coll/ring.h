@@ -14,13 +14,20 @@
 
 #include "coll_algo.h"
 
-/* A vector of n blocks laid out in one buffer from element `base`. */
+/* A vector of n blocks laid out in one buffer from element `base`: equal blocks
+ * (gdc_coll_block_*), or the blocks [bounds[b], bounds[b+1]) when bounds is set (n + 1
+ * element offsets from 0 to count: uneven nodes, allgatherv-like layouts). */
 typedef struct gdc_coll_vec {
     gdc_coll_buf_t buf;
     size_t         base;
     size_t         count;
     int            n;
+    const size_t  *bounds;
 } gdc_coll_vec_t;
+
+/* Block b of vec: its first element and its size. */
+size_t gdc_coll_vec_block_offset(const gdc_coll_vec_t *vec, int b);
+size_t gdc_coll_vec_block_count(const gdc_coll_vec_t *vec, int b);
 
 /* Chunk c (of chunks) of block b of vec. */
 gdc_coll_region_t gdc_coll_vec_chunk(const gdc_coll_sched_t *sched, const gdc_coll_vec_t *vec,

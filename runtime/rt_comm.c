@@ -32,9 +32,38 @@ static void run_destroyed_hook(struct gdc_comm *comm)
     }
 }
 
+/* The node of each rank of comm, renumbered densely in order of first appearance (so a
+ * communicator's nodes are 0..num_nodes-1 whatever the job's numbering). */
+static int map_comm_nodes(struct gdc_comm *comm)
+{
+    int *seen = malloc((size_t)gdc_rt_boot.num_nodes * sizeof(int));
+
+    comm->node_of = malloc((size_t)comm->size * sizeof(int));
+    if (seen == NULL || comm->node_of == NULL) {
+        free(seen);
+        free(comm->node_of);
+        comm->node_of = NULL;
+        return GDC_ERR_NO_MEMORY;
+    }
+    for (int n = 0; n < gdc_rt_boot.num_nodes; n++) {
+        seen[n] = -1;
+    }
+    comm->num_nodes = 0;
+    for (int r = 0; r < comm->size; r++) {
+        int job_node = gdc_rt_boot.node_of[gdc_rt_comm_world_rank(comm, r)];
+        if (seen[job_node] < 0) {
+            seen[job_node] = comm->num_nodes++;
+        }
+        comm->node_of[r] = seen[job_node];
+    }
+    free(seen);
+    return GDC_SUCCESS;
+}
+
 int gdc_rt_comm_world_init(void)
 {
     struct gdc_comm *world = &gdc_comm_world_instance;
+    int              status;
 
     memset(world, 0, sizeof(*world));
     world->ctx   = 0;
@@ -42,7 +71,18 @@ int gdc_rt_comm_world_init(void)
     world->size  = gdc_rt_boot.size;
     world->magic = GDC_RT_COMM_MAGIC;
     next_ctx     = 1;
-    return run_created_hook(world);
+    status       = map_comm_nodes(world);
+    if (status != GDC_SUCCESS) {
+        world->magic = 0;
+        return status;
+    }
+    status = run_created_hook(world);
+    if (status != GDC_SUCCESS) {
+        free(world->node_of);
+        world->node_of = NULL;
+        world->magic   = 0;
+    }
+    return status;
 }
 
 static void destroy(struct gdc_comm *comm)
@@ -50,6 +90,8 @@ static void destroy(struct gdc_comm *comm)
     run_destroyed_hook(comm);
     comm->magic = 0;
     free(comm->world_of);
+    free(comm->node_of);
+    comm->node_of = NULL;
     if (comm != &gdc_comm_world_instance) {
         free(comm);
     }
@@ -162,6 +204,11 @@ static struct gdc_comm *build_comm(struct gdc_comm *parent, split_record_t *recs
     comm->size  = n;
     comm->ctx   = ctx;
     comm->magic = GDC_RT_COMM_MAGIC;
+    if (map_comm_nodes(comm) != GDC_SUCCESS) {
+        free(comm->world_of);
+        free(comm);
+        return NULL;
+    }
     return comm;
 }
 
@@ -209,6 +256,7 @@ static int split(struct gdc_comm *parent, int color, int key, gdc_comm_t *newcom
     if (status != GDC_SUCCESS) {
         comm->magic = 0;
         free(comm->world_of);
+        free(comm->node_of);
         free(comm);
         goto out;
     }

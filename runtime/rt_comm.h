@@ -14,6 +14,8 @@ struct gdc_comm {
     int              rank;
     int              size;
     int             *world_of;     /* [size] comm rank -> world rank; NULL for the world */
+    int             *node_of;      /* [size] comm rank -> node, numbered 0.. in order of first rank */
+    int              num_nodes;
     uint32_t         coll_seq;     /* number of the next collective on this communicator */
     uint32_t         internal_seq; /* number of the next runtime-internal exchange */
     void            *coll;         /* the collectives layer's state (schedule cache, ...) */
