@@ -50,6 +50,14 @@ void gdc_coll_avg_finish_host(void *buf, size_t count, gdc_dtype_t dtype, int n)
 int gdc_coll_reduce_cuda(void *dst, const void *a, const void *b, size_t count,
                          gdc_dtype_t dtype, gdc_op_t op);
 int gdc_coll_avg_finish_cuda(void *buf, size_t count, gdc_dtype_t dtype, int n);
+/* The host kernel set in use: "avx2" (x86-64 with AVX2 and F16C) or "generic" (plain C,
+ * vectorized for the target's baseline), chosen from the CPU at first use; for gdinfo
+ * and logs. Both give the same bits. */
+const char *gdc_coll_reduce_host_isa(void);
+/* For tests: run the set called name (NULL: the CPU's best again). GDC_SUCCESS, or
+ * GDC_ERR_UNSUPPORTED when this build or CPU does not have it. */
+int gdc_coll_reduce_host_select_isa(const char *name);
+
 /* fp16 and bf16 conversions (round to nearest even; NaN stays NaN, inf stays inf,
  * subnormals handled), shared by kernels, tests and the simulator's reference. */
 float gdc_coll_half_to_float(uint16_t h);  uint16_t gdc_coll_float_to_half(float f);

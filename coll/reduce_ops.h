@@ -79,9 +79,10 @@ GDC_COLL_DEFINE_INT_AVG(u64, uint64_t, uint64_t)
 
 /* ---- float32 and float64 ---------------------------------------------------------------
  * _bits_type: the unsigned integer of the same width; _nan: the canonical NaN's bits.
- * MIN and MAX are done on the bits where a compare cannot decide: a NaN operand is
- * replaced by the other one, and for equal operands (only +0 / -0 differ in bits) OR
- * keeps the sign bit of either (-0 for min), AND only a common one (+0 for max). */
+ * MIN and MAX pick bits where a compare cannot decide: when b is NaN the compare is false
+ * and keeps a; a NaN a is replaced by b (NaN only if both are); for equal operands (only
+ * +0 / -0 differ in bits) OR keeps either's sign bit (-0 for min), AND only a common one
+ * (+0 for max). */
 #define GDC_COLL_DEFINE_FLOAT_OPS(_suffix, _type, _bits_type, _nan, _add, _mul, _div)         \
     GDC_COLL_ELEM _type gdc_coll_canonical_##_suffix(_type r)                                 \
     {                                                                                         \
@@ -102,7 +103,6 @@ GDC_COLL_DEFINE_INT_AVG(u64, uint64_t, uint64_t)
                                                                                               \
         r_bits = a == b ? (a_bits | b_bits) : r_bits;                                         \
         r_bits = a != a ? b_bits : r_bits;                                                    \
-        r_bits = b != b ? a_bits : r_bits;                                                    \
         return gdc_coll_canonical_##_suffix(gdc_coll_##_suffix##_from_bits(r_bits));          \
     }                                                                                         \
     GDC_COLL_ELEM _type gdc_coll_max_##_suffix(_type a, _type b)                              \
@@ -112,7 +112,6 @@ GDC_COLL_DEFINE_INT_AVG(u64, uint64_t, uint64_t)
                                                                                               \
         r_bits = a == b ? (a_bits & b_bits) : r_bits;                                         \
         r_bits = a != a ? b_bits : r_bits;                                                    \
-        r_bits = b != b ? a_bits : r_bits;                                                    \
         return gdc_coll_canonical_##_suffix(gdc_coll_##_suffix##_from_bits(r_bits));          \
     }                                                                                         \
     GDC_COLL_ELEM _type gdc_coll_avg_##_suffix(_type sum, int n)                              \

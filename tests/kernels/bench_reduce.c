@@ -4,7 +4,8 @@
  * (default 10). GB/s counts the bytes of one operand per second (what a reduction step
  * consumes from the network or a peer), as for memcpy the bytes copied; the memory traffic
  * is 3x that for dst = a + b and for inout += b (2 reads, 1 write), 2x for memcpy.
- * Built by `make check`, not run by it.
+ * One table per host kernel set this CPU runs (avx2, generic). Built by `make check`, not
+ * run by it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,7 @@ int main(int argc, char **argv)
         gdc_dtype_t dtype;
     } types[] = {{"float32", GDC_FLOAT32}, {"float16", GDC_FLOAT16}, {"bfloat16", GDC_BFLOAT16},
                  {"int32", GDC_INT32},     {"float64", GDC_FLOAT64}, {"int8", GDC_INT8}};
+    static const char *const isas[] = {"avx2", "generic"};
     long           mib     = argc > 1 ? strtol(argv[1], NULL, 10) : 64;
     int            repeats = argc > 2 ? atoi(argv[2]) : 10;
     size_t         bytes;
@@ -76,14 +78,22 @@ int main(int argc, char **argv)
     copy = best_seconds(RUN_MEMCPY, dst, a, b, bytes, GDC_BYTE, repeats);
     printf("# %ld MiB per operand, best of %d; GB/s = bytes of one operand per second\n", mib,
            repeats);
-    printf("%-10s %12s %12s %10s\n", "kernel", "inout+=b", "dst=a+b", "vs memcpy");
-    printf("%-10s %12.2f %12s %10s\n", "memcpy", bytes / copy / 1e9, "-", "1.00");
-    for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
-        double in_place = best_seconds(RUN_IN_PLACE, dst, a, b, bytes, types[t].dtype, repeats);
-        double out_of_place = best_seconds(RUN_OUT_OF_PLACE, dst, a, b, bytes, types[t].dtype, repeats);
+    printf("# memcpy: %.2f GB/s\n", bytes / copy / 1e9);
+    for (size_t i = 0; i < sizeof(isas) / sizeof(isas[0]); i++) {
+        if (gdc_coll_reduce_host_select_isa(isas[i]) != GDC_SUCCESS) {
+            printf("# kernel set %s: not available on this CPU\n", isas[i]);
+            continue;
+        }
+        printf("%-8s %-10s %12s %12s %14s\n", "set", "sum of", "inout+=b", "dst=a+b",
+               "inout vs copy");
+        for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+            double in_place = best_seconds(RUN_IN_PLACE, dst, a, b, bytes, types[t].dtype, repeats);
+            double out_of_place =
+                best_seconds(RUN_OUT_OF_PLACE, dst, a, b, bytes, types[t].dtype, repeats);
 
-        printf("%-10s %12.2f %12.2f %10.2f\n", types[t].name, bytes / in_place / 1e9,
-               bytes / out_of_place / 1e9, copy / in_place);
+            printf("%-8s %-10s %12.2f %12.2f %14.2f\n", isas[i], types[t].name,
+                   bytes / in_place / 1e9, bytes / out_of_place / 1e9, copy / in_place);
+        }
     }
     free(dst);
     free(b);

@@ -36,10 +36,23 @@ typedef enum {
 
 static const char *const alias_names[] = {"distinct", "dst==a", "dst==b", "dst==a==b", "a==b"};
 
+/* What a test runs on: a host kernel set, and for the per-combination tests a dtype x op. */
 typedef struct {
+    const char *isa;
     gdc_dtype_t dtype;
     gdc_op_t    op;
-} combo_t;
+} case_t;
+
+/* Run the kernel set of the case, or skip the test where this CPU or build lacks it. */
+static void use_isa(void **state)
+{
+    const case_t *c = *state;
+
+    if (gdc_coll_reduce_host_select_isa(c->isa) != GDC_SUCCESS) {
+        printf("SKIPPED: host kernel set %s is not available on this CPU or build\n", c->isa);
+        skip();
+    }
+}
 
 /* Run one (dtype, op, length, alias, offset) case; returns 0 when every bit matches and
  * nothing outside dst[0, count) changed. */
@@ -90,10 +103,11 @@ static int check_case(gdc_dtype_t dtype, gdc_op_t op, size_t count, alias_mode_t
 
 static void test_combo(void **state)
 {
-    const combo_t *combo    = *state;
-    uint64_t       rng      = 0x1234 + (uint64_t)combo->dtype * 131 + (uint64_t)combo->op;
-    int            failures = 0;
+    const case_t *combo    = *state;
+    uint64_t      rng      = 0x1234 + (uint64_t)combo->dtype * 131 + (uint64_t)combo->op;
+    int           failures = 0;
 
+    use_isa(state);
     for (size_t l = 0; l < NUM_LENGTHS; l++) {
         for (int alias = 0; alias < NUM_ALIAS_MODES; alias++) {
             failures += check_case(combo->dtype, combo->op, lengths[l], (alias_mode_t)alias, 0, &rng);
@@ -117,6 +131,7 @@ static void test_int_wraparound(void **state)
     int64_t  i64a = INT64_MAX, i64b = 1, i64r;
     uint64_t u64a = UINT64_MAX, u64b = 1, u64r;
 
+    use_isa(state);
     gdc_coll_reduce_host(&i8r, &i8a, &i8b, 1, GDC_INT8, GDC_SUM);
     assert_int_equal(i8r, -128);
     gdc_coll_reduce_host(&u8r, &u8a, &u8b, 1, GDC_UINT8, GDC_SUM);
@@ -147,6 +162,7 @@ static void test_int_min_max_signedness(void **state)
     int64_t  la = INT64_MIN, lb = INT64_MAX, lr;
     uint64_t ma = 1ull << 63, mb = 1, mr;
 
+    use_isa(state);
     gdc_coll_reduce_host(&ir, &ia, &ib, 1, GDC_INT8, GDC_MIN);
     assert_int_equal(ir, -1);
     gdc_coll_reduce_host(&ur, &ua, &ub, 1, GDC_UINT8, GDC_MIN);
@@ -162,6 +178,7 @@ static void test_int_bitwise(void **state)
     uint32_t a = 0xf0f0a5a5u, b = 0x0ff05a5au, r;
     int16_t  c = -2, d = 3, s;
 
+    use_isa(state);
     gdc_coll_reduce_host(&r, &a, &b, 1, GDC_UINT32, GDC_BAND);
     assert_int_equal(r, 0x00f00000u);
     gdc_coll_reduce_host(&r, &a, &b, 1, GDC_UINT32, GDC_BOR);
@@ -185,6 +202,7 @@ static uint16_t half_op(uint16_t a, uint16_t b, gdc_dtype_t dtype, gdc_op_t op)
 
 static void test_half_rounding(void **state)
 {
+    use_isa(state);
     /* 2048 + 1 = 2049 is halfway between 2048 and 2050: ties to even gives 2048 */
     assert_int_equal(half_op(0x6800, 0x3c00, GDC_FLOAT16, GDC_SUM), 0x6800);
     /* 2048 + 3 = 2051, halfway between 2050 (odd mantissa) and 2052: 2052 */
@@ -216,6 +234,7 @@ static void test_half_rounding(void **state)
 
 static void test_bf16_rounding(void **state)
 {
+    use_isa(state);
     /* 256 + 1 = 257: tie between 256 and 258, even gives 256; 256 + 3 = 259: 260 */
     assert_int_equal(half_op(0x4380, 0x3f80, GDC_BFLOAT16, GDC_SUM), 0x4380);
     assert_int_equal(half_op(0x4380, 0x4040, GDC_BFLOAT16, GDC_SUM), 0x4382);
@@ -233,6 +252,36 @@ static void test_bf16_rounding(void **state)
     assert_int_equal(half_op(0x8000, 0x8000, GDC_BFLOAT16, GDC_SUM), 0x8000);
     assert_int_equal(half_op(0x8000, 0x0000, GDC_BFLOAT16, GDC_SUM), 0x0000);
     assert_int_equal(half_op(0xbf80, 0x0000, GDC_BFLOAT16, GDC_PROD), 0x8000);
+}
+
+/* All 65536 patterns of each 16-bit float format through the kernels (the bulk
+ * conversions of a kernel set included): x + (-0), x * 1 and max(x, x) give x back, a NaN
+ * gives the canonical NaN. */
+static void test_half_patterns_through_kernels(void **state)
+{
+    static const struct {
+        gdc_dtype_t dtype;
+        uint16_t    one, nan, inf;
+    } formats[] = {{GDC_FLOAT16, 0x3c00, 0x7e00, 0x7c00}, {GDC_BFLOAT16, 0x3f80, 0x7fc0, 0x7f80}};
+    static uint16_t x[65536], minus_zero[65536], ones[65536], r[65536], want[65536];
+    static const gdc_op_t ops[] = {GDC_SUM, GDC_PROD, GDC_MAX};
+
+    use_isa(state);
+    for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
+        for (uint32_t i = 0; i < 65536; i++) {
+            x[i]          = (uint16_t)i;
+            minus_zero[i] = 0x8000;
+            ones[i]       = formats[f].one;
+            want[i]       = (i & 0x7fff) > formats[f].inf ? formats[f].nan : (uint16_t)i;
+        }
+        for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+            const uint16_t *other = ops[o] == GDC_SUM ? minus_zero : ops[o] == GDC_PROD ? ones : x;
+
+            gdc_coll_reduce_host(r, x, other, 65536, formats[f].dtype, ops[o]);
+            assert_int_equal(ref_compare(ref_op_name(ops[o]), want, r, x, other, 65536,
+                                         formats[f].dtype), 65536);
+        }
+    }
 }
 
 /* ---- NaN and signed zeros in MIN / MAX ----------------------------------------------------- */
@@ -262,6 +311,7 @@ static uint64_t float_op(uint64_t a, uint64_t b, gdc_dtype_t dtype, gdc_op_t op)
 
 static void test_nan_min_max(void **state)
 {
+    use_isa(state);
     for (size_t t = 0; t < sizeof(float_types) / sizeof(float_types[0]); t++) {
         const float_bits_t *f = &float_types[t];
 
@@ -285,6 +335,7 @@ static void test_nan_min_max(void **state)
 
 static void test_nan_sum_prod(void **state)
 {
+    use_isa(state);
     for (size_t t = 0; t < sizeof(float_types) / sizeof(float_types[0]); t++) {
         const float_bits_t *f = &float_types[t];
 
@@ -306,6 +357,7 @@ static void test_avg_int_truncation(void **state)
     uint32_t u[] = {7, UINT32_MAX};
     int64_t  l[] = {-7, INT64_MIN};
 
+    use_isa(state);
     gdc_coll_avg_finish_host(s, 7, GDC_INT32, 2);
     assert_int_equal(s[0], -3); /* toward zero, not -4 */
     assert_int_equal(s[1], 3);
@@ -333,6 +385,7 @@ static void test_avg_sum_then_divide(void **state)
     uint16_t h[] = {0x3c00, 0x4000}, g[] = {0x3c00, 0x3c00}, q[2]; /* fp16 1, 2 and 1, 1 */
     float    f[] = {1.0f, -7.0f}, e[] = {0.0f, 0.0f}, z[2];
 
+    use_isa(state);
     gdc_coll_reduce_host(r, a, b, 3, GDC_INT8, GDC_AVG);
     gdc_coll_avg_finish_host(r, 3, GDC_INT8, 2);
     assert_int_equal(r[0], -28); /* 200 wraps to -56, / 2 */
@@ -354,6 +407,7 @@ static void test_avg_against_reference(void **state)
     uint64_t         rng      = 99;
     int              failures = 0;
 
+    use_isa(state);
     for (int d = 0; d < GDC_COLL_NUM_DTYPES; d++) {
         gdc_dtype_t dtype = (gdc_dtype_t)d;
         size_t      count = 1031, bytes = count * gdc_dtype_size(dtype);
@@ -383,6 +437,7 @@ static void test_avg_against_reference(void **state)
 
 static void test_supported_table(void **state)
 {
+    use_isa(state);
     for (int d = 0; d <= GDC_COLL_NUM_DTYPES; d++) {
         for (int o = 0; o <= GDC_COLL_NUM_OPS; o++) {
             int valid_dtype = d < GDC_COLL_NUM_DTYPES && d != GDC_BYTE;
@@ -403,6 +458,7 @@ static void test_refuses_without_harm(void **state)
     float   f[4] = {1, 2, 3, 4}, g[4] = {1, 1, 1, 1};
     int32_t i[2] = {-7, 7};
 
+    use_isa(state);
     gdc_coll_reduce_host(out, bytes, bytes, 4, GDC_BYTE, GDC_SUM);
     assert_int_equal(out[0], 9);
     gdc_coll_reduce_host(f, f, g, 4, GDC_FLOAT32, GDC_BAND);
@@ -424,6 +480,7 @@ static void test_commutative_bits(void **state)
 {
     uint64_t rng = 7;
 
+    use_isa(state);
     for (int d = 0; d < GDC_COLL_NUM_DTYPES; d++) {
         for (int o = 0; o < GDC_COLL_NUM_OPS; o++) {
             gdc_dtype_t    dtype = (gdc_dtype_t)d;
@@ -445,47 +502,91 @@ static void test_commutative_bits(void **state)
     }
 }
 
+/* ---- the floating-point environment ------------------------------------------------------ */
+
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+
+/* With flush-to-zero, denormals-are-zero and round-up set by the application, results
+ * are those of the IEEE defaults, and the application's settings are back afterwards. */
+static void test_ignores_caller_fp_mode(void **state)
+{
+    const unsigned int non_ieee = 0x8000u | 0x0040u | 0x4000u; /* FTZ, DAZ, round up */
+    float              tiny[2] = {0x1p-149f, 0x1p-140f}, one[2] = {0x1p-149f, 1.0f}, r[2];
+    uint16_t           h[1] = {0x0001}, g[1] = {0x0001}, q[1];
+    unsigned int       saved = _mm_getcsr();
+
+    use_isa(state);
+    _mm_setcsr(saved | non_ieee);
+    gdc_coll_reduce_host(r, tiny, one, 2, GDC_FLOAT32, GDC_SUM);
+    gdc_coll_reduce_host(q, h, g, 1, GDC_FLOAT16, GDC_SUM);
+    assert_int_equal(_mm_getcsr() & non_ieee, non_ieee);
+    _mm_setcsr(saved);
+    assert_true(r[0] == 0x1p-148f);            /* not flushed to zero */
+    assert_true(r[1] == 1.0f);                 /* rounded to nearest, not up */
+    assert_int_equal(q[0], 0x0002);
+}
+#endif
+
+typedef struct {
+    const char        *name;
+    CMUnitTestFunction test;
+} fixed_test_t;
+
+static const fixed_test_t fixed_tests[] = {
+    {"int_wraparound", test_int_wraparound},
+    {"int_min_max_signedness", test_int_min_max_signedness},
+    {"int_bitwise", test_int_bitwise},
+    {"half_rounding", test_half_rounding},
+    {"bf16_rounding", test_bf16_rounding},
+    {"half_patterns_through_kernels", test_half_patterns_through_kernels},
+    {"nan_min_max", test_nan_min_max},
+    {"nan_sum_prod", test_nan_sum_prod},
+    {"avg_int_truncation", test_avg_int_truncation},
+    {"avg_sum_then_divide", test_avg_sum_then_divide},
+    {"avg_against_reference", test_avg_against_reference},
+    {"supported_table", test_supported_table},
+    {"refuses_without_harm", test_refuses_without_harm},
+    {"commutative_bits", test_commutative_bits},
+#if defined(__SSE2__)
+    {"ignores_caller_fp_mode", test_ignores_caller_fp_mode},
+#endif
+};
+#define NUM_FIXED (sizeof(fixed_tests) / sizeof(fixed_tests[0]))
+
+static const char *const isas[] = {"generic", "avx2"};
+#define NUM_ISAS  (sizeof(isas) / sizeof(isas[0]))
+#define MAX_TESTS (NUM_ISAS * (NUM_FIXED + GDC_COLL_NUM_DTYPES * GDC_COLL_NUM_OPS))
+
+/* Every test once per host kernel set, named "<set>_<test>". */
 int main(void)
 {
-    static const struct CMUnitTest fixed[] = {
-        cmocka_unit_test(test_int_wraparound),
-        cmocka_unit_test(test_int_min_max_signedness),
-        cmocka_unit_test(test_int_bitwise),
-        cmocka_unit_test(test_half_rounding),
-        cmocka_unit_test(test_bf16_rounding),
-        cmocka_unit_test(test_nan_min_max),
-        cmocka_unit_test(test_nan_sum_prod),
-        cmocka_unit_test(test_avg_int_truncation),
-        cmocka_unit_test(test_avg_sum_then_divide),
-        cmocka_unit_test(test_avg_against_reference),
-        cmocka_unit_test(test_supported_table),
-        cmocka_unit_test(test_refuses_without_harm),
-        cmocka_unit_test(test_commutative_bits),
-    };
-    enum { NUM_FIXED = sizeof(fixed) / sizeof(fixed[0]) };
-    struct CMUnitTest tests[NUM_FIXED + GDC_COLL_NUM_DTYPES * GDC_COLL_NUM_OPS];
-    combo_t           combos[GDC_COLL_NUM_DTYPES * GDC_COLL_NUM_OPS];
-    char              names[GDC_COLL_NUM_DTYPES * GDC_COLL_NUM_OPS][48];
-    size_t            num_tests = 0, num_combos = 0;
+    static struct CMUnitTest tests[MAX_TESTS];
+    static case_t            cases[MAX_TESTS];
+    static char              names[MAX_TESTS][64];
+    size_t                   n = 0;
 
-    /* one test per supported dtype x op, named "reduce_<dtype>_<op>" */
-    for (int d = 0; d < GDC_COLL_NUM_DTYPES; d++) {
-        for (int o = 0; o < GDC_COLL_NUM_OPS; o++) {
-            combo_t *combo = &combos[num_combos];
-
-            if (!gdc_coll_reduce_supported((gdc_dtype_t)d, (gdc_op_t)o)) {
-                continue;
+    printf("# host kernel set chosen for this CPU: %s\n", gdc_coll_reduce_host_isa());
+    for (size_t i = 0; i < NUM_ISAS; i++) {
+        for (int d = 0; d < GDC_COLL_NUM_DTYPES; d++) {
+            for (int o = 0; o < GDC_COLL_NUM_OPS; o++) {
+                if (!gdc_coll_reduce_supported((gdc_dtype_t)d, (gdc_op_t)o)) {
+                    continue;
+                }
+                cases[n] = (case_t){isas[i], (gdc_dtype_t)d, (gdc_op_t)o};
+                snprintf(names[n], sizeof(names[n]), "%s_reduce_%s_%s", isas[i],
+                         ref_dtype_name((gdc_dtype_t)d), ref_op_name((gdc_op_t)o));
+                tests[n] = (struct CMUnitTest){names[n], test_combo, NULL, NULL, &cases[n]};
+                n++;
             }
-            combo->dtype = (gdc_dtype_t)d;
-            combo->op    = (gdc_op_t)o;
-            snprintf(names[num_combos], sizeof(names[0]), "reduce_%s_%s", ref_dtype_name(combo->dtype),
-                     ref_op_name(combo->op));
-            tests[num_tests++] = (struct CMUnitTest){names[num_combos], test_combo, NULL, NULL, combo};
-            num_combos++;
+        }
+        for (size_t f = 0; f < NUM_FIXED; f++) {
+            cases[n] = (case_t){isas[i], GDC_INT8, GDC_SUM};
+            snprintf(names[n], sizeof(names[n]), "%s_%s", isas[i], fixed_tests[f].name);
+            tests[n] = (struct CMUnitTest){names[n], fixed_tests[f].test, NULL, NULL, &cases[n]};
+            n++;
         }
     }
-    for (size_t i = 0; i < NUM_FIXED; i++) {
-        tests[num_tests++] = fixed[i];
-    }
-    return _cmocka_run_group_tests("reduce_host", tests, num_tests, NULL, NULL);
+    printf("# the error lines on stderr come from tests of refused arguments\n");
+    return _cmocka_run_group_tests("reduce_host", tests, n, NULL, NULL);
 }
