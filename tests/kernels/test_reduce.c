@@ -1,5 +1,7 @@
 /*
- * Host reduction kernels against the independent reference (reference.c), bit for bit:
+ * Host reduction kernels of one kernel set (GDC_TEST_KERNEL_SET: "generic" or "avx2"; the
+ * build makes one test program per set) against the independent reference (reference.c),
+ * bit for bit:
  * every dtype x op on vectors of lengths that hit the vector loops' tails, every aliasing
  * the kernels allow, unaligned starts; then the rules one case at a time: integer
  * wrap-around, fp16 / bf16 rounding, NaN and signed zeros, GDC_AVG.
@@ -36,23 +38,10 @@ typedef enum {
 
 static const char *const alias_names[] = {"distinct", "dst==a", "dst==b", "dst==a==b", "a==b"};
 
-/* What a test runs on: a host kernel set, and for the per-combination tests a dtype x op. */
 typedef struct {
-    const char *isa;
     gdc_dtype_t dtype;
     gdc_op_t    op;
-} case_t;
-
-/* Run the kernel set of the case, or skip the test where this CPU or build lacks it. */
-static void use_isa(void **state)
-{
-    const case_t *c = *state;
-
-    if (gdc_coll_reduce_host_select_isa(c->isa) != GDC_SUCCESS) {
-        printf("SKIPPED: host kernel set %s is not available on this CPU or build\n", c->isa);
-        skip();
-    }
-}
+} combo_t;
 
 /* Run one (dtype, op, length, alias, offset) case; returns 0 when every bit matches and
  * nothing outside dst[0, count) changed. */
@@ -103,11 +92,10 @@ static int check_case(gdc_dtype_t dtype, gdc_op_t op, size_t count, alias_mode_t
 
 static void test_combo(void **state)
 {
-    const case_t *combo    = *state;
-    uint64_t      rng      = 0x1234 + (uint64_t)combo->dtype * 131 + (uint64_t)combo->op;
-    int           failures = 0;
+    const combo_t *combo    = *state;
+    uint64_t       rng      = 0x1234 + (uint64_t)combo->dtype * 131 + (uint64_t)combo->op;
+    int            failures = 0;
 
-    use_isa(state);
     for (size_t l = 0; l < NUM_LENGTHS; l++) {
         for (int alias = 0; alias < NUM_ALIAS_MODES; alias++) {
             failures += check_case(combo->dtype, combo->op, lengths[l], (alias_mode_t)alias, 0, &rng);
@@ -131,7 +119,6 @@ static void test_int_wraparound(void **state)
     int64_t  i64a = INT64_MAX, i64b = 1, i64r;
     uint64_t u64a = UINT64_MAX, u64b = 1, u64r;
 
-    use_isa(state);
     gdc_coll_reduce_host(&i8r, &i8a, &i8b, 1, GDC_INT8, GDC_SUM);
     assert_int_equal(i8r, -128);
     gdc_coll_reduce_host(&u8r, &u8a, &u8b, 1, GDC_UINT8, GDC_SUM);
@@ -162,7 +149,6 @@ static void test_int_min_max_signedness(void **state)
     int64_t  la = INT64_MIN, lb = INT64_MAX, lr;
     uint64_t ma = 1ull << 63, mb = 1, mr;
 
-    use_isa(state);
     gdc_coll_reduce_host(&ir, &ia, &ib, 1, GDC_INT8, GDC_MIN);
     assert_int_equal(ir, -1);
     gdc_coll_reduce_host(&ur, &ua, &ub, 1, GDC_UINT8, GDC_MIN);
@@ -178,7 +164,6 @@ static void test_int_bitwise(void **state)
     uint32_t a = 0xf0f0a5a5u, b = 0x0ff05a5au, r;
     int16_t  c = -2, d = 3, s;
 
-    use_isa(state);
     gdc_coll_reduce_host(&r, &a, &b, 1, GDC_UINT32, GDC_BAND);
     assert_int_equal(r, 0x00f00000u);
     gdc_coll_reduce_host(&r, &a, &b, 1, GDC_UINT32, GDC_BOR);
@@ -202,7 +187,6 @@ static uint16_t half_op(uint16_t a, uint16_t b, gdc_dtype_t dtype, gdc_op_t op)
 
 static void test_half_rounding(void **state)
 {
-    use_isa(state);
     /* 2048 + 1 = 2049 is halfway between 2048 and 2050: ties to even gives 2048 */
     assert_int_equal(half_op(0x6800, 0x3c00, GDC_FLOAT16, GDC_SUM), 0x6800);
     /* 2048 + 3 = 2051, halfway between 2050 (odd mantissa) and 2052: 2052 */
@@ -234,7 +218,6 @@ static void test_half_rounding(void **state)
 
 static void test_bf16_rounding(void **state)
 {
-    use_isa(state);
     /* 256 + 1 = 257: tie between 256 and 258, even gives 256; 256 + 3 = 259: 260 */
     assert_int_equal(half_op(0x4380, 0x3f80, GDC_BFLOAT16, GDC_SUM), 0x4380);
     assert_int_equal(half_op(0x4380, 0x4040, GDC_BFLOAT16, GDC_SUM), 0x4382);
@@ -266,7 +249,6 @@ static void test_half_patterns_through_kernels(void **state)
     static uint16_t x[65536], minus_zero[65536], ones[65536], r[65536], want[65536];
     static const gdc_op_t ops[] = {GDC_SUM, GDC_PROD, GDC_MAX};
 
-    use_isa(state);
     for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
         for (uint32_t i = 0; i < 65536; i++) {
             x[i]          = (uint16_t)i;
@@ -311,7 +293,6 @@ static uint64_t float_op(uint64_t a, uint64_t b, gdc_dtype_t dtype, gdc_op_t op)
 
 static void test_nan_min_max(void **state)
 {
-    use_isa(state);
     for (size_t t = 0; t < sizeof(float_types) / sizeof(float_types[0]); t++) {
         const float_bits_t *f = &float_types[t];
 
@@ -335,7 +316,6 @@ static void test_nan_min_max(void **state)
 
 static void test_nan_sum_prod(void **state)
 {
-    use_isa(state);
     for (size_t t = 0; t < sizeof(float_types) / sizeof(float_types[0]); t++) {
         const float_bits_t *f = &float_types[t];
 
@@ -357,7 +337,6 @@ static void test_avg_int_truncation(void **state)
     uint32_t u[] = {7, UINT32_MAX};
     int64_t  l[] = {-7, INT64_MIN};
 
-    use_isa(state);
     gdc_coll_avg_finish_host(s, 7, GDC_INT32, 2);
     assert_int_equal(s[0], -3); /* toward zero, not -4 */
     assert_int_equal(s[1], 3);
@@ -385,7 +364,6 @@ static void test_avg_sum_then_divide(void **state)
     uint16_t h[] = {0x3c00, 0x4000}, g[] = {0x3c00, 0x3c00}, q[2]; /* fp16 1, 2 and 1, 1 */
     float    f[] = {1.0f, -7.0f}, e[] = {0.0f, 0.0f}, z[2];
 
-    use_isa(state);
     gdc_coll_reduce_host(r, a, b, 3, GDC_INT8, GDC_AVG);
     gdc_coll_avg_finish_host(r, 3, GDC_INT8, 2);
     assert_int_equal(r[0], -28); /* 200 wraps to -56, / 2 */
@@ -407,7 +385,6 @@ static void test_avg_against_reference(void **state)
     uint64_t         rng      = 99;
     int              failures = 0;
 
-    use_isa(state);
     for (int d = 0; d < GDC_COLL_NUM_DTYPES; d++) {
         gdc_dtype_t dtype = (gdc_dtype_t)d;
         size_t      count = 1031, bytes = count * gdc_dtype_size(dtype);
@@ -437,7 +414,6 @@ static void test_avg_against_reference(void **state)
 
 static void test_supported_table(void **state)
 {
-    use_isa(state);
     for (int d = 0; d <= GDC_COLL_NUM_DTYPES; d++) {
         for (int o = 0; o <= GDC_COLL_NUM_OPS; o++) {
             int valid_dtype = d < GDC_COLL_NUM_DTYPES && d != GDC_BYTE;
@@ -458,7 +434,6 @@ static void test_refuses_without_harm(void **state)
     float   f[4] = {1, 2, 3, 4}, g[4] = {1, 1, 1, 1};
     int32_t i[2] = {-7, 7};
 
-    use_isa(state);
     gdc_coll_reduce_host(out, bytes, bytes, 4, GDC_BYTE, GDC_SUM);
     assert_int_equal(out[0], 9);
     gdc_coll_reduce_host(f, f, g, 4, GDC_FLOAT32, GDC_BAND);
@@ -480,7 +455,6 @@ static void test_commutative_bits(void **state)
 {
     uint64_t rng = 7;
 
-    use_isa(state);
     for (int d = 0; d < GDC_COLL_NUM_DTYPES; d++) {
         for (int o = 0; o < GDC_COLL_NUM_OPS; o++) {
             gdc_dtype_t    dtype = (gdc_dtype_t)d;
@@ -516,7 +490,6 @@ static void test_ignores_caller_fp_mode(void **state)
     uint16_t           h[1] = {0x0001}, g[1] = {0x0001}, q[1];
     unsigned int       saved = _mm_getcsr();
 
-    use_isa(state);
     _mm_setcsr(saved | non_ieee);
     gdc_coll_reduce_host(r, tiny, one, 2, GDC_FLOAT32, GDC_SUM);
     gdc_coll_reduce_host(q, h, g, 1, GDC_FLOAT16, GDC_SUM);
@@ -554,39 +527,38 @@ static const fixed_test_t fixed_tests[] = {
 };
 #define NUM_FIXED (sizeof(fixed_tests) / sizeof(fixed_tests[0]))
 
-static const char *const isas[] = {"generic", "avx2"};
-#define NUM_ISAS  (sizeof(isas) / sizeof(isas[0]))
-#define MAX_TESTS (NUM_ISAS * (NUM_FIXED + GDC_COLL_NUM_DTYPES * GDC_COLL_NUM_OPS))
+#define MAX_TESTS (NUM_FIXED + GDC_COLL_NUM_DTYPES * GDC_COLL_NUM_OPS)
 
-/* Every test once per host kernel set, named "<set>_<test>". */
 int main(void)
 {
     static struct CMUnitTest tests[MAX_TESTS];
-    static case_t            cases[MAX_TESTS];
-    static char              names[MAX_TESTS][64];
-    size_t                   n = 0;
+    static combo_t           combos[MAX_TESTS];
+    static char              names[MAX_TESTS][48];
+    const char              *best = gdc_coll_reduce_host_isa();
+    size_t                   n    = 0;
 
-    printf("# host kernel set chosen for this CPU: %s\n", gdc_coll_reduce_host_isa());
-    for (size_t i = 0; i < NUM_ISAS; i++) {
-        for (int d = 0; d < GDC_COLL_NUM_DTYPES; d++) {
-            for (int o = 0; o < GDC_COLL_NUM_OPS; o++) {
-                if (!gdc_coll_reduce_supported((gdc_dtype_t)d, (gdc_op_t)o)) {
-                    continue;
-                }
-                cases[n] = (case_t){isas[i], (gdc_dtype_t)d, (gdc_op_t)o};
-                snprintf(names[n], sizeof(names[n]), "%s_reduce_%s_%s", isas[i],
-                         ref_dtype_name((gdc_dtype_t)d), ref_op_name((gdc_op_t)o));
-                tests[n] = (struct CMUnitTest){names[n], test_combo, NULL, NULL, &cases[n]};
-                n++;
+    if (gdc_coll_reduce_host_select_isa(GDC_TEST_KERNEL_SET) != GDC_SUCCESS) {
+        printf("SKIPPED: host kernel set %s is not available on this CPU or build\n"
+               "1..0 # SKIP kernel set %s not available\n", GDC_TEST_KERNEL_SET, GDC_TEST_KERNEL_SET);
+        return 0;
+    }
+    printf("# host kernel set %s (this CPU's best: %s)\n", GDC_TEST_KERNEL_SET, best);
+    /* one test per supported dtype x op, named "reduce_<dtype>_<op>" */
+    for (int d = 0; d < GDC_COLL_NUM_DTYPES; d++) {
+        for (int o = 0; o < GDC_COLL_NUM_OPS; o++) {
+            if (!gdc_coll_reduce_supported((gdc_dtype_t)d, (gdc_op_t)o)) {
+                continue;
             }
-        }
-        for (size_t f = 0; f < NUM_FIXED; f++) {
-            cases[n] = (case_t){isas[i], GDC_INT8, GDC_SUM};
-            snprintf(names[n], sizeof(names[n]), "%s_%s", isas[i], fixed_tests[f].name);
-            tests[n] = (struct CMUnitTest){names[n], fixed_tests[f].test, NULL, NULL, &cases[n]};
+            combos[n] = (combo_t){(gdc_dtype_t)d, (gdc_op_t)o};
+            snprintf(names[n], sizeof(names[n]), "reduce_%s_%s", ref_dtype_name((gdc_dtype_t)d),
+                     ref_op_name((gdc_op_t)o));
+            tests[n] = (struct CMUnitTest){names[n], test_combo, NULL, NULL, &combos[n]};
             n++;
         }
     }
+    for (size_t f = 0; f < NUM_FIXED; f++) {
+        tests[n++] = (struct CMUnitTest){fixed_tests[f].name, fixed_tests[f].test, NULL, NULL, NULL};
+    }
     printf("# the error lines on stderr come from tests of refused arguments\n");
-    return _cmocka_run_group_tests("reduce_host", tests, n, NULL, NULL);
+    return _cmocka_run_group_tests("reduce_host_" GDC_TEST_KERNEL_SET, tests, n, NULL, NULL);
 }
