@@ -28,23 +28,68 @@ const int max_devices = 64;
 
 /* ---- kernels --------------------------------------------------------------------------- */
 
+/* 16 bytes of elements: what one thread loads and stores at once when the buffers are
+ * 16-byte aligned (a warp then moves 512 contiguous bytes per instruction). */
+template <typename T>
+struct pack_t {
+    static const unsigned count = 16 / sizeof(T);
+    union {
+        uint4 raw;
+        T     elem[count];
+    };
+};
+
+/*
+ * dst[i] = a[i] OP b[i], grid-stride. With `packed` (all three buffers 16-byte aligned)
+ * whole packs first, then the few elements after the last pack one by one; without it
+ * every element one by one. dst may be a or b: each element is read before it is written,
+ * by the same thread.
+ */
 template <typename Op>
 __global__ void reduce_kernel(typename Op::type *dst, const typename Op::type *a,
-                              const typename Op::type *b, size_t count)
+                              const typename Op::type *b, size_t count, int packed)
 {
+    typedef typename Op::type T;
+    size_t first  = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t stride = (size_t)blockDim.x * gridDim.x;
+    size_t packs  = packed ? count / pack_t<T>::count : 0;
 
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+    for (size_t p = first; p < packs; p += stride) {
+        pack_t<T> x, y;
+
+        x.raw = reinterpret_cast<const uint4 *>(a)[p];
+        y.raw = reinterpret_cast<const uint4 *>(b)[p];
+#pragma unroll
+        for (unsigned k = 0; k < pack_t<T>::count; k++) {
+            x.elem[k] = Op::apply(x.elem[k], y.elem[k]);
+        }
+        reinterpret_cast<uint4 *>(dst)[p] = x.raw;
+    }
+    for (size_t i = packs * pack_t<T>::count + first; i < count; i += stride) {
         dst[i] = Op::apply(a[i], b[i]);
     }
 }
 
+/* buf[i] = buf[i] / n, the same way. */
 template <typename Avg>
-__global__ void avg_kernel(typename Avg::type *buf, size_t count, int n)
+__global__ void avg_kernel(typename Avg::type *buf, size_t count, int n, int packed)
 {
+    typedef typename Avg::type T;
+    size_t first  = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t stride = (size_t)blockDim.x * gridDim.x;
+    size_t packs  = packed ? count / pack_t<T>::count : 0;
 
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+    for (size_t p = first; p < packs; p += stride) {
+        pack_t<T> x;
+
+        x.raw = reinterpret_cast<const uint4 *>(buf)[p];
+#pragma unroll
+        for (unsigned k = 0; k < pack_t<T>::count; k++) {
+            x.elem[k] = Avg::apply(x.elem[k], n);
+        }
+        reinterpret_cast<uint4 *>(buf)[p] = x.raw;
+    }
+    for (size_t i = packs * pack_t<T>::count + first; i < count; i += stride) {
         buf[i] = Avg::apply(buf[i], n);
     }
 }
@@ -92,26 +137,49 @@ GDC_CUDA_FLOAT_OPS(f64, double)
 
 /* ---- launchers and the (dtype, op) lookup -------------------------------------------- */
 
+/* How a kernel is launched: the grid, the stream, and whether the buffers allow packs. */
+struct launch_t {
+    unsigned     max_blocks;
+    cudaStream_t stream;
+    int          packed;
+};
+
 typedef void (*reduce_launch_fn)(void *dst, const void *a, const void *b, size_t count,
-                                 unsigned blocks, cudaStream_t stream);
-typedef void (*avg_launch_fn)(void *buf, size_t count, int n, unsigned blocks,
-                              cudaStream_t stream);
+                                 const launch_t *launch);
+typedef void (*avg_launch_fn)(void *buf, size_t count, int n, const launch_t *launch);
+
+/* Enough threads for one pack (or element) each, up to the device's resident limit. */
+template <typename T>
+unsigned grid_size(size_t count, const launch_t *launch)
+{
+    size_t units  = launch->packed ? count / pack_t<T>::count + 1 : count;
+    size_t blocks = (units + threads_per_block - 1) / threads_per_block;
+
+    return blocks < launch->max_blocks ? (unsigned)blocks : launch->max_blocks;
+}
 
 template <typename Op>
-void launch_reduce(void *dst, const void *a, const void *b, size_t count, unsigned blocks,
-                   cudaStream_t stream)
+void launch_reduce(void *dst, const void *a, const void *b, size_t count, const launch_t *launch)
 {
     typedef typename Op::type T;
 
-    reduce_kernel<Op><<<blocks, threads_per_block, 0, stream>>>(
-        static_cast<T *>(dst), static_cast<const T *>(a), static_cast<const T *>(b), count);
+    reduce_kernel<Op><<<grid_size<T>(count, launch), threads_per_block, 0, launch->stream>>>(
+        static_cast<T *>(dst), static_cast<const T *>(a), static_cast<const T *>(b), count,
+        launch->packed);
 }
 
 template <typename Avg>
-void launch_avg(void *buf, size_t count, int n, unsigned blocks, cudaStream_t stream)
+void launch_avg(void *buf, size_t count, int n, const launch_t *launch)
 {
-    avg_kernel<Avg><<<blocks, threads_per_block, 0, stream>>>(
-        static_cast<typename Avg::type *>(buf), count, n);
+    typedef typename Avg::type T;
+
+    avg_kernel<Avg><<<grid_size<T>(count, launch), threads_per_block, 0, launch->stream>>>(
+        static_cast<T *>(buf), count, n, launch->packed);
+}
+
+int aligned_16(const void *p)
+{
+    return ((uintptr_t)p & 15) == 0;
 }
 
 /* The same mapping as the host table: an integer type's MIN / MAX in its own signedness,
@@ -205,7 +273,7 @@ struct device_state_t {
 };
 device_state_t devices[max_devices];
 
-/* The device a call runs on (that of dst), made current for the call. */
+/* The device a call runs on (that of its buffers), made current for the call. */
 struct call_t {
     const char     *fn;
     int             previous_device;
@@ -241,19 +309,17 @@ int init_device_state(call_t *call)
     return GDC_SUCCESS;
 }
 
-/* Find dst's device, make it current, and set up its stream on first use. */
-int enter_device(call_t *call, const void *dst)
+/* The device of a CUDA buffer, or an error for any other memory. */
+int buffer_device(const call_t *call, const void *ptr, int *device)
 {
     cudaPointerAttributes attributes;
-    cudaError_t           err;
-    int                   status;
+    cudaError_t           err = cudaPointerGetAttributes(&attributes, ptr);
 
-    err = cudaPointerGetAttributes(&attributes, dst);
     if (err != cudaSuccess) {
         return cuda_error(call->fn, "cudaPointerGetAttributes", err);
     }
     if (attributes.type != cudaMemoryTypeDevice && attributes.type != cudaMemoryTypeManaged) {
-        GDC_LOG_ERROR("%s: buffer %p is not CUDA device memory", call->fn, dst);
+        GDC_LOG_ERROR("%s: buffer %p is not CUDA device memory", call->fn, ptr);
         return GDC_ERR_INVALID_ARG;
     }
     if (attributes.device < 0 || attributes.device >= max_devices) {
@@ -261,8 +327,34 @@ int enter_device(call_t *call, const void *dst)
                       attributes.device, max_devices);
         return GDC_ERR_UNSUPPORTED;
     }
-    call->device = attributes.device;
-    err          = cudaGetDevice(&call->previous_device);
+    *device = attributes.device;
+    return GDC_SUCCESS;
+}
+
+/*
+ * Find the buffers' device (all on one: a kernel touching another device's memory without
+ * peer access would leave the context unusable), make it current, and set up its stream
+ * on first use.
+ */
+int enter_device(call_t *call, const void *const *buffers, int num_buffers)
+{
+    cudaError_t err;
+    int         status, device;
+
+    for (int i = 0; i < num_buffers; i++) {
+        status = buffer_device(call, buffers[i], &device);
+        if (status != GDC_SUCCESS) {
+            return status;
+        }
+        if (i > 0 && device != call->device) {
+            GDC_LOG_ERROR("%s: buffers %p and %p are on devices %d and %d; a reduction needs "
+                          "them on one device", call->fn, buffers[0], buffers[i], call->device,
+                          device);
+            return GDC_ERR_INVALID_ARG;
+        }
+        call->device = device;
+    }
+    err = cudaGetDevice(&call->previous_device);
     if (err != cudaSuccess) {
         return cuda_error(call->fn, "cudaGetDevice", err);
     }
@@ -301,11 +393,11 @@ int leave_device(call_t *call, const char *kernel)
     return status;
 }
 
-unsigned grid_size(const call_t *call, size_t count)
+launch_t launch_config(const call_t *call, int packed)
 {
-    size_t blocks = (count + threads_per_block - 1) / threads_per_block;
+    launch_t launch = {call->state->max_blocks, call->state->stream, packed};
 
-    return blocks < call->state->max_blocks ? (unsigned)blocks : call->state->max_blocks;
+    return launch;
 }
 
 } /* namespace */
@@ -333,8 +425,10 @@ extern "C" int gdc_coll_cuda_available(void)
 extern "C" int gdc_coll_reduce_cuda(void *dst, const void *a, const void *b, size_t count,
                                     gdc_dtype_t dtype, gdc_op_t op)
 {
-    call_t call = {"gdc_coll_reduce_cuda", 0, 0, nullptr};
-    int    status;
+    call_t            call       = {"gdc_coll_reduce_cuda", 0, 0, nullptr};
+    const void *const buffers[3] = {dst, a, b};
+    launch_t          launch;
+    int               status;
 
     status = gdc_coll_cuda_available();
     if (status != GDC_SUCCESS) {
@@ -352,19 +446,21 @@ extern "C" int gdc_coll_reduce_cuda(void *dst, const void *a, const void *b, siz
     if (count == 0) {
         return GDC_SUCCESS;
     }
-    status = enter_device(&call, dst);
+    status = enter_device(&call, buffers, 3);
     if (status != GDC_SUCCESS) {
         return status;
     }
-    find_reduce_launcher(dtype, op)(dst, a, b, count, grid_size(&call, count),
-                                    call.state->stream);
+    launch = launch_config(&call, aligned_16(dst) && aligned_16(a) && aligned_16(b));
+    find_reduce_launcher(dtype, op)(dst, a, b, count, &launch);
     return leave_device(&call, "reduce kernel");
 }
 
 extern "C" int gdc_coll_avg_finish_cuda(void *buf, size_t count, gdc_dtype_t dtype, int n)
 {
-    call_t call = {"gdc_coll_avg_finish_cuda", 0, 0, nullptr};
-    int    status;
+    call_t      call      = {"gdc_coll_avg_finish_cuda", 0, 0, nullptr};
+    const void *buf_const = buf;
+    launch_t    launch;
+    int         status;
 
     status = gdc_coll_cuda_available();
     if (status != GDC_SUCCESS) {
@@ -378,11 +474,12 @@ extern "C" int gdc_coll_avg_finish_cuda(void *buf, size_t count, gdc_dtype_t dty
     if (count == 0) {
         return GDC_SUCCESS;
     }
-    status = enter_device(&call, buf);
+    status = enter_device(&call, &buf_const, 1);
     if (status != GDC_SUCCESS) {
         return status;
     }
-    find_avg_launcher(dtype)(buf, count, n, grid_size(&call, count), call.state->stream);
+    launch = launch_config(&call, aligned_16(buf));
+    find_avg_launcher(dtype)(buf, count, n, &launch);
     return leave_device(&call, "average kernel");
 }
 

@@ -60,18 +60,21 @@ static void device_free(device_buffers_t *dev)
     assert_int_equal(gdc_coll_cuda_free(dev->a), GDC_SUCCESS);
 }
 
-/* One (dtype, op, count, alias) case: 0 when the device result equals the host result.
- * alias: 0 distinct, 1 dst == a, 2 dst == b, 3 dst == a == b. */
-static int device_case(gdc_dtype_t dtype, gdc_op_t op, size_t count, int alias,
+/* One (dtype, op, count, alias, offset) case: 0 when the device result equals the host
+ * result. alias: 0 distinct, 1 dst == a, 2 dst == b, 3 dst == a == b. offset: elements
+ * from the start of the allocations (1 makes the buffers unaligned: no 16-byte packs). */
+static int device_case(gdc_dtype_t dtype, gdc_op_t op, size_t count, int alias, size_t offset,
                        device_buffers_t *dev, uint64_t *rng)
 {
     static const char *const alias_names[] = {"distinct", "dst==a", "dst==b", "dst==a==b"};
-    size_t         bytes = count * gdc_dtype_size(dtype);
+    size_t         size = gdc_dtype_size(dtype), bytes = count * size;
     unsigned char *a = malloc(bytes), *b = malloc(bytes), *want = malloc(bytes);
     unsigned char *got = malloc(bytes);
-    void          *da = dev->a, *db = alias == 3 ? dev->a : dev->b;
-    void          *ddst = alias == 1 || alias == 3 ? dev->a : alias == 2 ? dev->b : dev->dst;
-    char           what[96];
+    char          *base_a = (char *)dev->a + offset * size, *base_b = (char *)dev->b + offset * size;
+    char          *base_dst = (char *)dev->dst + offset * size;
+    void          *da = base_a, *db = alias == 3 ? base_a : base_b;
+    void          *ddst = alias == 1 || alias == 3 ? base_a : alias == 2 ? base_b : base_dst;
+    char           what[112];
     int            mismatch;
 
     assert_non_null(a && b && want && got);
@@ -87,8 +90,8 @@ static int device_case(gdc_dtype_t dtype, gdc_op_t op, size_t count, int alias,
     }
     assert_int_equal(gdc_coll_reduce_cuda(ddst, da, db, count, dtype, op), GDC_SUCCESS);
     assert_int_equal(gdc_coll_cuda_memcpy(got, ddst, bytes), GDC_SUCCESS);
-    snprintf(what, sizeof(what), "device %s %s, %zu elements, %s", ref_dtype_name(dtype),
-             ref_op_name(op), count, alias_names[alias]);
+    snprintf(what, sizeof(what), "device %s %s, %zu elements, %s, offset %zu",
+             ref_dtype_name(dtype), ref_op_name(op), count, alias_names[alias], offset);
     mismatch = ref_compare(what, want, got, a, b, count, dtype) != count;
     free(got);
     free(want);
@@ -106,7 +109,7 @@ static void test_device_matches_host(void **state)
     uint64_t            rng      = 5;
     int                 failures = 0;
 
-    device_alloc(&dev, largest * 8);
+    device_alloc(&dev, (largest + 1) * 8);
     for (int d = 0; d < GDC_COLL_NUM_DTYPES; d++) {
         for (int o = 0; o < GDC_COLL_NUM_OPS; o++) {
             if (!gdc_coll_reduce_supported((gdc_dtype_t)d, (gdc_op_t)o)) {
@@ -117,7 +120,10 @@ static void test_device_matches_host(void **state)
                 int aliases = counts[c] == largest ? 1 : 4;
 
                 for (int alias = 0; alias < aliases; alias++) {
-                    failures += device_case((gdc_dtype_t)d, (gdc_op_t)o, counts[c], alias, &dev, &rng);
+                    for (size_t offset = 0; offset <= 1; offset++) {
+                        failures += device_case((gdc_dtype_t)d, (gdc_op_t)o, counts[c], alias,
+                                                offset, &dev, &rng);
+                    }
                 }
             }
         }
@@ -134,7 +140,7 @@ static void test_device_avg_matches_host(void **state)
     uint64_t         rng      = 6;
     int              failures = 0;
 
-    device_alloc(&dev, count * 8);
+    device_alloc(&dev, (count + 1) * 8);
     for (int d = 0; d < GDC_COLL_NUM_DTYPES; d++) {
         gdc_dtype_t dtype = (gdc_dtype_t)d;
         size_t      bytes = count * gdc_dtype_size(dtype);
@@ -144,13 +150,15 @@ static void test_device_avg_matches_host(void **state)
         }
         for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
             unsigned char *want = malloc(bytes), *got = malloc(bytes);
+            /* odd n: 16-byte aligned (packs); even n: one element in (unaligned) */
+            char          *buf = (char *)dev.a + (ns[k] % 2 ? 0 : gdc_dtype_size(dtype));
 
             assert_non_null(want && got);
             ref_fill(want, count, dtype, &rng);
-            assert_int_equal(gdc_coll_cuda_memcpy(dev.a, want, bytes), GDC_SUCCESS);
+            assert_int_equal(gdc_coll_cuda_memcpy(buf, want, bytes), GDC_SUCCESS);
             gdc_coll_avg_finish_host(want, count, dtype, ns[k]);
-            assert_int_equal(gdc_coll_avg_finish_cuda(dev.a, count, dtype, ns[k]), GDC_SUCCESS);
-            assert_int_equal(gdc_coll_cuda_memcpy(got, dev.a, bytes), GDC_SUCCESS);
+            assert_int_equal(gdc_coll_avg_finish_cuda(buf, count, dtype, ns[k]), GDC_SUCCESS);
+            assert_int_equal(gdc_coll_cuda_memcpy(got, buf, bytes), GDC_SUCCESS);
             failures += ref_compare("device avg finish", want, got, NULL, NULL, count, dtype) != count;
             free(got);
             free(want);
