@@ -17,7 +17,8 @@
  *   GDC_COLL_HALF_ENCODE_N(uint16_t *dst, const float *src, size_t n)
  * with which fp16 is reduced in chunks: decode both operands, the float32 loop, encode.
  * That gives the same bits as the element operations, which are exactly decode, the
- * float32 operation, encode.
+ * float32 operation, encode. And optionally a one-pass fp16 sum (dst may be a or b):
+ *   GDC_COLL_HALF_SUM_N(uint16_t *dst, const uint16_t *a, const uint16_t *b, size_t n)
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -153,7 +154,21 @@ GDC_COLL_DEFINE_AVG_KERNEL(f16, uint16_t)
         reduce_##_op##_f16_chunked(inout, inout, b, count);                                   \
     }
 
+#ifdef GDC_COLL_HALF_SUM_N
+GDC_COLL_KERNEL_FN void reduce_sum_f16(void *restrict dst, const void *restrict a,
+                                       const void *restrict b, size_t count)
+{
+    GDC_COLL_HALF_SUM_N(dst, a, b, count);
+}
+
+GDC_COLL_KERNEL_FN void reduce_sum_f16_in_place(void *restrict inout, const void *restrict b,
+                                                size_t count)
+{
+    GDC_COLL_HALF_SUM_N(inout, inout, b, count);
+}
+#else
 GDC_COLL_DEFINE_CHUNKED_HALF_KERNEL(sum)
+#endif
 GDC_COLL_DEFINE_CHUNKED_HALF_KERNEL(prod)
 GDC_COLL_DEFINE_CHUNKED_HALF_KERNEL(min)
 GDC_COLL_DEFINE_CHUNKED_HALF_KERNEL(max)
