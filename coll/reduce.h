@@ -50,6 +50,18 @@ void gdc_coll_avg_finish_host(void *buf, size_t count, gdc_dtype_t dtype, int n)
 int gdc_coll_reduce_cuda(void *dst, const void *a, const void *b, size_t count,
                          gdc_dtype_t dtype, gdc_op_t op);
 int gdc_coll_avg_finish_cuda(void *buf, size_t count, gdc_dtype_t dtype, int n);
+/* fp16 and bf16 conversions (round to nearest even; NaN stays NaN, inf stays inf,
+ * subnormals handled), shared by kernels, tests and the simulator's reference. */
+float gdc_coll_half_to_float(uint16_t h);  uint16_t gdc_coll_float_to_half(float f);
+float gdc_coll_bf16_to_float(uint16_t b);  uint16_t gdc_coll_float_to_bf16(float f);
+
+/* Beyond the contract above:
+ * - every NaN result, of the kernels and of float -> fp16 / bf16, is the canonical quiet
+ *   NaN of the type (see coll/half.h), so NaN bits never depend on operand order;
+ * - the CUDA functions also say GDC_ERR_INVALID_ARG for what the host ones refuse (no
+ *   kernel for dtype/op, partial overlap, n < 1) and for buffers that are not device
+ *   memory of one device (see coll/reduce_cuda.h). */
+
 /* The host kernel set in use: "avx2" (x86-64 with AVX2 and F16C) or "generic" (plain C,
  * vectorized for the target's baseline), chosen from the CPU at first use; for gdinfo
  * and logs. Both give the same bits. */
@@ -58,10 +70,6 @@ const char *gdc_coll_reduce_host_isa(void);
  * GDC_ERR_UNSUPPORTED when this build or CPU does not have it. */
 int gdc_coll_reduce_host_select_isa(const char *name);
 
-/* fp16 and bf16 conversions (round to nearest even; NaN stays NaN, inf stays inf,
- * subnormals handled), shared by kernels, tests and the simulator's reference. */
-float gdc_coll_half_to_float(uint16_t h);  uint16_t gdc_coll_float_to_half(float f);
-float gdc_coll_bf16_to_float(uint16_t b);  uint16_t gdc_coll_float_to_bf16(float f);
 
 #ifdef __cplusplus
 }
