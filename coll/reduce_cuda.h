@@ -1,0 +1,37 @@
+/*
+ * CUDA side of the reduction kernels, beyond the two entry points of reduce.h: whether a
+ * device can run them, and the device memory the tests (and the executor's scratch
+ * buffers) need. Plain C, no CUDA headers. Built without CUDA (coll/reduce_cuda_stub.c),
+ * or with no usable device, every function returns GDC_ERR_UNSUPPORTED.
+ *
+ * Contract of the device kernels (gdc_coll_reduce_cuda, gdc_coll_avg_finish_cuda):
+ * - the buffers are device (or managed) memory of one device, allocated in its primary
+ *   context (cudaMalloc in any CUDA runtime of the process); the kernel runs on the
+ *   device of dst, which is made current for the call and restored after;
+ * - the caller has made the buffers ready (e.g. synchronized the stream that wrote
+ *   them), as with CUDA-aware MPI: gdc's internal stream does not wait for other streams;
+ * - the results are bit for bit those of the host kernels.
+ */
+#ifndef GDC_COLL_REDUCE_CUDA_H
+#define GDC_COLL_REDUCE_CUDA_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* GDC_SUCCESS when built with CUDA and at least one device is usable, else
+ * GDC_ERR_UNSUPPORTED (the reason is logged once, at debug). */
+int gdc_coll_cuda_available(void);
+/* cudaMalloc on the current device; *ptr is set only on success. */
+int gdc_coll_cuda_malloc(void **ptr, size_t bytes);
+int gdc_coll_cuda_free(void *ptr);
+/* Synchronous copy in any direction (host or device pointers, unified addressing). */
+int gdc_coll_cuda_memcpy(void *dst, const void *src, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
