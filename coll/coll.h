@@ -55,6 +55,8 @@ typedef struct gdc_coll_algo {
     const char     *desc;
     /* Append this rank's steps for args to sched. */
     int (*build)(struct gdc_coll_sched *sched, const gdc_coll_args_t *args);
+    /* Can it run this call? NULL: any call of its collective. */
+    int (*supports)(const gdc_coll_args_t *args);
 } gdc_coll_algo_t;
 
 const char *gdc_coll_type_name(gdc_coll_type_t coll);

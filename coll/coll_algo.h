@@ -13,6 +13,8 @@ typedef struct gdc_coll_config {
     size_t small_bytes;       /* up to here latency-bound algorithms are preferred */
     size_t medium_bytes;      /* up to here, bandwidth algorithms with log steps */
     int    tree_radix;        /* k of the k-nomial trees */
+    const char *profile;      /* GDC_PROFILE */
+    const char *tuning;       /* GDC_TUNING */
     const char *algo_env[GDC_COLL_TYPE_COUNT]; /* GDC_<COLL>_ALGO */
 } gdc_coll_config_t;
 

@@ -32,9 +32,19 @@ typedef struct gdc_coll_entry {
     struct gdc_coll_run *spare;   /* a finished run kept for the next call of this shape */
 } gdc_coll_entry_t;
 
+/* The algorithm chosen for a call shape (the model runs once per shape). */
+typedef struct gdc_coll_choice {
+    gdc_coll_key_t         key; /* key.algo unused */
+    int                    on_device;
+    const gdc_coll_algo_t *algo;
+} gdc_coll_choice_t;
+
+#define GDC_COLL_CHOICES 256
+
 typedef struct gdc_coll_comm {
-    gdc_coll_entry_t cache[GDC_COLL_CACHE_SIZE];
-    unsigned         clock;
+    gdc_coll_entry_t  cache[GDC_COLL_CACHE_SIZE];
+    unsigned          clock;
+    gdc_coll_choice_t choices[GDC_COLL_CHOICES];
 } gdc_coll_comm_t;
 
 typedef struct gdc_coll_run {
@@ -334,6 +344,26 @@ static int lookup(gdc_coll_comm_t *cc, const gdc_coll_algo_t *algo, const gdc_co
     return GDC_SUCCESS;
 }
 
+/* The algorithm for this shape: chosen once, then remembered (direct-mapped). */
+static const gdc_coll_algo_t *choose(gdc_coll_comm_t *cc, const gdc_coll_args_t *args, int on_device)
+{
+    gdc_coll_key_t     key    = make_key(NULL, args);
+    gdc_coll_choice_t *choice = &cc->choices[hash_key(&key) % GDC_COLL_CHOICES];
+
+    if (choice->algo != NULL && choice->on_device == on_device && same_key(&choice->key, &key)) {
+        return choice->algo;
+    }
+    choice->algo = gdc_coll_select(args, on_device);
+    if (choice->algo != NULL) {
+        choice->key       = key;
+        choice->on_device = on_device;
+        GDC_LOG_INFO("%s of %zu x %s on %d ranks (%d node(s)%s): %s", gdc_coll_type_name(args->coll), args->count,
+                     gdc_rt_dtype_name(args->dtype), args->size, args->num_nodes, on_device ? ", device memory" : "",
+                     choice->algo->name);
+    }
+    return choice->algo;
+}
+
 /* ---------------------------------------------------------------------------------------
  * Starting a collective
  */
@@ -443,8 +473,9 @@ int gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *args, const gdc
     if (status != GDC_SUCCESS) {
         return status;
     }
-    algo = gdc_coll_select(args);
+    algo = args->coll == GDC_COLL_ALLTOALLV ? gdc_coll_select(args, on_device) : choose(cc, args, on_device);
     if (algo == NULL) {
+        GDC_LOG_ERROR("internal: no algorithm for %s", gdc_coll_type_name(args->coll));
         return GDC_ERR_INTERNAL;
     }
     if (args->coll == GDC_COLL_ALLTOALLV) {
@@ -531,7 +562,7 @@ static const gdc_rt_comm_hooks_t comm_hooks = {comm_created, comm_destroyed};
 
 int gdc_coll_init(void)
 {
-    int status = gdc_coll_select_check_forced();
+    int status = gdc_coll_select_init();
 
     if (status != GDC_SUCCESS) {
         return status;
@@ -543,6 +574,7 @@ int gdc_coll_init(void)
 
 void gdc_coll_finalize(void)
 {
+    gdc_coll_select_finalize();
     gdc_rt_progress_set_hook(NULL);
     active = NULL;
 }

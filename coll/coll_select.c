@@ -3,10 +3,14 @@
  * a call: GDC_<COLL>_ALGO when set, else a size-threshold default (the topology-aware cost
  * model replaces the default later).
  */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll_algo.h"
+#include "coll_model.h"
 #include "coll_select.h"
 #include "gdc_rt.h"
 
@@ -19,50 +23,50 @@ gdc_coll_config_t gdc_coll_config = {
 
 const gdc_coll_algo_t gdc_coll_algos[] = {
     {GDC_COLL_ALLREDUCE, "ring", "pipelined ring reduce-scatter then ring allgather; bandwidth-optimal",
-     gdc_coll_allreduce_ring},
+     gdc_coll_allreduce_ring, NULL},
     {GDC_COLL_ALLREDUCE, "recursive_doubling",
      "log2(n) exchanges of the whole vector; latency-optimal for small messages",
-     gdc_coll_allreduce_recursive_doubling},
+     gdc_coll_allreduce_recursive_doubling, NULL},
     {GDC_COLL_ALLREDUCE, "rabenseifner",
      "recursive-halving reduce-scatter then recursive-doubling allgather; 2 log2(n) steps, "
      "bandwidth-optimal",
-     gdc_coll_allreduce_rabenseifner},
+     gdc_coll_allreduce_rabenseifner, NULL},
     {GDC_COLL_ALLREDUCE, "knomial", "k-nomial tree reduce to rank 0 then k-nomial tree bcast",
-     gdc_coll_allreduce_knomial},
+     gdc_coll_allreduce_knomial, NULL},
     {GDC_COLL_BCAST, "binomial", "binomial tree from the root; log2(n) rounds of the whole message",
-     gdc_coll_bcast_binomial},
+     gdc_coll_bcast_binomial, NULL},
     {GDC_COLL_BCAST, "chain", "pipelined chain from the root; bandwidth-optimal for large messages",
-     gdc_coll_bcast_chain},
+     gdc_coll_bcast_chain, NULL},
     {GDC_COLL_BCAST, "scatter_allgather",
      "binomial scatter of blocks then ring allgather (van de Geijn); large messages",
-     gdc_coll_bcast_scatter_allgather},
-    {GDC_COLL_REDUCE, "binomial", "binomial tree reduce to the root", gdc_coll_reduce_binomial},
+     gdc_coll_bcast_scatter_allgather, NULL},
+    {GDC_COLL_REDUCE, "binomial", "binomial tree reduce to the root", gdc_coll_reduce_binomial, NULL},
     {GDC_COLL_REDUCE, "reduce_scatter_gather",
      "ring reduce-scatter then binomial gather of the blocks to the root; large messages",
-     gdc_coll_reduce_scatter_gather},
-    {GDC_COLL_ALLGATHER, "ring", "pipelined ring; n-1 rounds, bandwidth-optimal", gdc_coll_allgather_ring},
+     gdc_coll_reduce_scatter_gather, NULL},
+    {GDC_COLL_ALLGATHER, "ring", "pipelined ring; n-1 rounds, bandwidth-optimal", gdc_coll_allgather_ring, NULL},
     {GDC_COLL_ALLGATHER, "recursive_doubling",
      "log2(n) exchanges of doubling size (non-powers of two fold in)",
-     gdc_coll_allgather_recursive_doubling},
+     gdc_coll_allgather_recursive_doubling, NULL},
     {GDC_COLL_ALLGATHER, "bruck", "Bruck's ceil(log2 n) rounds for any n; small messages",
-     gdc_coll_allgather_bruck},
+     gdc_coll_allgather_bruck, NULL},
     {GDC_COLL_REDUCE_SCATTER, "ring", "pipelined ring reduce-scatter; n-1 rounds",
-     gdc_coll_reduce_scatter_ring},
+     gdc_coll_reduce_scatter_ring, NULL},
     {GDC_COLL_REDUCE_SCATTER, "recursive_halving",
      "log2(n) rounds halving the vector (non-powers of two fold in)",
-     gdc_coll_reduce_scatter_recursive_halving},
+     gdc_coll_reduce_scatter_recursive_halving, NULL},
     {GDC_COLL_ALLTOALL, "pairwise", "n-1 rounds, rank r exchanges with r+k and r-k in round k",
-     gdc_coll_alltoall_pairwise},
+     gdc_coll_alltoall_pairwise, NULL},
     {GDC_COLL_ALLTOALL, "bruck", "Bruck's ceil(log2 n) rounds of packed blocks; small messages",
-     gdc_coll_alltoall_bruck},
+     gdc_coll_alltoall_bruck, NULL},
     {GDC_COLL_ALLTOALLV, "pairwise", "n-1 rounds of pairwise exchange with per-peer counts",
-     gdc_coll_alltoallv_pairwise},
+     gdc_coll_alltoallv_pairwise, NULL},
     {GDC_COLL_BARRIER, "dissemination", "ceil(log2 n) rounds of zero-byte messages",
-     gdc_coll_barrier_dissemination},
+     gdc_coll_barrier_dissemination, NULL},
     {GDC_COLL_GATHER, "binomial", "binomial tree towards the root, subtrees packed",
-     gdc_coll_gather_binomial},
+     gdc_coll_gather_binomial, NULL},
     {GDC_COLL_SCATTER, "binomial", "binomial tree from the root, subtrees packed",
-     gdc_coll_scatter_binomial},
+     gdc_coll_scatter_binomial, NULL},
 };
 
 const int gdc_coll_num_algos = (int)(sizeof(gdc_coll_algos) / sizeof(gdc_coll_algos[0]));
@@ -105,6 +109,7 @@ int gdc_coll_chunks(size_t bytes, int rounds)
  * Parameters
  */
 
+/* A string, NULL when empty. */
 static int parse_algo_name(const char *value, void *dest, const char **why)
 {
     *(const char **)dest = value[0] != '\0' ? value : NULL;
@@ -154,6 +159,10 @@ static const gdc_rt_param_t coll_params[] = {
     {"GDC_CHUNK_SIZE", "256K", "pipelining unit of large collectives (bytes)", parse_chunk,
      &gdc_coll_config.chunk_bytes},
     {"GDC_TREE_RADIX", "4", "k of the k-nomial tree algorithms", parse_radix, &gdc_coll_config.tree_radix},
+    {"GDC_PROFILE", "", "machine profile for the cost model: a name (share/profiles) or a path", parse_algo_name,
+     &gdc_coll_config.profile},
+    {"GDC_TUNING", "", "tuning file pinning algorithms by size: lines \"COLLECTIVE MIN-MAX ALGORITHM\"",
+     parse_algo_name, &gdc_coll_config.tuning},
 };
 
 void gdc_coll_register_params(void)
@@ -187,64 +196,213 @@ int gdc_coll_select_check_forced(void)
     return GDC_SUCCESS;
 }
 
-static const gdc_coll_algo_t *by_name(gdc_coll_type_t coll, const char *name)
-{
-    const gdc_coll_algo_t *algo = gdc_coll_algo_find(coll, name);
+/* ---------------------------------------------------------------------------------------
+ * The tuning file: `COLL MIN-MAX ALGO` lines pin choices by message size
+ */
 
-    if (algo == NULL) {
-        GDC_LOG_ERROR("internal: no %s algorithm %s", gdc_coll_type_name(coll), name);
+typedef struct tuning_rule {
+    gdc_coll_type_t        coll;
+    size_t                 min_bytes, max_bytes; /* [min, max] inclusive */
+    const gdc_coll_algo_t *algo;
+} tuning_rule_t;
+
+static tuning_rule_t *rules;
+static int            num_rules;
+
+static int coll_by_name(const char *name, gdc_coll_type_t *coll)
+{
+    for (int c = 0; c < GDC_COLL_TYPE_COUNT; c++) {
+        if (strcmp(name, coll_names[c]) == 0) {
+            *coll = (gdc_coll_type_t)c;
+            return 0;
+        }
     }
-    return algo;
+    return -1;
 }
 
-/* The default before the cost model: latency-bound algorithms for small messages,
- * bandwidth-bound ones for large. */
-static const char *default_algo(const gdc_coll_args_t *args)
+/* "0-4K", "4K-1M", "1M-" (no upper end), "64K" (exactly). */
+static int parse_range(const char *text, size_t *lo, size_t *hi)
+{
+    char        first[32];
+    const char *dash = strchr(text, '-');
+
+    if (dash == NULL) {
+        return gdc_rt_parse_bytes(text, lo) != 0 ? -1 : (*hi = *lo, 0);
+    }
+    if ((size_t)(dash - text) >= sizeof(first)) {
+        return -1;
+    }
+    memcpy(first, text, (size_t)(dash - text));
+    first[dash - text] = '\0';
+    if (gdc_rt_parse_bytes(first, lo) != 0) {
+        return -1;
+    }
+    if (dash[1] == '\0' || strcmp(dash + 1, "inf") == 0 || strcmp(dash + 1, "max") == 0) {
+        *hi = SIZE_MAX;
+        return 0;
+    }
+    return gdc_rt_parse_bytes(dash + 1, hi) != 0 || *hi < *lo ? -1 : 0;
+}
+
+static int tuning_line(char *line, const char *path, int lineno)
+{
+    char           coll_name[32], range[64], algo_name[64];
+    int            n = sscanf(line, "%31s %63s %63s", coll_name, range, algo_name);
+    tuning_rule_t *grown, rule;
+
+    if (n <= 0 || coll_name[0] == '#') {
+        return GDC_SUCCESS;
+    }
+    if (n != 3 || coll_by_name(coll_name, &rule.coll) != 0 || parse_range(range, &rule.min_bytes, &rule.max_bytes) != 0 ||
+        (rule.algo = gdc_coll_algo_find(rule.coll, algo_name)) == NULL) {
+        GDC_LOG_ERROR("%s:%d: expected \"COLLECTIVE MIN-MAX ALGORITHM\" (e.g. \"allreduce 0-4K "
+                      "recursive_doubling\"; gdinfo --algorithms lists the names), got: %s",
+                      path, lineno, line);
+        return GDC_ERR_INVALID_ARG;
+    }
+    grown = realloc(rules, (size_t)(num_rules + 1) * sizeof(*rules));
+    if (grown == NULL) {
+        return GDC_ERR_NO_MEMORY;
+    }
+    rules              = grown;
+    rules[num_rules++] = rule;
+    return GDC_SUCCESS;
+}
+
+static int load_tuning(const char *path)
+{
+    char  line[256];
+    int   lineno = 0, status = GDC_SUCCESS;
+    FILE *f      = fopen(path, "r");
+
+    if (f == NULL) {
+        GDC_LOG_ERROR("GDC_TUNING=%s: cannot open it: %s", path, strerror(errno));
+        return GDC_ERR_INVALID_ARG;
+    }
+    while (status == GDC_SUCCESS && fgets(line, sizeof(line), f) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        status                    = tuning_line(line, path, ++lineno);
+    }
+    fclose(f);
+    if (status == GDC_SUCCESS) {
+        GDC_LOG_INFO("tuning file %s: %d rule(s)", path, num_rules);
+    }
+    return status;
+}
+
+static const gdc_coll_algo_t *tuned(const gdc_coll_args_t *args)
 {
     size_t bytes = args->count * args->dsize;
-    int    pof2  = (args->size & (args->size - 1)) == 0;
 
-    switch (args->coll) {
-    case GDC_COLL_ALLREDUCE:
-        if (bytes <= gdc_coll_config.small_bytes || (size_t)args->size > args->count) {
-            return "recursive_doubling";
+    for (int i = 0; i < num_rules; i++) {
+        if (rules[i].coll == args->coll && bytes >= rules[i].min_bytes && bytes <= rules[i].max_bytes) {
+            return rules[i].algo;
         }
-        return (bytes <= gdc_coll_config.medium_bytes && pof2) ? "rabenseifner" : "ring";
-    case GDC_COLL_BCAST:
-        if (bytes <= gdc_coll_config.small_bytes || args->size <= 2) {
-            return "binomial";
-        }
-        return bytes <= gdc_coll_config.medium_bytes ? "scatter_allgather" : "chain";
-    case GDC_COLL_REDUCE:
-        return (bytes <= gdc_coll_config.medium_bytes || (size_t)args->size > args->count)
-                   ? "binomial"
-                   : "reduce_scatter_gather";
-    case GDC_COLL_ALLGATHER:
-        if (bytes * (size_t)args->size <= gdc_coll_config.small_bytes) {
-            return "bruck";
-        }
-        return (pof2 && bytes * (size_t)args->size <= gdc_coll_config.medium_bytes) ? "recursive_doubling"
-                                                                                   : "ring";
-    case GDC_COLL_REDUCE_SCATTER:
-        return (pof2 && bytes * (size_t)args->size <= gdc_coll_config.medium_bytes) ? "recursive_halving"
-                                                                                   : "ring";
-    case GDC_COLL_ALLTOALL:
-        return (bytes <= 256 && args->size > 2) ? "bruck" : "pairwise";
-    case GDC_COLL_ALLTOALLV: return "pairwise";
-    case GDC_COLL_BARRIER: return "dissemination";
-    case GDC_COLL_GATHER: return "binomial";
-    case GDC_COLL_SCATTER: return "binomial";
-    case GDC_COLL_TYPE_COUNT: break;
     }
     return NULL;
 }
 
-const gdc_coll_algo_t *gdc_coll_select(const gdc_coll_args_t *args)
+/* ---------------------------------------------------------------------------------------
+ * Choosing
+ */
+
+gdc_coll_machine_t gdc_coll_machine;
+
+static int supports(const gdc_coll_algo_t *algo, const gdc_coll_args_t *args)
 {
-    const char *forced = gdc_coll_config.algo_env[args->coll];
+    return algo->supports == NULL || algo->supports(args);
+}
+
+int gdc_coll_select_init(void)
+{
+    int status;
+
+    gdc_coll_machine_default(&gdc_coll_machine);
+    if (gdc_coll_config.profile != NULL &&
+        (status = gdc_coll_machine_load(&gdc_coll_machine, gdc_coll_config.profile)) != GDC_SUCCESS) {
+        return status;
+    }
+    if ((status = gdc_coll_machine_env(&gdc_coll_machine)) != GDC_SUCCESS) {
+        return status;
+    }
+    if (gdc_coll_config.tuning != NULL && (status = load_tuning(gdc_coll_config.tuning)) != GDC_SUCCESS) {
+        return status;
+    }
+    return gdc_coll_select_check_forced();
+}
+
+void gdc_coll_select_finalize(void)
+{
+    free(rules);
+    rules     = NULL;
+    num_rules = 0;
+}
+
+/* How many algorithms could run the call (skip aside). */
+static int candidates(const gdc_coll_args_t *args, const gdc_coll_algo_t *skip, const gdc_coll_algo_t **first)
+{
+    int count = 0;
+
+    *first = NULL;
+    for (int i = 0; i < gdc_coll_num_algos; i++) {
+        const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
+        if (algo->coll == args->coll && algo != skip && supports(algo, args)) {
+            *first = *first != NULL ? *first : algo;
+            count++;
+        }
+    }
+    return count;
+}
+
+/* The cheapest supported algorithm on the model (the first in table order on a tie). The
+ * model runs every rank's schedule, so it needs shapes every rank knows: an alltoallv's
+ * counts are its own, and it takes the first candidate. */
+static const gdc_coll_algo_t *cheapest(const gdc_coll_args_t *args, int on_device, const gdc_coll_algo_t *skip)
+{
+    const gdc_coll_algo_t *best      = NULL;
+    double                 best_time = 0;
+
+    if (candidates(args, skip, &best) <= 1 || args->coll == GDC_COLL_ALLTOALLV) {
+        return best;
+    }
+    best = NULL;
+    for (int i = 0; i < gdc_coll_num_algos; i++) {
+        const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
+        gdc_coll_prediction_t  p;
+
+        if (algo->coll != args->coll || algo == skip || !supports(algo, args)) {
+            continue;
+        }
+        if (gdc_coll_predict(&gdc_coll_machine, algo, args, on_device, &p) != GDC_SUCCESS) {
+            continue;
+        }
+        if (best == NULL || p.seconds < best_time) {
+            best      = algo;
+            best_time = p.seconds;
+        }
+    }
+    return best;
+}
+
+const gdc_coll_algo_t *gdc_coll_select(const gdc_coll_args_t *args, int on_device)
+{
+    const gdc_coll_algo_t *chosen = NULL;
+    const char            *how    = NULL;
+    const char            *forced = gdc_coll_config.algo_env[args->coll];
 
     if (forced != NULL) {
-        return by_name(args->coll, forced);
+        chosen = gdc_coll_algo_find(args->coll, forced);
+        how    = "GDC_*_ALGO";
+    } else if ((chosen = tuned(args)) != NULL) {
+        how = "the tuning file";
     }
-    return by_name(args->coll, default_algo(args));
+    if (chosen != NULL && !supports(chosen, args)) {
+        const gdc_coll_algo_t *instead = cheapest(args, on_device, chosen);
+        GDC_LOG_INFO("%s(%s) from %s does not support this call (%zu x %s on %d ranks, %d node(s)); "
+                     "using the next cheapest, %s",
+                     gdc_coll_type_name(args->coll), chosen->name, how, args->count, gdc_rt_dtype_name(args->dtype),
+                     args->size, args->num_nodes, instead != NULL ? instead->name : "none");
+        return instead;
+    }
+    return chosen != NULL ? chosen : cheapest(args, on_device, NULL);
 }

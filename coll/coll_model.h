@@ -1,0 +1,64 @@
+/*
+ * The cost model: a machine (latency and bandwidth per link class, reduction and copy
+ * rates, NICs per node) and a timed run of every rank's schedule of a call on it, without
+ * moving any data. A message takes latency + bytes / bandwidth on its link; messages that
+ * leave a node share that node's NICs; a rank runs its local steps one at a time. The
+ * predicted time of an algorithm is when the last rank finishes.
+ */
+#ifndef GDC_COLL_MODEL_H
+#define GDC_COLL_MODEL_H
+
+#include <stdio.h>
+
+#include "coll.h"
+#include "rt_topo.h"
+
+typedef struct gdc_coll_link_cost {
+    double latency;   /* seconds per message */
+    double bandwidth; /* bytes per second */
+} gdc_coll_link_cost_t;
+
+typedef struct gdc_coll_machine {
+    char                 name[64];
+    char                 description[160];
+    gdc_coll_link_cost_t link[GDC_LINK_NUM_CLASSES];
+    double               reduce_bw;      /* bytes of one operand reduced per second, host */
+    double               reduce_bw_gpu;  /* the same on the GPU */
+    double               copy_bw;        /* memcpy, host */
+    double               copy_bw_gpu;
+    double               step_overhead;  /* seconds of CPU per step (posting, bookkeeping) */
+    int                  nics_per_node;  /* messages between nodes share these */
+    int                  gpus_per_node;  /* for --plan on a described machine */
+    /* which class a pair uses, by where it is: same node / other node, host / device memory */
+    gdc_link_class_t     intra_host, intra_device, inter_host, inter_device;
+} gdc_coll_machine_t;
+
+/* The built-in defaults (a one-node host machine like the development VMs). */
+void gdc_coll_machine_default(gdc_coll_machine_t *m);
+
+/* Read a profile: a name from the installed profiles (share/profiles/NAME.prof) or a path.
+ * Lines: `key value...`; see share/profiles/README. Missing keys keep m's values. */
+int gdc_coll_machine_load(gdc_coll_machine_t *m, const char *name_or_path);
+
+/* Apply GDC_LINK_<CLASS>="LATENCY_US,BANDWIDTH_GBS" overrides from the environment. */
+int gdc_coll_machine_env(gdc_coll_machine_t *m);
+
+void gdc_coll_machine_print(const gdc_coll_machine_t *m, FILE *out);
+
+typedef struct gdc_coll_prediction {
+    double   seconds;
+    double   bytes[GDC_LINK_NUM_CLASSES];    /* moved per class, all ranks */
+    unsigned messages[GDC_LINK_NUM_CLASSES];
+    unsigned steps;                          /* all ranks */
+} gdc_coll_prediction_t;
+
+/* Predict algo for args (args.rank ignored: every rank is modelled; args.node_of gives the
+ * nodes) with buffers in host or device memory. */
+int gdc_coll_predict(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
+                     int on_device, gdc_coll_prediction_t *out);
+
+/* The class between ranks a and b of args on machine m. */
+gdc_link_class_t gdc_coll_machine_class(const gdc_coll_machine_t *m, const gdc_coll_args_t *args, int a, int b,
+                                        int on_device);
+
+#endif
