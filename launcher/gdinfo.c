@@ -3,13 +3,18 @@
  *   gdinfo               version and build
  *   gdinfo --algorithms  one line per algorithm: <collective> <name> <description>
  *   gdinfo --params      every GDC_* variable with its current value and help
+ *   gdinfo --plan COLL --bytes B [--ranks N] [--nodes K] [--profile NAME] [--device]
+ *                        the predicted time of every candidate algorithm on a machine
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coll.h"
+#include "coll_algo.h"
+#include "coll_select.h"
 #include "config.h"
 #include "gdc_rt.h"
 
@@ -22,6 +27,13 @@ static void usage(FILE *out)
             "  (no option)      version and build: UCX, PMIx, hwloc and CUDA\n"
             "  --algorithms     every collective algorithm: <collective> <name> <description>\n"
             "  --params         every GDC_* environment variable, its value and what it does\n"
+            "  --plan COLL --bytes B [--ranks N] [--nodes K] [--profile NAME] [--device]\n"
+            "                   predicted time and bus bandwidth of every algorithm of COLL for a\n"
+            "                   message of B bytes (K/M/G suffixes; what gdbench's Size column means\n"
+            "                   for COLL) on N ranks over K nodes (ranks spread in blocks), marking\n"
+            "                   the one gdc would choose; on this machine's model (GDC_PROFILE,\n"
+            "                   GDC_LINK_*) or on a profile (dgx-h100, pcie-node, a path), which also\n"
+            "                   gives the ranks per node; --device prices GPU buffers\n"
             "  -h, --help       this help\n"
             "  --version        gdc's version\n");
 }
@@ -60,20 +72,216 @@ static void print_build(void)
     }
 }
 
+
+typedef struct plan_opts {
+    const char *coll;
+    const char *bytes;
+    const char *profile;
+    int         ranks, nodes, device;
+} plan_opts_t;
+
+/* nccl-tests' bus-bandwidth factors, and gdbench's meaning of a message size per collective. */
+static double bus_factor(gdc_coll_type_t coll, int n)
+{
+    switch (coll) {
+    case GDC_COLL_ALLREDUCE: return 2.0 * (n - 1) / n;
+    case GDC_COLL_BCAST:
+    case GDC_COLL_REDUCE: return 1;
+    default: return (double)(n - 1) / n;
+    }
+}
+
+static size_t plan_count(gdc_coll_type_t coll, size_t bytes, int n, size_t dsize)
+{
+    return coll == GDC_COLL_REDUCE_SCATTER ? bytes / dsize / (size_t)n : bytes / dsize;
+}
+
+/* algbw's bytes: the data of the whole call as nccl-tests counts it. */
+static double plan_data_bytes(gdc_coll_type_t coll, size_t count, int n, size_t dsize)
+{
+    switch (coll) {
+    case GDC_COLL_ALLGATHER:
+    case GDC_COLL_ALLTOALL:
+    case GDC_COLL_GATHER:
+    case GDC_COLL_SCATTER:
+    case GDC_COLL_REDUCE_SCATTER: return (double)count * dsize * n;
+    default: return (double)count * dsize;
+    }
+}
+
+static int plan_coll(const char *name, gdc_coll_type_t *coll)
+{
+    for (int c = 0; c < GDC_COLL_TYPE_COUNT; c++) {
+        if (strcmp(name, gdc_coll_type_name((gdc_coll_type_t)c)) == 0 && c != GDC_COLL_ALLTOALLV) {
+            *coll = (gdc_coll_type_t)c;
+            return 0;
+        }
+    }
+    fprintf(stderr, "gdinfo: --plan %s: not a collective gdinfo can plan (allreduce, bcast, reduce, allgather, "
+                    "reduce_scatter, alltoall, gather, scatter, barrier)\n",
+            name);
+    return -1;
+}
+
+static int usable_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static const char *human_bytes(double bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "KB", "MB", "GB", "TB"};
+    int                      u       = 0;
+
+    while (bytes >= 1000 && u < 4) {
+        bytes /= 1000;
+        u++;
+    }
+    snprintf(buf, len, "%.3g%s", bytes, units[u]);
+    return buf;
+}
+
+static int plan(const plan_opts_t *o)
+{
+    gdc_coll_type_t        coll;
+    size_t                 bytes = 0, dsize;
+    gdc_coll_args_t        args;
+    gdc_coll_machine_t     *m = &gdc_coll_machine;
+    const gdc_coll_algo_t *chosen;
+    int                    n, nodes = o->nodes > 0 ? o->nodes : 1, device;
+    int                   *node_of;
+
+    if (plan_coll(o->coll, &coll) != 0) {
+        return 2;
+    }
+    if (coll != GDC_COLL_BARRIER && (o->bytes == NULL || gdc_rt_parse_bytes(o->bytes, &bytes) != 0)) {
+        fprintf(stderr, "gdinfo: --plan needs --bytes B (e.g. 64K, 16M, 1G)\n");
+        return 2;
+    }
+    gdc_coll_register_params();
+    if (gdc_rt_config_load() != GDC_SUCCESS) {
+        return 1;
+    }
+    gdc_coll_machine_default(m);
+    if ((o->profile != NULL && gdc_coll_machine_load(m, o->profile) != GDC_SUCCESS) ||
+        (o->profile == NULL && gdc_coll_config.profile != NULL && gdc_coll_machine_load(m, gdc_coll_config.profile) != GDC_SUCCESS) ||
+        gdc_coll_machine_env(m) != GDC_SUCCESS) {
+        return 1;
+    }
+    device = o->device || m->gpus_per_node > 0;
+    n      = o->ranks > 0 ? o->ranks : nodes * (m->gpus_per_node > 0 ? m->gpus_per_node : usable_cores());
+    if (n < nodes) {
+        fprintf(stderr, "gdinfo: %d ranks cannot fill %d nodes\n", n, nodes);
+        return 2;
+    }
+    node_of = malloc((size_t)n * sizeof(int));
+    for (int r = 0; r < n; r++) {
+        node_of[r] = (int)((long)r * nodes / n);
+    }
+    dsize = coll == GDC_COLL_BARRIER ? 1 : 4;
+    memset(&args, 0, sizeof(args));
+    args.coll      = coll;
+    args.dtype     = coll == GDC_COLL_BARRIER ? GDC_BYTE : GDC_FLOAT32;
+    args.dsize     = dsize;
+    args.op        = GDC_SUM;
+    args.size      = n;
+    args.count     = plan_count(coll, bytes, n, dsize);
+    args.node_of   = node_of;
+    args.num_nodes = nodes;
+    chosen         = gdc_coll_select(&args, device);
+
+    printf("# plan: %s of %zu bytes (%zu x float32%s) on %d ranks, %d node(s), %s buffers\n",
+           gdc_coll_type_name(coll), bytes, args.count, coll == GDC_COLL_ALLREDUCE || coll == GDC_COLL_REDUCE ||
+                                                            coll == GDC_COLL_REDUCE_SCATTER ? " sum" : "",
+           n, nodes, device ? "device" : "host");
+    gdc_coll_machine_print(m, stdout);
+    printf("# busbw = algbw x %.4g (nccl-tests' factor for %s)\n", bus_factor(coll, n), gdc_coll_type_name(coll));
+    printf("#   %-22s %14s %12s %12s %9s  %s\n", "algorithm", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "messages",
+           "bytes moved per link class");
+    for (int i = 0; i < gdc_coll_num_algos; i++) {
+        const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
+        gdc_coll_prediction_t  p;
+        unsigned               msgs = 0;
+        double                 algbw;
+
+        if (algo->coll != coll) {
+            continue;
+        }
+        if (algo->supports != NULL && !algo->supports(&args)) {
+            printf("    %-22s %14s  (does not apply: %s)\n", algo->name, "-", "needs ranks on more than one node");
+            continue;
+        }
+        if (gdc_coll_predict(m, algo, &args, device, &p) != GDC_SUCCESS) {
+            printf("    %-22s %14s  (the model failed)\n", algo->name, "-");
+            continue;
+        }
+        for (int c = 0; c < GDC_LINK_NUM_CLASSES; c++) {
+            msgs += p.messages[c];
+        }
+        algbw = p.seconds > 0 ? plan_data_bytes(coll, args.count, n, dsize) / p.seconds / 1e9 : 0;
+        printf("  %c %-22s %14.2f %12.2f %12.2f %9u ", algo == chosen ? '*' : ' ', algo->name, p.seconds * 1e6, algbw,
+               algbw * bus_factor(coll, n), msgs);
+        for (int c = 0; c < GDC_LINK_NUM_CLASSES; c++) {
+            char human[32];
+            if (p.bytes[c] > 0) {
+                printf(" %s %s", gdc_link_class_name((gdc_link_class_t)c), human_bytes(p.bytes[c], human, sizeof(human)));
+            }
+        }
+        printf("\n");
+    }
+    printf("# * the algorithm gdc would choose (GDC_%s_ALGO and GDC_TUNING apply)\n", "<COLL>");
+    free(node_of);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    enum { OPT_ALGORITHMS = 256, OPT_PARAMS, OPT_VERSION };
+    enum { OPT_ALGORITHMS = 256, OPT_PARAMS, OPT_VERSION, OPT_PLAN, OPT_BYTES, OPT_RANKS, OPT_NODES, OPT_PROFILE,
+           OPT_DEVICE };
     static const struct option options[] = {
         {"algorithms", no_argument, NULL, OPT_ALGORITHMS},
         {"params", no_argument, NULL, OPT_PARAMS},
+        {"plan", required_argument, NULL, OPT_PLAN},
+        {"bytes", required_argument, NULL, OPT_BYTES},
+        {"ranks", required_argument, NULL, OPT_RANKS},
+        {"nodes", required_argument, NULL, OPT_NODES},
+        {"profile", required_argument, NULL, OPT_PROFILE},
+        {"device", no_argument, NULL, OPT_DEVICE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
-    int what = 0, opt;
+    int         what = 0, opt;
+    plan_opts_t po   = {NULL, NULL, NULL, 0, 0, 0};
 
     while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         switch (opt) {
+        case OPT_PLAN:
+            what    = opt;
+            po.coll = optarg;
+            break;
+        case OPT_BYTES:
+            po.bytes = optarg;
+            break;
+        case OPT_RANKS:
+        case OPT_NODES: {
+            char *end;
+            long  v = strtol(optarg, &end, 10);
+            if (*end != '\0' || v < 1 || v > 1 << 20) {
+                fprintf(stderr, "gdinfo: --%s %s: expected a positive number\n", opt == OPT_RANKS ? "ranks" : "nodes",
+                        optarg);
+                return 2;
+            }
+            *(opt == OPT_RANKS ? &po.ranks : &po.nodes) = (int)v;
+            break;
+        }
+        case OPT_PROFILE:
+            po.profile = optarg;
+            break;
+        case OPT_DEVICE:
+            po.device = 1;
+            break;
         case OPT_ALGORITHMS:
         case OPT_PARAMS:
             what = opt;
@@ -102,6 +310,8 @@ int main(int argc, char **argv)
         gdc_coll_register_params();
         gdc_rt_config_foreach(print_param, NULL);
         break;
+    case OPT_PLAN:
+        return plan(&po);
     default:
         print_build();
         break;

@@ -1,0 +1,215 @@
+/*
+ * The cost model and the choice it makes: predictions that follow from the machine's
+ * numbers, selection tables for fixed profiles, the tuning file, forced algorithms.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "coll_algo.h"
+#include "coll_model.h"
+#include "coll_select.h"
+#include "gdc_rt.h"
+
+static int node_of[64];
+
+static gdc_coll_args_t call(gdc_coll_type_t coll, size_t bytes, int n, int nodes)
+{
+    gdc_coll_args_t a;
+
+    memset(&a, 0, sizeof(a));
+    a.coll      = coll;
+    a.dtype     = GDC_FLOAT32;
+    a.dsize     = 4;
+    a.op        = GDC_SUM;
+    a.size      = n;
+    a.count     = bytes / 4;
+    a.node_of   = node_of;
+    a.num_nodes = nodes;
+    for (int r = 0; r < n; r++) {
+        node_of[r] = r * nodes / n;
+    }
+    return a;
+}
+
+static double predict(const gdc_coll_machine_t *m, gdc_coll_type_t coll, const char *algo, size_t bytes, int n,
+                      int nodes, int device)
+{
+    gdc_coll_args_t       a = call(coll, bytes, n, nodes);
+    gdc_coll_prediction_t p;
+
+    assert_int_equal(gdc_coll_predict(m, gdc_coll_algo_find(coll, algo), &a, device, &p), GDC_SUCCESS);
+    return p.seconds;
+}
+
+static const char *chosen(gdc_coll_type_t coll, size_t bytes, int n, int nodes, int device)
+{
+    gdc_coll_args_t        a    = call(coll, bytes, n, nodes);
+    const gdc_coll_algo_t *algo = gdc_coll_select(&a, device);
+
+    assert_non_null(algo);
+    return algo->name;
+}
+
+static int setup_default(void **state)
+{
+    gdc_coll_machine_default(&gdc_coll_machine);
+    return 0;
+}
+
+/* Large messages are bandwidth-bound: a 2-rank ring moves S/2 each way twice, S/beta in
+ * all; small ones latency-bound: recursive doubling is one latency on 2 ranks. */
+static void test_model_follows_the_machine(void **state)
+{
+    gdc_coll_machine_t m;
+    double             big, small;
+
+    gdc_coll_machine_default(&m);
+    big = predict(&m, GDC_COLL_ALLREDUCE, "ring", 16 << 20, 2, 1, 0);
+    assert_true(big > 0.95 * (16 << 20) / m.link[GDC_LINK_SHM].bandwidth);
+    assert_true(big < 1.10 * (16 << 20) / m.link[GDC_LINK_SHM].bandwidth);
+    small = predict(&m, GDC_COLL_ALLREDUCE, "recursive_doubling", 8, 2, 1, 0);
+    assert_true(small >= m.link[GDC_LINK_SHM].latency);
+    assert_true(small < 4 * m.link[GDC_LINK_SHM].latency);
+    /* more bytes never cost less; a slower link costs more */
+    assert_true(predict(&m, GDC_COLL_BCAST, "chain", 1 << 20, 8, 1, 0) <
+                predict(&m, GDC_COLL_BCAST, "chain", 4 << 20, 8, 1, 0));
+    m.link[GDC_LINK_SHM].bandwidth /= 2;
+    assert_true(predict(&m, GDC_COLL_ALLREDUCE, "ring", 16 << 20, 2, 1, 0) > 1.8 * big);
+}
+
+/* Ranks on two nodes share the node's NICs: a ring that crosses the network is bounded by
+ * one NIC, while the same ring inside a node is not. */
+static void test_model_shares_nics(void **state)
+{
+    gdc_coll_machine_t m;
+
+    gdc_coll_machine_default(&m);
+    assert_true(predict(&m, GDC_COLL_ALLGATHER, "ring", 1 << 20, 8, 2, 0) >
+                4 * predict(&m, GDC_COLL_ALLGATHER, "ring", 1 << 20, 8, 1, 0));
+}
+
+/* The default profile (the development VMs): what gdc runs for each size. */
+static void test_selection_default_profile(void **state)
+{
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 8, 2, 1, 0), "recursive_doubling");
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 16 << 20, 2, 1, 0), "ring");
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 8, 8, 1, 0), "recursive_doubling");
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 64 << 10, 8, 1, 0), "rabenseifner");
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 16 << 20, 8, 1, 0), "ring");
+    assert_string_equal(chosen(GDC_COLL_BCAST, 8, 8, 1, 0), "binomial");
+    assert_string_equal(chosen(GDC_COLL_BCAST, 64 << 10, 8, 1, 0), "scatter_allgather");
+    assert_string_equal(chosen(GDC_COLL_BCAST, 16 << 20, 8, 1, 0), "chain");
+    assert_string_equal(chosen(GDC_COLL_REDUCE, 8, 8, 1, 0), "binomial");
+    assert_string_equal(chosen(GDC_COLL_REDUCE, 16 << 20, 8, 1, 0), "reduce_scatter_gather");
+    assert_string_equal(chosen(GDC_COLL_ALLGATHER, 8, 8, 1, 0), "recursive_doubling");
+    assert_string_equal(chosen(GDC_COLL_ALLGATHER, 16 << 20, 8, 1, 0), "ring");
+    /* reduce_scatter counts are per block here: 8 KiB blocks are a 64 KiB vector */
+    assert_string_equal(chosen(GDC_COLL_REDUCE_SCATTER, 8 << 10, 8, 1, 0), "recursive_halving");
+    assert_string_equal(chosen(GDC_COLL_REDUCE_SCATTER, 16 << 20, 8, 1, 0), "ring");
+    assert_string_equal(chosen(GDC_COLL_BARRIER, 0, 8, 1, 0), "dissemination");
+}
+
+/* A DGX-H100-like node: on device buffers over NVLink, 1 GiB goes to the bandwidth
+ * algorithm with the fewest steps (each step costs a microsecond of host time). */
+static void test_selection_dgx_profile(void **state)
+{
+    gdc_coll_machine_default(&gdc_coll_machine);
+    assert_int_equal(gdc_coll_machine_load(&gdc_coll_machine, GDC_SRCDIR "/share/profiles/dgx-h100.prof"), GDC_SUCCESS);
+    assert_string_equal(gdc_coll_machine.name, "dgx-h100");
+    assert_int_equal(gdc_coll_machine.nics_per_node, 8);
+    assert_int_equal(gdc_coll_machine.intra_device, GDC_LINK_NVLINK);
+    assert_int_equal(gdc_coll_machine.inter_device, GDC_LINK_NET_GDR);
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 1u << 30, 8, 1, 1), "rabenseifner");
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 8, 8, 1, 1), "recursive_doubling");
+    gdc_coll_machine_default(&gdc_coll_machine);
+}
+
+static void test_profile_errors(void **state)
+{
+    gdc_coll_machine_t m;
+    char               path[] = "/tmp/gdc-test-profile-XXXXXX";
+    int                fd     = mkstemp(path);
+    FILE              *f      = fdopen(fd, "w");
+
+    gdc_coll_machine_default(&m);
+    assert_int_equal(gdc_coll_machine_load(&m, "no-such-profile"), GDC_ERR_INVALID_ARG);
+    fprintf(f, "name test\nlink shm 1 2\nbogus_key 3\n");
+    fclose(f);
+    assert_int_equal(gdc_coll_machine_load(&m, path), GDC_ERR_INVALID_ARG);
+    assert_true(m.link[GDC_LINK_SHM].bandwidth == 2e9); /* the lines before the bad one applied */
+    unlink(path);
+    setenv("GDC_LINK_SHM", "2,0.5", 1);
+    assert_int_equal(gdc_coll_machine_env(&m), GDC_SUCCESS);
+    assert_true(m.link[GDC_LINK_SHM].latency == 2e-6 && m.link[GDC_LINK_SHM].bandwidth == 0.5e9);
+    setenv("GDC_LINK_NET_GDR", "fast", 1);
+    assert_int_equal(gdc_coll_machine_env(&m), GDC_ERR_INVALID_ARG);
+    unsetenv("GDC_LINK_SHM");
+    unsetenv("GDC_LINK_NET_GDR");
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* GDC_TUNING pins choices by size; a forced name wins over both. */
+static void test_tuning_and_forcing(void **state)
+{
+    const char *path = "/tmp/gdc-test-tuning";
+
+    write_file(path, "# comment\nallreduce 0-4K knomial\nallreduce 1M- rabenseifner\nbcast 64K chain\n");
+    gdc_coll_config.tuning = path;
+    assert_int_equal(gdc_coll_select_init(), GDC_SUCCESS);
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 8, 8, 1, 0), "knomial");
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 4096, 8, 1, 0), "knomial");
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 64 << 10, 8, 1, 0), "rabenseifner"); /* the model's */
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 16 << 20, 8, 1, 0), "rabenseifner");
+    assert_string_equal(chosen(GDC_COLL_BCAST, 64 << 10, 8, 1, 0), "chain");
+    gdc_coll_config.algo_env[GDC_COLL_ALLREDUCE] = "ring";
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 8, 8, 1, 0), "ring");
+    gdc_coll_config.algo_env[GDC_COLL_ALLREDUCE] = NULL;
+    gdc_coll_select_finalize();
+
+    write_file(path, "allreduce 0-4K no_such_algorithm\n");
+    assert_int_equal(gdc_coll_select_init(), GDC_ERR_INVALID_ARG);
+    write_file(path, "allreduce 4K-1K ring\n");
+    assert_int_equal(gdc_coll_select_init(), GDC_ERR_INVALID_ARG);
+    write_file(path, "allreduceX 0- ring\n");
+    assert_int_equal(gdc_coll_select_init(), GDC_ERR_INVALID_ARG);
+    gdc_coll_select_finalize();
+    gdc_coll_config.tuning = "/no/such/file";
+    assert_int_equal(gdc_coll_select_init(), GDC_ERR_INVALID_ARG);
+    gdc_coll_config.tuning = NULL;
+    unlink(path);
+    gdc_coll_config.algo_env[GDC_COLL_BCAST] = "no_such";
+    assert_int_equal(gdc_coll_select_init(), GDC_ERR_INVALID_ARG);
+    gdc_coll_config.algo_env[GDC_COLL_BCAST] = NULL;
+    assert_int_equal(gdc_coll_select_init(), GDC_SUCCESS);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_model_follows_the_machine),
+        cmocka_unit_test(test_model_shares_nics),
+        cmocka_unit_test_setup(test_selection_default_profile, setup_default),
+        cmocka_unit_test(test_selection_dgx_profile),
+        cmocka_unit_test(test_profile_errors),
+        cmocka_unit_test_setup(test_tuning_and_forcing, setup_default),
+    };
+
+    setenv("GDC_LOG", "error", 0);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
