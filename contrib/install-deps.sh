@@ -3,11 +3,13 @@
 # when everything is already there. Packages:
 #   build:    gcc make autoconf automake libtool pkg-config
 #   libraries: libucx-dev libpmix-dev libhwloc-dev libevent-dev libcmocka-dev
-#   tests and benchmarks: openmpi-bin libopenmpi-dev (mpirun compatibility tests, gdbench-mpi)
+#   tests and benchmarks: openmpi-bin libopenmpi-dev (mpirun compatibility tests, gdbench-mpi),
+#             mpich libmpich-dev (gdbench-mpich, the MPICH peer of bench/compare.sh; Debian keeps
+#             Open MPI as the default mpicc/mpirun: MPICH's alternatives have lower priority)
 #   tools:    ucx-utils hwloc (ucx_info, lstopo: what UCX and hwloc see)
 set -eu
 packages="gcc make autoconf automake libtool pkg-config libucx-dev libpmix-dev libhwloc-dev \
-libevent-dev libcmocka-dev openmpi-bin libopenmpi-dev ucx-utils hwloc"
+libevent-dev libcmocka-dev openmpi-bin libopenmpi-dev mpich libmpich-dev ucx-utils hwloc"
 
 missing=""
 for p in $packages; do
