@@ -7,12 +7,15 @@
 #include "rt_boot.h"
 #include "rt_log.h"
 #include "rt_p2p.h"
+#include "rt_shm.h"
 #include "rt_tag.h"
 
 struct gdc_comm gdc_comm_world_instance;
 
 static struct gdc_comm           *live_comms; /* split/dup results */
 static uint32_t                   next_ctx = 1;
+static unsigned                   shm_segments; /* created by this process: names never repeat */
+static gdc_rt_shm_t              *world_shm;    /* created before the world exists */
 static const gdc_rt_comm_hooks_t *hooks;
 
 void gdc_rt_comm_set_hooks(const gdc_rt_comm_hooks_t *h)
@@ -30,6 +33,97 @@ static void run_destroyed_hook(struct gdc_comm *comm)
     if (hooks != NULL && hooks->destroyed != NULL) {
         hooks->destroyed(comm);
     }
+}
+
+/* A shared memory segment for a communicator about to be made: created before the
+ * exchange that tells the peers its name. NULL when shared memory is off or fails. */
+static gdc_rt_shm_t *create_shm(unsigned *n)
+{
+    gdc_rt_shm_t *shm;
+    char          tag[128];
+
+    *n = shm_segments++;
+    if (gdc_rt_shm_bytes == 0 || (shm = calloc(1, sizeof(*shm))) == NULL) {
+        return NULL;
+    }
+    gdc_rt_shm_tag(tag, sizeof(tag), gdc_rt_boot.rank, *n);
+    if (gdc_rt_shm_create(shm, tag) != GDC_SUCCESS) {
+        free(shm);
+        return NULL;
+    }
+    return shm;
+}
+
+static int  internal_allgather(struct gdc_comm *comm, const void *mine, void *all, size_t rec);
+static void drop_shm(struct gdc_comm *comm);
+
+/*
+ * Give comm the shared memory of its ranks on my node: map the peers' segments (shm_n[r]
+ * names rank r's), agree over comm that every rank managed (one allgather: shared-memory
+ * algorithms must be all or nothing), then unlink the names, since everyone holds them.
+ */
+static int attach_shm(struct gdc_comm *comm, gdc_rt_shm_t *shm, const unsigned *shm_n)
+{
+    int   my_node = comm->node_of[comm->rank], local = 0, me = 0, ok, all_ok = 1, status;
+    int  *ranks   = malloc((size_t)comm->size * sizeof(int));
+    char **tags   = calloc((size_t)comm->size, sizeof(char *));
+    int  *oks     = malloc((size_t)comm->size * sizeof(int));
+
+    if (ranks == NULL || tags == NULL || oks == NULL) {
+        status = GDC_ERR_NO_MEMORY;
+        goto out;
+    }
+    for (int r = 0; r < comm->size; r++) {
+        if (comm->node_of[r] == my_node) {
+            me = r == comm->rank ? local : me;
+            ranks[local] = r;
+            tags[local]  = malloc(128);
+            if (tags[local] == NULL) {
+                status = GDC_ERR_NO_MEMORY;
+                goto out;
+            }
+            gdc_rt_shm_tag(tags[local], 128, gdc_rt_comm_world_rank(comm, r), shm_n[r]);
+            local++;
+        }
+    }
+    ok = local < 2 || (shm != NULL && gdc_rt_shm_attach(shm, local, me, ranks, tags) == GDC_SUCCESS);
+    status = internal_allgather(comm, &ok, oks, sizeof(int));
+    for (int r = 0; r < comm->size && status == GDC_SUCCESS; r++) {
+        all_ok &= oks[r];
+    }
+    if (shm != NULL) {
+        gdc_rt_shm_unlink(shm);
+    }
+    if (status == GDC_SUCCESS && all_ok && local >= 2) {
+        comm->shm = shm;
+        shm       = NULL;
+        GDC_LOG_DEBUG("communicator ctx %u: shared memory with %d rank(s) on this node", comm->ctx, local);
+    } else if (status == GDC_SUCCESS && !all_ok) {
+        GDC_LOG_WARN_ONCE("shared memory could not be set up on every node (see the warnings above): "
+                          "collectives inside a node use messages only");
+    }
+out:
+    if (shm != NULL) {
+        gdc_rt_shm_destroy(shm);
+        free(shm);
+    }
+    for (int i = 0; tags != NULL && i < comm->size; i++) {
+        free(tags[i]);
+    }
+    free(tags);
+    free(ranks);
+    free(oks);
+    return status;
+}
+
+int gdc_rt_comm_world_prepare(void)
+{
+    unsigned n;
+
+    shm_segments = 0;
+    world_shm    = gdc_rt_boot.local_size >= 2 ? create_shm(&n) : NULL;
+    shm_segments = 1; /* the world's is number 0 on every rank, created or not */
+    return GDC_SUCCESS;
 }
 
 /* The node of each rank of comm, renumbered densely in order of first appearance (so a
@@ -76,8 +170,18 @@ int gdc_rt_comm_world_init(void)
         world->magic = 0;
         return status;
     }
-    status = run_created_hook(world);
+    {
+        /* every rank's world segment is its number 0 */
+        unsigned *zeros = calloc((size_t)world->size, sizeof(unsigned));
+        status          = zeros != NULL ? attach_shm(world, world_shm, zeros) : GDC_ERR_NO_MEMORY;
+        world_shm       = NULL;
+        free(zeros);
+    }
+    if (status == GDC_SUCCESS) {
+        status = run_created_hook(world);
+    }
     if (status != GDC_SUCCESS) {
+        drop_shm(world);
         free(world->node_of);
         world->node_of = NULL;
         world->magic   = 0;
@@ -85,9 +189,19 @@ int gdc_rt_comm_world_init(void)
     return status;
 }
 
+static void drop_shm(struct gdc_comm *comm)
+{
+    if (comm->shm != NULL) {
+        gdc_rt_shm_destroy(comm->shm);
+        free(comm->shm);
+        comm->shm = NULL;
+    }
+}
+
 static void destroy(struct gdc_comm *comm)
 {
     run_destroyed_hook(comm);
+    drop_shm(comm);
     comm->magic = 0;
     free(comm->world_of);
     free(comm->node_of);
@@ -162,6 +276,7 @@ typedef struct split_record {
     int32_t  key;
     uint32_t next_ctx;
     int32_t  rank;
+    uint32_t shm_n; /* the number of the shared memory segment made for the new communicator */
 } split_record_t;
 
 static int compare_members(const void *a, const void *b)
@@ -176,7 +291,7 @@ static int compare_members(const void *a, const void *b)
 
 /* The new communicator of my color from everyone's records, or NULL (no memory). */
 static struct gdc_comm *build_comm(struct gdc_comm *parent, split_record_t *recs, int color,
-                                   uint32_t ctx)
+                                   uint32_t ctx, unsigned **shm_n)
 {
     struct gdc_comm *comm = calloc(1, sizeof(*comm));
     int              n    = 0;
@@ -195,8 +310,15 @@ static struct gdc_comm *build_comm(struct gdc_comm *parent, split_record_t *recs
         free(comm);
         return NULL;
     }
+    *shm_n = malloc((size_t)n * sizeof(unsigned));
+    if (*shm_n == NULL) {
+        free(comm->world_of);
+        free(comm);
+        return NULL;
+    }
     for (int i = 0; i < n; i++) {
         comm->world_of[i] = gdc_rt_comm_world_rank(parent, recs[i].rank);
+        (*shm_n)[i]       = recs[i].shm_n;
         if (recs[i].rank == parent->rank) {
             comm->rank = i;
         }
@@ -205,6 +327,7 @@ static struct gdc_comm *build_comm(struct gdc_comm *parent, split_record_t *recs
     comm->ctx   = ctx;
     comm->magic = GDC_RT_COMM_MAGIC;
     if (map_comm_nodes(comm) != GDC_SUCCESS) {
+        free(*shm_n);
         free(comm->world_of);
         free(comm);
         return NULL;
@@ -220,14 +343,21 @@ static struct gdc_comm *build_comm(struct gdc_comm *parent, split_record_t *recs
  */
 static int split(struct gdc_comm *parent, int color, int key, gdc_comm_t *newcomm)
 {
-    split_record_t   mine = {color, key, next_ctx, parent->rank};
+    split_record_t   mine = {color, key, next_ctx, parent->rank, 0};
     split_record_t  *recs = malloc((size_t)parent->size * sizeof(*recs));
     uint32_t         ctx  = 0;
     struct gdc_comm *comm;
+    unsigned        *shm_n = NULL;
+    gdc_rt_shm_t    *shm   = NULL;
     int              status;
 
     if (recs == NULL) {
         return GDC_ERR_NO_MEMORY;
+    }
+    /* made before the exchange that names it; dropped if the new communicator has no
+     * other rank on this node */
+    if (color != GDC_UNDEFINED) {
+        shm = create_shm(&mine.shm_n);
     }
     status = internal_allgather(parent, &mine, recs, sizeof(mine));
     if (status != GDC_SUCCESS) {
@@ -247,14 +377,19 @@ static int split(struct gdc_comm *parent, int color, int key, gdc_comm_t *newcom
         *newcomm = GDC_COMM_NULL;
         goto out;
     }
-    comm = build_comm(parent, recs, color, ctx);
+    comm = build_comm(parent, recs, color, ctx, &shm_n);
     if (comm == NULL) {
         status = GDC_ERR_NO_MEMORY;
         goto out;
     }
-    status = run_created_hook(comm);
+    status = attach_shm(comm, shm, shm_n);
+    shm    = NULL;
+    if (status == GDC_SUCCESS) {
+        status = run_created_hook(comm);
+    }
     if (status != GDC_SUCCESS) {
         comm->magic = 0;
+        drop_shm(comm);
         free(comm->world_of);
         free(comm->node_of);
         free(comm);
@@ -265,6 +400,11 @@ static int split(struct gdc_comm *parent, int color, int key, gdc_comm_t *newcom
     *newcomm   = comm;
     GDC_LOG_DEBUG("new communicator ctx %u: rank %d of %d", comm->ctx, comm->rank, comm->size);
 out:
+    if (shm != NULL) {
+        gdc_rt_shm_destroy(shm);
+        free(shm);
+    }
+    free(shm_n);
     free(recs);
     return status;
 }

@@ -19,6 +19,7 @@ struct gdc_comm {
     uint32_t         coll_seq;     /* number of the next collective on this communicator */
     uint32_t         internal_seq; /* number of the next runtime-internal exchange */
     void            *coll;         /* the collectives layer's state (schedule cache, ...) */
+    struct gdc_rt_shm *shm;        /* shared memory with the ranks on my node; NULL: none */
     struct gdc_comm *next;         /* all live communicators, for finalize */
 };
 
@@ -27,6 +28,8 @@ static inline int gdc_rt_comm_world_rank(const struct gdc_comm *comm, int rank)
     return comm->world_of != NULL ? comm->world_of[rank] : rank;
 }
 
+/* Before the job-wide address exchange: create my shared memory for the world. */
+int  gdc_rt_comm_world_prepare(void);
 int  gdc_rt_comm_world_init(void);
 /* Release every communicator still alive (finalize). */
 void gdc_rt_comm_finalize_all(void);

@@ -6,6 +6,8 @@
 
 #include <gdc.h>
 
+#include "rt_shm.h"
+
 gdc_rt_config_t gdc_rt_config;
 
 #define GDC_RT_CONFIG_MAX_TABLES 8
@@ -47,6 +49,18 @@ static int parse_err_mode(const char *value, void *dest, const char **why)
     return -1;
 }
 
+static int parse_shm_size(const char *value, void *dest, const char **why)
+{
+    size_t bytes;
+
+    *why = "0 (off) or a size from 64K to 1G, such as 2M";
+    if (gdc_rt_parse_bytes(value, &bytes) != 0 || (bytes != 0 && (bytes < 65536 || bytes > (1u << 30)))) {
+        return -1;
+    }
+    *(size_t *)dest = bytes;
+    return 0;
+}
+
 static const gdc_rt_param_t runtime_params[] = {
     {"GDC_LOG", "warn", "log level: error, warn, info (paths chosen, transports per peer), debug",
      parse_log_level, &gdc_rt_config.log_level},
@@ -66,6 +80,9 @@ static const gdc_rt_param_t runtime_params[] = {
      "node keep shared memory and are watched by pid), peer (UCX error handling for all; with "
      "UCX 1.13 that means TCP even inside a node)",
      parse_err_mode, &gdc_rt_config.err_mode},
+    {"GDC_SHM_SIZE", "2M",
+     "shared memory per rank and communicator for collectives inside a node; 0 turns it off",
+     parse_shm_size, &gdc_rt_shm_bytes},
 };
 
 void gdc_rt_config_register(const char *layer, const gdc_rt_param_t *params, int count)

@@ -42,6 +42,7 @@ int gdc_init(int *argc, char ***argv)
     if (status != GDC_SUCCESS) {
         goto err_boot;
     }
+    gdc_rt_comm_world_prepare();
     status = gdc_rt_boot_exchange();
     if (status != GDC_SUCCESS) {
         goto err_ucx;

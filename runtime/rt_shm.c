@@ -1,0 +1,197 @@
+#include "rt_shm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gdc.h>
+
+#include "rt_boot.h"
+#include "rt_log.h"
+
+#define GDC_RT_SHM_MAGIC  0x67647368u /* "gdsh" */
+#define GDC_RT_SHM_HEADER 4096        /* the data area starts page-aligned */
+
+struct gdc_rt_shm_segment {
+    uint64_t magic;
+    uint64_t data_bytes;
+    char     pad[48];
+    struct {
+        volatile uint64_t value;
+        char              pad[56]; /* one cache line each: owners write them all the time */
+    } counters[GDC_RT_SHM_COUNTERS];
+};
+
+size_t gdc_rt_shm_bytes;
+
+/* The job part of segment names: the PMIx namespace, made safe for a file name. */
+static void job_tag(char *buf, size_t len)
+{
+    size_t n = 0;
+
+    for (const char *p = gdc_rt_boot.nspace; *p != '\0' && n + 1 < len && n < 40; p++) {
+        buf[n++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ? *p : '_');
+    }
+    buf[n] = '\0';
+}
+
+void gdc_rt_shm_tag(char *buf, size_t len, int world_rank, unsigned n)
+{
+    char job[48];
+
+    job_tag(job, sizeof(job));
+    snprintf(buf, len, "/gdc-%s-r%d-%u", job, world_rank, n);
+}
+
+static size_t total_bytes(size_t data_bytes)
+{
+    return GDC_RT_SHM_HEADER + data_bytes;
+}
+
+int gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *tag)
+{
+    size_t                total = total_bytes(gdc_rt_shm_bytes);
+    gdc_rt_shm_segment_t *seg;
+    int                   fd;
+
+    memset(shm, 0, sizeof(*shm));
+    shm->name = strdup(tag);
+    if (shm->name == NULL) {
+        return GDC_ERR_NO_MEMORY;
+    }
+    fd = shm_open(tag, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        /* left by an earlier job that died before unlinking: ours now */
+        shm_unlink(tag);
+        fd = shm_open(tag, O_CREAT | O_EXCL | O_RDWR, 0600);
+    }
+    if (fd < 0) {
+        GDC_LOG_WARN_ONCE("cannot create shared memory %s: %s; on-node collectives use messages only", tag,
+                          strerror(errno));
+        goto err_name;
+    }
+    if (ftruncate(fd, (off_t)total) != 0) {
+        GDC_LOG_WARN_ONCE("cannot size shared memory %s to %zu bytes (is /dev/shm full?): %s", tag, total,
+                          strerror(errno));
+        goto err_unlink;
+    }
+    seg = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (seg == MAP_FAILED) {
+        GDC_LOG_WARN_ONCE("cannot map shared memory %s: %s", tag, strerror(errno));
+        goto err_unlink;
+    }
+    close(fd);
+    seg->data_bytes = gdc_rt_shm_bytes;
+    __atomic_store_n(&seg->magic, GDC_RT_SHM_MAGIC, __ATOMIC_RELEASE);
+    shm->segments = calloc(1, sizeof(*shm->segments));
+    if (shm->segments == NULL) {
+        munmap(seg, total);
+        shm_unlink(tag);
+        free(shm->name);
+        shm->name = NULL;
+        return GDC_ERR_NO_MEMORY;
+    }
+    shm->segments[0] = seg;
+    shm->data_bytes  = gdc_rt_shm_bytes;
+    shm->local_size  = 1;
+    return GDC_SUCCESS;
+
+err_unlink:
+    close(fd);
+    shm_unlink(tag);
+err_name:
+    free(shm->name);
+    shm->name = NULL;
+    return GDC_ERR_UNSUPPORTED;
+}
+
+static gdc_rt_shm_segment_t *map_peer(const char *tag, size_t data_bytes)
+{
+    gdc_rt_shm_segment_t *seg;
+    struct stat           st;
+    int                   fd = shm_open(tag, O_RDWR, 0);
+
+    if (fd < 0) {
+        GDC_LOG_WARN_ONCE("cannot open a peer's shared memory %s: %s", tag, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size != total_bytes(data_bytes)) {
+        GDC_LOG_WARN_ONCE("a peer's shared memory %s has an unexpected size (another GDC_SHM_SIZE?)", tag);
+        close(fd);
+        return NULL;
+    }
+    seg = mmap(NULL, total_bytes(data_bytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (seg == MAP_FAILED) {
+        return NULL;
+    }
+    if (__atomic_load_n(&seg->magic, __ATOMIC_ACQUIRE) != GDC_RT_SHM_MAGIC) {
+        munmap(seg, total_bytes(data_bytes));
+        return NULL;
+    }
+    return seg;
+}
+
+int gdc_rt_shm_attach(gdc_rt_shm_t *shm, int local_size, int local_index, const int *local_ranks,
+                      char *const *tags)
+{
+    gdc_rt_shm_segment_t  *mine = shm->segments[0];
+    gdc_rt_shm_segment_t **segs = calloc((size_t)local_size, sizeof(*segs));
+    int                   *ranks = malloc((size_t)local_size * sizeof(int));
+
+    if (segs == NULL || ranks == NULL) {
+        free(segs);
+        free(ranks);
+        return GDC_ERR_NO_MEMORY;
+    }
+    memcpy(ranks, local_ranks, (size_t)local_size * sizeof(int));
+    free(shm->segments);
+    shm->segments    = segs;
+    shm->local_ranks = ranks;
+    shm->local_size  = local_size;
+    shm->local_index = local_index;
+    segs[local_index] = mine;
+    for (int i = 0; i < local_size; i++) {
+        if (i != local_index && (segs[i] = map_peer(tags[i], shm->data_bytes)) == NULL) {
+            return GDC_ERR_UNSUPPORTED;
+        }
+    }
+    return GDC_SUCCESS;
+}
+
+void gdc_rt_shm_unlink(gdc_rt_shm_t *shm)
+{
+    if (shm->name != NULL) {
+        shm_unlink(shm->name);
+        free(shm->name);
+        shm->name = NULL;
+    }
+}
+
+void gdc_rt_shm_destroy(gdc_rt_shm_t *shm)
+{
+    gdc_rt_shm_unlink(shm);
+    for (int i = 0; shm->segments != NULL && i < shm->local_size; i++) {
+        if (shm->segments[i] != NULL) {
+            munmap(shm->segments[i], total_bytes(shm->data_bytes));
+        }
+    }
+    free(shm->segments);
+    free(shm->local_ranks);
+    memset(shm, 0, sizeof(*shm));
+}
+
+void *gdc_rt_shm_data(const gdc_rt_shm_t *shm, int i)
+{
+    return (char *)shm->segments[i] + GDC_RT_SHM_HEADER;
+}
+
+volatile uint64_t *gdc_rt_shm_counter(const gdc_rt_shm_t *shm, int i, int which)
+{
+    return &shm->segments[i]->counters[which].value;
+}

@@ -1,0 +1,61 @@
+/*
+ * Shared memory between the ranks of a communicator that share a node. Each rank owns one
+ * segment per communicator: a header, progress counters its peers read, and a data area
+ * they copy and reduce from. Every local rank maps every other's segment; the files are
+ * unlinked as soon as everyone has mapped them, so nothing stays in /dev/shm even if the
+ * job dies later.
+ *
+ * A counter is written only by its owner (a release store) and read by peers (an acquire
+ * load): a rank says "chunk k of phase p is done" by raising counter p to k + 1.
+ */
+#ifndef GDC_RT_SHM_H
+#define GDC_RT_SHM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GDC_RT_SHM_COUNTERS 8
+
+typedef struct gdc_rt_shm_segment gdc_rt_shm_segment_t;
+
+typedef struct gdc_rt_shm {
+    int                    local_size;  /* ranks of the communicator on this node */
+    int                    local_index; /* mine among them */
+    int                   *local_ranks; /* [local_size] their communicator ranks */
+    size_t                 data_bytes;  /* of each segment's data area */
+    gdc_rt_shm_segment_t **segments;    /* [local_size] mapped, mine at local_index */
+    char                  *name;        /* my segment's name until it is unlinked */
+    uint64_t               epoch;       /* counters' value reached by every shm collective so far */
+} gdc_rt_shm_t;
+
+/* Create (map) my segment under a name derived from tag; data_bytes from GDC_SHM_SIZE. */
+int gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *tag);
+/* Map the peers' segments (after they created theirs): local_ranks[i] created its
+ * segment under tags[i]. Returns GDC_SUCCESS or the failure (shm is then unusable). */
+int gdc_rt_shm_attach(gdc_rt_shm_t *shm, int local_size, int local_index, const int *local_ranks,
+                      char *const *tags);
+/* Everyone has attached: remove the names. */
+void gdc_rt_shm_unlink(gdc_rt_shm_t *shm);
+void gdc_rt_shm_destroy(gdc_rt_shm_t *shm);
+
+/* The data area and the counters of local rank i's segment. */
+void              *gdc_rt_shm_data(const gdc_rt_shm_t *shm, int i);
+volatile uint64_t *gdc_rt_shm_counter(const gdc_rt_shm_t *shm, int i, int which);
+
+static inline void gdc_rt_shm_raise(volatile uint64_t *counter, uint64_t value)
+{
+    __atomic_store_n(counter, value, __ATOMIC_RELEASE);
+}
+
+static inline uint64_t gdc_rt_shm_read(volatile uint64_t *counter)
+{
+    return __atomic_load_n(counter, __ATOMIC_ACQUIRE);
+}
+
+/* The segment tag of a rank: "<job>-r<world rank>-<n>" where n counts this process's
+ * segments (so that names never repeat within a job). */
+void gdc_rt_shm_tag(char *buf, size_t len, int world_rank, unsigned n);
+/* GDC_SHM_SIZE, validated at init. */
+extern size_t gdc_rt_shm_bytes;
+
+#endif
