@@ -23,7 +23,6 @@
 
 #include <event2/event.h>
 #include <event2/thread.h>
-#include <hwloc.h>
 #include <pmix.h>
 
 #include "config.h"
@@ -169,13 +168,10 @@ static void add_env_option(gdrun_options_t *opt, const char *arg, int *nenv)
 
 static void print_version(void)
 {
-    unsigned hwloc = hwloc_get_api_version();
-
     printf("gdrun (gdc) %s\n", PACKAGE_VERSION);
     printf("  PMIx     %s (built with %s)\n", PMIx_Get_version(), GDC_BUILD_PMIX_VERSION);
     printf("  libevent %s\n", event_get_version());
-    printf("  hwloc    %u.%u.%u (built with %s)\n", hwloc >> 16, (hwloc >> 8) & 0xff, hwloc & 0xff,
-           GDC_BUILD_HWLOC_VERSION);
+    printf("  hwloc    %s\n", GDC_BUILD_HWLOC_VERSION);
 }
 
 enum {
@@ -241,8 +237,9 @@ static void parse_options(gdrun_options_t *opt, int argc, char **argv)
             optind += 2;
             continue;
         }
-        /* "+": options end at the program; its own options are its own. */
-        c = getopt_long(argc, argv, "+n:x:vhV", long_options, NULL);
+        /* "+": options end at the program, whose options are its own; ":": a missing
+         * value is told apart from an unknown option. */
+        c = getopt_long(argc, argv, "+:n:x:vhV", long_options, NULL);
         if (c == -1) {
             break;
         }
@@ -312,30 +309,23 @@ static void on_sigchld(evutil_socket_t sig, short what, void *arg)
     gdrun_procs_reap(arg);
 }
 
-static const char *signal_name(int sig)
-{
-    switch (sig) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP";
-    default: return "a signal";
-    }
-}
-
+/* SIGINT and SIGTERM go to the ranks as they came; a hangup becomes SIGTERM, since many
+ * programs (UCX among them, for its debug dumps) take SIGHUP for something else. */
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
-    gdrun_job_t *job = arg;
+    gdrun_job_t *job     = arg;
+    int          forward = (int)sig == SIGHUP ? SIGTERM : (int)sig;
 
     (void)what;
     if (job->ending) {
-        gdrun_msg("received %s while the job is ending; killing every rank now", signal_name((int)sig));
+        gdrun_msg("received %s while the job is ending; killing every rank now", sigabbrev((int)sig));
         gdrun_procs_kill_all(job);
         return;
     }
-    gdrun_msg("received %s; forwarding it to the ranks and ending the job (again to kill at once)",
-              signal_name((int)sig));
+    gdrun_msg("received %s; sending %s to the ranks and ending the job (again to kill at once)",
+              sigabbrev((int)sig), sigabbrev(forward));
     job->exit_code = 128 + (int)sig;
-    gdrun_procs_end(job, (int)sig);
+    gdrun_procs_end(job, forward);
 }
 
 static void on_timeout(evutil_socket_t fd, short what, void *arg)

@@ -110,6 +110,7 @@ typedef struct gdrun_job {
     int                nrunning;      /* ranks forked and not yet reaped */
     int                ending;        /* the job is being ended: deaths are expected now */
     int                killed;        /* SIGKILL has been sent */
+    int                end_signal;    /* the signal that ended the job (SIGTERM, or forwarded) */
     int                exit_code;     /* the job's status: the first failure's, else 0 */
 } gdrun_job_t;
 
@@ -159,6 +160,8 @@ void gdrun_procs_fail(gdrun_job_t *job, int exit_code, const char *fmt, ...)
 /* End the job: sig to every running rank's process group, SIGKILL after the grace. */
 void gdrun_procs_end(gdrun_job_t *job, int sig);
 void gdrun_procs_kill_all(gdrun_job_t *job);
+/* "SIGINT", "SIGTERM", ... for the signals gdrun sends or handles. */
+const char *sigabbrev(int sig);
 void gdrun_procs_free(gdrun_job_t *job);
 
 /* gdrun_io.c */

@@ -313,6 +313,17 @@ void gdrun_procs_reap(gdrun_job_t *job)
 /* ---------------------------------------------------------------------------------------
  * Ending the job
  */
+const char *sigabbrev(int sig)
+{
+    switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGKILL: return "SIGKILL";
+    default: return "the signal";
+    }
+}
+
 static void signal_running(gdrun_job_t *job, int sig)
 {
     for (int r = 0; r < job->opt.np; r++) {
@@ -355,8 +366,8 @@ static void on_kill_timer(evutil_socket_t fd, short what, void *arg)
         return;
     }
     list = running_ranks(job);
-    gdrun_msg("rank%s %s still running %d s after SIGTERM; killing with SIGKILL", job->nrunning > 1 ? "s" : "",
-              list ? list : "?", GDRUN_KILL_GRACE_S);
+    gdrun_msg("rank%s %s still running %d s after %s; killing with SIGKILL", job->nrunning > 1 ? "s" : "",
+              list ? list : "?", GDRUN_KILL_GRACE_S, sigabbrev(job->end_signal));
     free(list);
     gdrun_procs_kill_all(job);
 }
@@ -365,7 +376,8 @@ void gdrun_procs_end(gdrun_job_t *job, int sig)
 {
     struct timeval grace = {GDRUN_KILL_GRACE_S, 0};
 
-    job->ending = 1;
+    job->ending     = 1;
+    job->end_signal = sig;
     if (job->timeout_timer != NULL) {
         evtimer_del(job->timeout_timer);
     }

@@ -14,10 +14,12 @@
  *   gdrun_probe env NAME VALUE            every rank checks that NAME is VALUE
  *   gdrun_probe layout NODES              checks the node layout (also --emulate-nodes NODES)
  *   gdrun_probe stdin LINES               rank 0 reads LINES lines from stdin, the others EOF
+ *   gdrun_probe binding                   prints "binding R cpus LIST locality STRING|none"
  *
  * Extra arguments after those are ignored (the tests use one to find their processes).
  * Exit 0 when every check passed.
  */
+#include <sched.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
@@ -51,6 +53,9 @@ static int arg_int(char **argv, int argc, int i)
 static void hang(void)
 {
     int dummy;
+
+    printf("rank %d ready\n", rank);
+    fflush(stdout);
     gdc_recv(&dummy, 1, GDC_INT32, rank, 4242, GDC_COMM_WORLD);
     fprintf(stderr, "FAIL rank %d: the receive that should hang returned\n", rank);
     exit(3);
@@ -223,6 +228,42 @@ static void check_stdin(int lines)
     }
 }
 
+/* The cpus this rank may run on, as a list like hwloc writes it ("0-3,6"). */
+static void print_binding(void)
+{
+    cpu_set_t     set;
+    pmix_proc_t   me;
+    pmix_value_t *val = NULL;
+    char          list[1024] = "";
+    int           n = 0;
+
+    CHECK(sched_getaffinity(0, sizeof(set), &set) == 0, "sched_getaffinity failed");
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        int end = cpu;
+        if (!CPU_ISSET(cpu, &set)) {
+            continue;
+        }
+        while (end + 1 < CPU_SETSIZE && CPU_ISSET(end + 1, &set)) {
+            end++;
+        }
+        n += snprintf(list + n, sizeof(list) - (size_t)n, "%s%d", n ? "," : "", cpu);
+        if (end > cpu) {
+            n += snprintf(list + n, sizeof(list) - (size_t)n, "-%d", end);
+        }
+        cpu = end;
+    }
+    PMIX_LOAD_PROCID(&me, gdc_rt_boot.nspace, (pmix_rank_t)rank);
+    if (PMIx_Get(&me, PMIX_LOCALITY_STRING, NULL, 0, &val) == PMIX_SUCCESS && val != NULL &&
+        val->type == PMIX_STRING) {
+        printf("binding %d cpus %s locality %s\n", rank, list, val->data.string);
+    } else {
+        printf("binding %d cpus %s locality none\n", rank, list);
+    }
+    if (val != NULL) {
+        PMIX_VALUE_RELEASE(val);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : "hello";
@@ -259,6 +300,8 @@ int main(int argc, char **argv)
               value ? value : "(unset)");
     } else if (strcmp(cmd, "layout") == 0) {
         check_layout(arg_int(argv, argc, 2));
+    } else if (strcmp(cmd, "binding") == 0) {
+        print_binding();
     } else if (strcmp(cmd, "stdin") == 0) {
         check_stdin(arg_int(argv, argc, 2));
     } else {
