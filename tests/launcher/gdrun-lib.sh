@@ -13,8 +13,9 @@
 #   job_ends NAME STATUS REGEX LIMIT CMD...
 #                          ok when CMD exits with STATUS, its stderr matches REGEX (ERE),
 #                          and it left nothing behind
-gdrun=${top_builddir:-.}/launcher/gdrun
-probe=${top_builddir:-.}/tests/launcher/gdrun_probe
+builddir=$(cd "${top_builddir:-.}" && pwd) || exit 1
+gdrun=$builddir/launcher/gdrun
+probe=$builddir/tests/launcher/gdrun_probe
 work=$(mktemp -d "${TMPDIR:-/tmp}/gdrun-test.XXXXXX") || exit 1
 mkdir "$work/tmp" || exit 1
 TMPDIR=$work/tmp
