@@ -13,13 +13,14 @@ while [ "$n" -le 16 ]; do
     n=$((n + 1))
 done
 
-# What PMIx, UCX or gdrun could leave in the shared places (everything else under
-# TMPDIR is counted exactly, since TMPDIR is this test's own).
+# What PMIx or UCX could leave in the shared places despite TMPDIR (gdrun's own temp dir
+# is under TMPDIR, this test's own, and counted exactly there). Other tests may run at the
+# same time and create such files for a moment: only what stays counts.
 shared_entries() {
-    ls -A /dev/shm | sed 's|^|/dev/shm/|'
-    ls -A /tmp | grep -Ei 'pmix|gdrun|dstor|ucx|gdc' | sed 's|^|/tmp/|'
+    { ls -A /dev/shm | sed 's|^|/dev/shm/|'; ls -A /tmp | sed 's|^|/tmp/|'; } |
+        grep -Ei '^/dev/shm/(ucx|pmix|gdrun|gdc)|^/tmp/.*(pmix|dstor|ucx)' | sort
 }
-shared_entries | sort >"$work/shared.before"
+shared_entries >"$work/shared.before"
 jobs=200
 failed=0
 slowest_ns=0
@@ -44,18 +45,19 @@ echo "# $jobs jobs of 2 ranks: ${total}s in all, ${mean}s each on average, the s
 [ "$failed" = 0 ]
 verdict "$jobs back-to-back jobs all exit 0 quietly ($failed failed)" $?
 [ "$failed" = 0 ] || sed 's/^/# /' "$work/failed.err"
-awk -v m="$mean" 'BEGIN { exit !(m < 0.5) }'
+# About 0.1 s each on an idle 2-core machine; the bound leaves room for a busy one, and
+# still catches a job that waits for a timer (a second) before it ends.
+awk -v m="$mean" 'BEGIN { exit !(m < 0.8) }'
 verdict "each short job takes well under a second (${mean}s on average, slowest ${slowest}s)" $?
 nothing_left 2
 verdict "after $jobs jobs: no process and no file of theirs left in TMPDIR" $?
-# Files others create and remove meanwhile may come and go: only what stays counts.
-sleep 1
-shared_entries | sort >"$work/shared.after"
-left=$(comm -13 "$work/shared.before" "$work/shared.after" | grep -Ei 'pmix|gdrun|dstor|ucx|gdc' | tr '\n' ' ')
-others=$(comm -13 "$work/shared.before" "$work/shared.after" | grep -Eiv 'pmix|gdrun|dstor|ucx|gdc' | tr '\n' ' ')
-[ -n "$others" ] && echo "# new in /dev/shm meanwhile, not from PMIx, UCX or gdrun (other users?): $others"
-echo "files left in /tmp or /dev/shm: [$left]" >"$work/err"
+shared_entries >"$work/shared.after1"
+sleep 2
+shared_entries >"$work/shared.after2"
+comm -13 "$work/shared.before" "$work/shared.after1" >"$work/shared.new"
+left=$(comm -12 "$work/shared.new" "$work/shared.after2" | tr '\n' ' ')
+echo "new files that stayed in /tmp or /dev/shm: [$left]" >"$work/err"
 [ -z "$left" ]
-verdict "after $jobs jobs: nothing of PMIx, UCX or gdrun left in /tmp or /dev/shm" $?
+verdict "after $jobs jobs: nothing of PMIx or UCX left in /tmp or /dev/shm" $?
 
 tap_done
