@@ -347,6 +347,23 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
     free(mask);
 }
 
+/* Each rank takes three descriptors in gdrun (two pipes, a PMIx socket): raise the soft
+ * limit as far as allowed. The ranks get the limit gdrun was started with. */
+static void raise_fd_limit(gdrun_job_t *job)
+{
+    struct rlimit raised;
+
+    if (getrlimit(RLIMIT_NOFILE, &job->nofile) != 0) {
+        job->nofile.rlim_cur = job->nofile.rlim_max = RLIM_INFINITY; /* nothing to restore */
+        return;
+    }
+    raised          = job->nofile;
+    raised.rlim_cur = raised.rlim_max;
+    if (raised.rlim_cur != job->nofile.rlim_cur && setrlimit(RLIMIT_NOFILE, &raised) != 0) {
+        gdrun_debug(job, "cannot raise the descriptor limit: %s", strerror(errno));
+    }
+}
+
 /* Descriptors 0, 1 and 2 must exist, or the ranks' pipes would take their numbers. */
 static void ensure_std_fds(void)
 {
@@ -402,7 +419,8 @@ static int watch_signals(gdrun_job_t *job, signal_events_t *se)
     }
     for (int i = 0; i < 3; i++) {
         /* Started with SIGHUP ignored (nohup): keep ignoring it. */
-        if (sigaction(ends[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN && ends[i] == SIGHUP) {
+        if (ends[i] == SIGHUP && sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler == SIG_IGN) {
+            job->hup_ignored = 1;
             continue;
         }
         se->ev[i + 1] = evsignal_new(job->base, ends[i], on_signal, job);
@@ -451,6 +469,7 @@ int main(int argc, char **argv)
 
     parse_options(&job.opt, argc, argv);
     ensure_std_fds();
+    raise_fd_limit(&job);
     signal(SIGPIPE, SIG_IGN); /* a closed output shows as EPIPE */
     set_hostname(&job);
     snprintf(job.nspace, sizeof(job.nspace), "gdrun.%d", (int)getpid());

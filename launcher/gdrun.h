@@ -21,6 +21,7 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <pmix_common.h>
@@ -111,6 +112,8 @@ typedef struct gdrun_job {
     int                ending;        /* the job is being ended: deaths are expected now */
     int                killed;        /* SIGKILL has been sent */
     int                end_signal;    /* the signal that ended the job (SIGTERM, or forwarded) */
+    int                hup_ignored;   /* gdrun was started with SIGHUP ignored (nohup): so are the ranks */
+    struct rlimit      nofile;        /* the descriptor limit gdrun was started with, for the ranks */
     int                exit_code;     /* the job's status: the first failure's, else 0 */
 } gdrun_job_t;
 

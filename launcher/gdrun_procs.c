@@ -136,7 +136,9 @@ static void child_exec(gdrun_job_t *job, int r, char **env, const int fds[3], in
     int              err;
 
     for (int sig = 1; sig < NSIG; sig++) {
-        sigaction(sig, &dfl, NULL); /* fails harmlessly for SIGKILL, SIGSTOP, ... */
+        if (sig != SIGHUP || !job->hup_ignored) {
+            sigaction(sig, &dfl, NULL); /* fails harmlessly for SIGKILL, SIGSTOP, ... */
+        }
     }
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
@@ -153,6 +155,7 @@ static void child_exec(gdrun_job_t *job, int r, char **env, const int fds[3], in
         sched_setaffinity(0, job->bindings[r].mask_size, job->bindings[r].mask) != 0) {
         goto fail;
     }
+    setrlimit(RLIMIT_NOFILE, &job->nofile); /* gdrun's raised limit is gdrun's own */
     /* Nothing of gdrun's (PMIx sockets, other ranks' pipes) may reach the program. */
     if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
         long max = sysconf(_SC_OPEN_MAX);
@@ -193,7 +196,7 @@ static int launch_rank(gdrun_job_t *job, int r)
     }
     if (gdrun_io_child_fds(job, r, fds) != 0) {
         gdrun_env_free(env);
-        gdrun_procs_fail(job, 1, "cannot set up the output of rank %d", r);
+        gdrun_procs_fail(job, 1, "cannot set up the input and output of rank %d: %s", r, strerror(errno));
         return -1;
     }
     if (pipe2(status_pipe, O_CLOEXEC) != 0) {
