@@ -465,7 +465,7 @@ int main(int argc, char **argv)
 {
     gdrun_job_t     job = {0};
     signal_events_t se  = {{NULL}};
-    int             status = 1;
+    int             status = 1, pmix_stuck;
 
     parse_options(&job.opt, argc, argv);
     ensure_std_fds();
@@ -497,12 +497,15 @@ int main(int argc, char **argv)
     }
     gdrun_procs_kill_all(&job); /* nothing is left running whatever happened */
 out:
-    gdrun_pmix_finalize(&job);
+    pmix_stuck = gdrun_pmix_finalize(&job) != 0;
     gdrun_io_free(&job);
     if (job.tmpdir[0] != '\0' && gdrun_remove_tree(job.tmpdir) != 0) {
         gdrun_msg("warning: cannot remove %s: %s", job.tmpdir, strerror(errno));
     }
     gdrun_guard_stop();
+    if (pmix_stuck) {
+        _exit(status); /* no exit handlers: the library's thread may hold its locks */
+    }
     for (int i = 0; i < 4; i++) {
         if (se.ev[i] != NULL) {
             event_free(se.ev[i]);

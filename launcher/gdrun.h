@@ -36,6 +36,8 @@ struct gdrun_io;
 /* Seconds gdrun keeps reading output after the last rank has exited (a rank's child may
  * hold the pipe open; what the ranks themselves wrote is read at once). */
 #define GDRUN_DRAIN_S       1
+/* Seconds gdrun waits for the PMIx library to shut down before it exits without it. */
+#define GDRUN_PMIX_TEARDOWN_S 5
 
 /* Exit codes of gdrun itself (a failing rank's own status is passed through). */
 #define GDRUN_EXIT_USAGE    2
@@ -151,7 +153,8 @@ int  gdrun_pmix_setup_rank(gdrun_job_t *job, int rank, char ***env);
 /* Handle the upcalls the PMIx thread has queued (called by the loop before reaping, so
  * that a rank's finalize is always seen before its exit). */
 void gdrun_pmix_process_upcalls(gdrun_job_t *job);
-void gdrun_pmix_finalize(gdrun_job_t *job);
+/* 0, or -1 when the PMIx library did not shut down in time: then exit without more of it. */
+int  gdrun_pmix_finalize(gdrun_job_t *job);
 
 /* gdrun_procs.c */
 int  gdrun_procs_resolve_program(gdrun_job_t *job);

@@ -106,6 +106,7 @@ static void guard_main(int fd, const char *tmpdir, pid_t gdrun_pid)
     for (size_t i = 0; i < n; i++) {
         kill(-pgids[i], SIGKILL);
     }
+    free(pgids);
     if (n > 0 || lstat(tmpdir, &st) == 0) {
         gdrun_remove_tree(tmpdir);
         fprintf(stderr, "gdrun: gdrun (pid %d) ended without cleaning up; its guard killed %zu rank "

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -314,10 +315,12 @@ static void on_upcall_event(evutil_socket_t fd, short what, void *arg)
  */
 static int pmix_failed(const char *what, pmix_status_t rc)
 {
+    const char *gds = getenv("PMIX_MCA_gds");
+
     gdrun_msg("PMIx %s failed: %s", what, PMIx_Error_string(rc));
-    if (rc == PMIX_ERR_NO_PERMISSIONS || rc == PMIX_ERR_FILE_OPEN_FAILURE) {
-        gdrun_msg("hint: in some containers PMIx's shared-memory datastore lacks permissions; "
-                  "try PMIX_MCA_gds=hash");
+    if (gds != NULL && strcmp(gds, "hash") != 0) {
+        gdrun_msg("hint: PMIX_MCA_gds=%s is set; PMIx's shared-memory datastores fail on permissions "
+                  "in some containers, PMIX_MCA_gds=hash avoids them", gds);
     }
     return -1;
 }
@@ -329,6 +332,12 @@ int gdrun_pmix_init(gdrun_job_t *job)
     bool              no = false;
     pmix_status_t     rc;
 
+    /* The shared-memory datastore (ds21) can leave the server hanging on a lock that a
+     * rank held when it was killed (openpmix #1233), and it fails on permissions in some
+     * containers: unless told otherwise, server and ranks use the hash store. */
+    if (getenv("PMIX_MCA_gds") == NULL) {
+        setenv("PMIX_MCA_gds", "hash", 1);
+    }
     the_job      = job;
     upcall_event = event_new(job->base, -1, 0, on_upcall_event, job);
     if (list == NULL || upcall_event == NULL) {
@@ -542,22 +551,74 @@ static void discard_upcalls(void)
     }
 }
 
-void gdrun_pmix_finalize(gdrun_job_t *job)
+/* PMIx's teardown, on a thread of its own so that gdrun can give up on it: PMIx 4.2 has
+ * been seen to hang in it after ranks died at the wrong moment (openpmix #1233). */
+static void *teardown_thread(void *arg)
 {
-    if (server_up) {
-        op_wait_t wait;
+    op_wait_t *done = arg;
+    op_wait_t  wait;
 
+    op_wait_init(&wait);
+    PMIx_server_deregister_nspace(the_job->nspace, op_wait_done, &wait);
+    (void)op_wait_finish(&wait, PMIX_SUCCESS);
+    PMIx_server_finalize();
+    op_wait_done(PMIX_SUCCESS, done);
+    return NULL;
+}
+
+/* 0 once the server is down; -1 when it did not come down in time (then the teardown
+ * thread and its record are left to the process's exit). */
+static int teardown_server(gdrun_job_t *job)
+{
+    op_wait_t      *done = malloc(sizeof(*done));
+    pthread_t       thread;
+    struct timespec deadline;
+    int             finished;
+
+    if (done == NULL) {
+        return -1;
+    }
+    op_wait_init(done);
+    if (pthread_create(&thread, NULL, teardown_thread, done) != 0) {
+        free(done);
+        return -1;
+    }
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += GDRUN_PMIX_TEARDOWN_S;
+    pthread_mutex_lock(&done->lock);
+    while (!done->done && pthread_cond_timedwait(&done->cond, &done->lock, &deadline) == 0) {
+    }
+    finished = done->done;
+    pthread_mutex_unlock(&done->lock);
+    if (!finished) {
+        pthread_detach(thread);
+        gdrun_msg("warning: the PMIx server library did not shut down within %d s; leaving it",
+                  GDRUN_PMIX_TEARDOWN_S);
+        return -1;
+    }
+    pthread_join(thread, NULL);
+    (void)op_wait_finish(done, PMIX_OPERATION_SUCCEEDED);
+    free(done);
+    gdrun_debug(job, "PMIx server down");
+    return 0;
+}
+
+int gdrun_pmix_finalize(gdrun_job_t *job)
+{
+    int status = 0;
+
+    if (server_up) {
         /* Complete what the ranks left behind (a finalize from a rank killed meanwhile). */
         gdrun_pmix_process_upcalls(job);
-        op_wait_init(&wait);
-        PMIx_server_deregister_nspace(job->nspace, op_wait_done, &wait);
-        (void)op_wait_finish(&wait, PMIX_SUCCESS);
-        PMIx_server_finalize();
         server_up = 0;
+        if (teardown_server(job) != 0) {
+            return -1; /* the library may still call in: leave its event and queue alone */
+        }
     }
     discard_upcalls();
     if (upcall_event != NULL) {
         event_free(upcall_event);
         upcall_event = NULL;
     }
+    return status;
 }
