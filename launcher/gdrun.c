@@ -331,37 +331,31 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 static void on_timeout(evutil_socket_t fd, short what, void *arg)
 {
     gdrun_job_t *job  = arg;
-    int         *mask = calloc((size_t)job->opt.np, sizeof(int));
-    char        *list = NULL;
+    char        *list = gdrun_procs_running(job);
 
     (void)fd, (void)what;
-    for (int r = 0; mask != NULL && r < job->opt.np; r++) {
-        mask[r] = job->ranks[r].state == GDRUN_RANK_RUNNING;
-    }
-    if (mask != NULL) {
-        list = gdrun_format_ranks(mask, job->opt.np);
-    }
     gdrun_procs_fail(job, GDRUN_EXIT_TIMEOUT, "the job ran past --timeout %g s; ending it (rank%s %s still running)",
                      job->opt.timeout_s, job->nrunning > 1 ? "s" : "", list != NULL ? list : "?");
     free(list);
-    free(mask);
 }
 
 /* Each rank takes three descriptors in gdrun (two pipes, a PMIx socket): raise the soft
- * limit as far as allowed. The ranks get the limit gdrun was started with. */
+ * limit when it is too low for -n. The ranks get the limit gdrun was started with. */
 static void raise_fd_limit(gdrun_job_t *job)
 {
+    rlim_t        need = 4 * (rlim_t)job->opt.np + 256;
     struct rlimit raised;
 
-    if (getrlimit(RLIMIT_NOFILE, &job->nofile) != 0) {
-        job->nofile.rlim_cur = job->nofile.rlim_max = RLIM_INFINITY; /* nothing to restore */
+    if (getrlimit(RLIMIT_NOFILE, &job->nofile) != 0 || job->nofile.rlim_cur >= need) {
         return;
     }
     raised          = job->nofile;
-    raised.rlim_cur = raised.rlim_max;
-    if (raised.rlim_cur != job->nofile.rlim_cur && setrlimit(RLIMIT_NOFILE, &raised) != 0) {
+    raised.rlim_cur = job->nofile.rlim_max < need ? job->nofile.rlim_max : need;
+    if (setrlimit(RLIMIT_NOFILE, &raised) != 0) {
         gdrun_debug(job, "cannot raise the descriptor limit: %s", strerror(errno));
+        return;
     }
+    job->nofile_raised = 1;
 }
 
 /* Descriptors 0, 1 and 2 must exist, or the ranks' pipes would take their numbers. */
@@ -465,7 +459,7 @@ int main(int argc, char **argv)
 {
     gdrun_job_t     job = {0};
     signal_events_t se  = {{NULL}};
-    int             status = 1, pmix_stuck;
+    int             status = 1, pmix_left_running;
 
     parse_options(&job.opt, argc, argv);
     ensure_std_fds();
@@ -497,14 +491,14 @@ int main(int argc, char **argv)
     }
     gdrun_procs_kill_all(&job); /* nothing is left running whatever happened */
 out:
-    pmix_stuck = gdrun_pmix_finalize(&job) != 0;
+    pmix_left_running = gdrun_pmix_finalize(&job) != 0;
     gdrun_io_free(&job);
     if (job.tmpdir[0] != '\0' && gdrun_remove_tree(job.tmpdir) != 0) {
         gdrun_msg("warning: cannot remove %s: %s", job.tmpdir, strerror(errno));
     }
     gdrun_guard_stop();
-    if (pmix_stuck) {
-        _exit(status); /* no exit handlers: the library's thread may hold its locks */
+    if (pmix_left_running) {
+        _exit(status); /* no exit handlers: the library's thread is still running */
     }
     for (int i = 0; i < 4; i++) {
         if (se.ev[i] != NULL) {

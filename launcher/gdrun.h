@@ -37,7 +37,7 @@ struct gdrun_io;
  * hold the pipe open; what the ranks themselves wrote is read at once). */
 #define GDRUN_DRAIN_S       1
 /* Seconds gdrun waits for the PMIx library to shut down before it exits without it. */
-#define GDRUN_PMIX_TEARDOWN_S 5
+#define GDRUN_PMIX_TEARDOWN_S 2
 
 /* Exit codes of gdrun itself (a failing rank's own status is passed through). */
 #define GDRUN_EXIT_USAGE    2
@@ -115,7 +115,8 @@ typedef struct gdrun_job {
     int                killed;        /* SIGKILL has been sent */
     int                end_signal;    /* the signal that ended the job (SIGTERM, or forwarded) */
     int                hup_ignored;   /* gdrun was started with SIGHUP ignored (nohup): so are the ranks */
-    struct rlimit      nofile;        /* the descriptor limit gdrun was started with, for the ranks */
+    struct rlimit      nofile;        /* the descriptor limit gdrun was started with... */
+    int                nofile_raised; /* ... and raised for itself: the ranks get the first */
     int                exit_code;     /* the job's status: the first failure's, else 0 */
 } gdrun_job_t;
 
@@ -153,7 +154,8 @@ int  gdrun_pmix_setup_rank(gdrun_job_t *job, int rank, char ***env);
 /* Handle the upcalls the PMIx thread has queued (called by the loop before reaping, so
  * that a rank's finalize is always seen before its exit). */
 void gdrun_pmix_process_upcalls(gdrun_job_t *job);
-/* 0, or -1 when the PMIx library did not shut down in time: then exit without more of it. */
+/* 0 once the PMIx library is down; -1 when it is left running (after a failed job, or when
+ * it did not shut down in time): then gdrun exits without more of it. */
 int  gdrun_pmix_finalize(gdrun_job_t *job);
 
 /* gdrun_procs.c */
@@ -166,6 +168,8 @@ void gdrun_procs_fail(gdrun_job_t *job, int exit_code, const char *fmt, ...)
 /* End the job: sig to every running rank's process group, SIGKILL after the grace. */
 void gdrun_procs_end(gdrun_job_t *job, int sig);
 void gdrun_procs_kill_all(gdrun_job_t *job);
+/* The ranks still running, as "0-3,5" (malloc'd; NULL when out of memory). */
+char *gdrun_procs_running(const gdrun_job_t *job);
 /* "SIGINT", "SIGTERM", ... for the signals gdrun sends or handles. */
 const char *sigabbrev(int sig);
 void gdrun_procs_free(gdrun_job_t *job);

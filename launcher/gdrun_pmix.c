@@ -605,9 +605,14 @@ static int teardown_server(gdrun_job_t *job)
 
 int gdrun_pmix_finalize(gdrun_job_t *job)
 {
-    int status = 0;
-
     if (server_up) {
+        /* After ranks were killed, PMIx 4.2 may hang or crash in its teardown (a client
+         * that died in its connection handshake leaves a freed peer behind): the job is
+         * over and its files are gdrun's to remove, so the library is left to the exit. */
+        if (job->ending) {
+            gdrun_debug(job, "ranks were ended: exiting without shutting the PMIx library down");
+            return -1;
+        }
         /* Complete what the ranks left behind (a finalize from a rank killed meanwhile). */
         gdrun_pmix_process_upcalls(job);
         server_up = 0;
@@ -620,5 +625,5 @@ int gdrun_pmix_finalize(gdrun_job_t *job)
         event_free(upcall_event);
         upcall_event = NULL;
     }
-    return status;
+    return 0;
 }

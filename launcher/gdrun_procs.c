@@ -155,7 +155,9 @@ static void child_exec(gdrun_job_t *job, int r, char **env, const int fds[3], in
         sched_setaffinity(0, job->bindings[r].mask_size, job->bindings[r].mask) != 0) {
         goto fail;
     }
-    setrlimit(RLIMIT_NOFILE, &job->nofile); /* gdrun's raised limit is gdrun's own */
+    if (job->nofile_raised) {
+        setrlimit(RLIMIT_NOFILE, &job->nofile); /* gdrun's raised limit is gdrun's own */
+    }
     /* Nothing of gdrun's (PMIx sockets, other ranks' pipes) may reach the program. */
     if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
         long max = sysconf(_SC_OPEN_MAX);
@@ -336,7 +338,7 @@ static void signal_running(gdrun_job_t *job, int sig)
     }
 }
 
-static char *running_ranks(const gdrun_job_t *job)
+char *gdrun_procs_running(const gdrun_job_t *job)
 {
     int  *mask = calloc((size_t)job->opt.np, sizeof(int));
     char *list;
@@ -368,7 +370,7 @@ static void on_kill_timer(evutil_socket_t fd, short what, void *arg)
     if (job->nrunning == 0) {
         return;
     }
-    list = running_ranks(job);
+    list = gdrun_procs_running(job);
     gdrun_msg("rank%s %s still running %d s after %s; killing with SIGKILL", job->nrunning > 1 ? "s" : "",
               list ? list : "?", GDRUN_KILL_GRACE_S, sigabbrev(job->end_signal));
     free(list);
@@ -410,7 +412,7 @@ void gdrun_procs_fail(gdrun_job_t *job, int exit_code, const char *fmt, ...)
     gdrun_msg("%s", line);
     job->exit_code = exit_code;
     if (job->nrunning > 0 && job->opt.verbose) {
-        char *list = running_ranks(job);
+        char *list = gdrun_procs_running(job);
         gdrun_debug(job, "ending the job: SIGTERM to rank%s %s", job->nrunning > 1 ? "s" : "", list ? list : "?");
         free(list);
     }
