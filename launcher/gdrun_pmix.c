@@ -341,6 +341,9 @@ int gdrun_pmix_init(gdrun_job_t *job)
     the_job      = job;
     upcall_event = event_new(job->base, -1, 0, on_upcall_event, job);
     if (list == NULL || upcall_event == NULL) {
+        if (list != NULL) {
+            PMIx_Info_list_release(list);
+        }
         gdrun_msg("out of memory");
         return -1;
     }
@@ -349,10 +352,15 @@ int gdrun_pmix_init(gdrun_job_t *job)
     PMIx_Info_list_add(list, PMIX_SERVER_TMPDIR, job->tmpdir, PMIX_STRING);
     PMIx_Info_list_add(list, PMIX_SYSTEM_TMPDIR, job->tmpdir, PMIX_STRING);
     PMIx_Info_list_add(list, PMIX_SERVER_SYSTEM_SUPPORT, &no, PMIX_BOOL);
-    PMIx_Info_list_add(list, PMIX_SERVER_SESSION_SUPPORT, &no, PMIX_BOOL);
     PMIx_Info_list_add(list, PMIX_SERVER_TOOL_SUPPORT, &no, PMIX_BOOL);
     PMIx_Info_list_add(list, PMIX_SERVER_REMOTE_CONNECTIONS, &no, PMIX_BOOL);
+#ifdef PMIX_SERVER_SESSION_SUPPORT
+    PMIx_Info_list_add(list, PMIX_SERVER_SESSION_SUPPORT, &no, PMIX_BOOL);
+#endif
+#ifdef PMIX_SERVER_SHARE_TOPOLOGY
+    /* No topology in shared memory: the ranks' hwloc reads the machine itself. */
     PMIx_Info_list_add(list, PMIX_SERVER_SHARE_TOPOLOGY, &no, PMIX_BOOL);
+#endif
     rc = PMIx_Info_list_convert(list, &darray);
     PMIx_Info_list_release(list);
     if (rc != PMIX_SUCCESS) {
