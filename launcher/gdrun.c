@@ -318,12 +318,12 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 
     (void)what;
     if (job->ending) {
-        gdrun_msg("received %s while the job is ending; killing every rank now", sigabbrev((int)sig));
+        gdrun_msg("received %s while the job is ending; killing every rank now", gdrun_signal_name((int)sig));
         gdrun_procs_kill_all(job);
         return;
     }
     gdrun_msg("received %s; sending %s to the ranks and ending the job (again to kill at once)",
-              sigabbrev((int)sig), sigabbrev(forward));
+              gdrun_signal_name((int)sig), gdrun_signal_name(forward));
     job->exit_code = 128 + (int)sig;
     gdrun_procs_end(job, forward);
 }

@@ -171,7 +171,7 @@ void gdrun_procs_kill_all(gdrun_job_t *job);
 /* The ranks still running, as "0-3,5" (malloc'd; NULL when out of memory). */
 char *gdrun_procs_running(const gdrun_job_t *job);
 /* "SIGINT", "SIGTERM", ... for the signals gdrun sends or handles. */
-const char *sigabbrev(int sig);
+const char *gdrun_signal_name(int sig);
 void gdrun_procs_free(gdrun_job_t *job);
 
 /* gdrun_io.c */

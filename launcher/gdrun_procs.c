@@ -318,7 +318,7 @@ void gdrun_procs_reap(gdrun_job_t *job)
 /* ---------------------------------------------------------------------------------------
  * Ending the job
  */
-const char *sigabbrev(int sig)
+const char *gdrun_signal_name(int sig)
 {
     switch (sig) {
     case SIGINT: return "SIGINT";
@@ -372,7 +372,7 @@ static void on_kill_timer(evutil_socket_t fd, short what, void *arg)
     }
     list = gdrun_procs_running(job);
     gdrun_msg("rank%s %s still running %d s after %s; killing with SIGKILL", job->nrunning > 1 ? "s" : "",
-              list ? list : "?", GDRUN_KILL_GRACE_S, sigabbrev(job->end_signal));
+              list ? list : "?", GDRUN_KILL_GRACE_S, gdrun_signal_name(job->end_signal));
     free(list);
     gdrun_procs_kill_all(job);
 }
