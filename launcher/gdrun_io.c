@@ -258,12 +258,15 @@ static int stdin_setup(gdrun_job_t *job, struct gdrun_io *io)
     if (!isatty(STDIN_FILENO)) {
         io->stdin_mode  = STDIN_INHERIT;
         io->stdin_child = STDIN_FILENO;
+        gdrun_debug(job, "stdin: handed to rank 0");
         return 0;
     }
     if (tcgetpgrp(STDIN_FILENO) != getpgrp()) {
         io->stdin_mode = STDIN_NULL; /* gdrun runs in the background: reading would stop it */
+        gdrun_debug(job, "stdin: a terminal, and gdrun runs in the background: rank 0 gets /dev/null");
         return 0;
     }
+    gdrun_debug(job, "stdin: forwarding the terminal to rank 0");
     if (pipe2(fds, O_CLOEXEC) != 0) {
         return -1;
     }

@@ -156,6 +156,35 @@ static void expected_place(int r, int nodes, int *node, int *first, int *count)
     CHECK(0, "rank %d is on no node", r);
 }
 
+/* What PMIx derives from gdrun's node and proc maps: the job's nodes, and the ranks on
+ * my node. */
+static void check_maps(int nodes, const char *host, int node, int first, int count)
+{
+    char        *list = NULL, *p;
+    pmix_proc_t *procs = NULL;
+    size_t       nprocs = 0;
+    int          listed = 0, mine = 0;
+
+    CHECK(PMIx_Resolve_nodes(gdc_rt_boot.nspace, &list) == PMIX_SUCCESS && list != NULL,
+          "PMIx_Resolve_nodes failed");
+    for (p = strtok(list, ","); p != NULL; p = strtok(NULL, ",")) {
+        listed++;
+        mine += strcmp(p, host) == 0;
+    }
+    CHECK(listed == nodes && mine == 1, "PMIx_Resolve_nodes lists %d nodes (%d named %s), expected %d", listed,
+          mine, host, nodes);
+    free(list);
+    CHECK(PMIx_Resolve_peers(host, gdc_rt_boot.nspace, &procs, &nprocs) == PMIX_SUCCESS,
+          "PMIx_Resolve_peers(%s) failed", host);
+    CHECK(nprocs == (size_t)count, "PMIx_Resolve_peers(%s): %zu ranks, expected %d on node %d", host, nprocs,
+          count, node);
+    for (size_t i = 0; i < nprocs; i++) {
+        CHECK((int)procs[i].rank >= first && (int)procs[i].rank < first + count,
+              "PMIx_Resolve_peers(%s) lists rank %u", host, procs[i].rank);
+    }
+    PMIX_PROC_FREE(procs, nprocs);
+}
+
 static void check_layout(int nodes)
 {
     const gdc_rt_boot_t *b = &gdc_rt_boot;
@@ -207,6 +236,7 @@ static void check_layout(int nodes)
               "host name %s does not end in %s", host, suffix);
     }
     CHECK(strcmp(b->launcher, "gdrun") == 0, "launcher %s", b->launcher);
+    check_maps(nodes, host, node, first, count);
     printf("layout rank %d: node %d (%s) local rank %d of %d, peers %s\n", rank, node, host, b->local_rank,
            b->local_size, got_peers);
     free(got_peers);

@@ -96,6 +96,23 @@ run 30 sh -c 'seq 1 77 | "$1" -n 3 "$2" stdin 77 "$3"' sh "$gdrun" "$probe" "$ma
 [ "$rc" = 0 ]
 ok_if "stdin from a pipe goes to rank 0 only"
 
+# From a terminal, gdrun reads stdin and forwards it to rank 0 (a rank, in its own process
+# group, may not read the terminal). script(1) gives gdrun a terminal.
+if command -v script >/dev/null 2>&1; then
+    printf 'one\ntwo\nthree\n' >"$work/typed"
+    run 30 sh -c 'script -qec "$1" /dev/null <"$2"' sh "$gdrun -v -n 2 $probe stdin 3 $marker" "$work/typed"
+    [ "$rc" = 0 ] && grep -q 'stdin: forwarding the terminal to rank 0' "$work/out"
+    ok_if "stdin from a terminal is forwarded to rank 0 only"
+else
+    tap_skip "stdin from a terminal is forwarded to rank 0 only" "script(1) not found (util-linux)"
+fi
+
+# -v tells what the PMIx server saw of each rank.
+run 30 "$gdrun" -v -n 2 "$probe" hello "$marker"
+[ "$rc" = 0 ] && grep -q '^gdrun: \[verbose\] PMIx .* server up' "$work/err" &&
+    [ "$(grep -Ec '^gdrun: \[verbose\] rank [01] (connected|finalized)$' "$work/err")" = 4 ]
+ok_if "-v: the server's start, and each rank's connection and finalize"
+
 # Output: heavy, concurrent, every line written in pieces by the ranks. No line may be
 # mixed with another, none lost, each rank's in order; stdout and stderr kept apart.
 # check_lines FILE STREAM NRANKS LINES LEN TAGGED
