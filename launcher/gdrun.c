@@ -443,6 +443,7 @@ static int start_job(gdrun_job_t *job, signal_events_t *se)
 
         job->timeout_timer = evtimer_new(job->base, on_timeout, job);
         if (job->timeout_timer == NULL || evtimer_add(job->timeout_timer, &timeout) != 0) {
+            gdrun_msg("cannot set the --timeout timer (libevent)");
             return -1;
         }
     }
@@ -489,7 +490,9 @@ int main(int argc, char **argv)
         event_base_dispatch(job.base);
         status = job.exit_code;
     }
-    gdrun_procs_kill_all(&job); /* nothing is left running whatever happened */
+    if (job.nrunning > 0) {
+        gdrun_procs_kill_all(&job); /* the loop ends with every rank reaped; just in case */
+    }
 out:
     pmix_left_running = gdrun_pmix_finalize(&job) != 0;
     gdrun_io_free(&job);

@@ -284,12 +284,10 @@ static void handle_upcall(gdrun_job_t *job, upcall_t *u)
         }
         break;
     }
-    free(u->data);
-    free(u->msg);
-    free(u);
 }
 
-void gdrun_pmix_process_upcalls(gdrun_job_t *job)
+/* The queue so far, emptied (the loop's side). */
+static upcall_t *upcall_take_all(void)
 {
     upcall_t *list;
 
@@ -297,10 +295,22 @@ void gdrun_pmix_process_upcalls(gdrun_job_t *job)
     list        = upcall_head;
     upcall_head = upcall_tail = NULL;
     pthread_mutex_unlock(&upcall_lock);
-    while (list != NULL) {
-        upcall_t *next = list->next;
-        handle_upcall(job, list);
-        list = next;
+    return list;
+}
+
+static void upcall_free(upcall_t *u)
+{
+    free(u->data);
+    free(u->msg);
+    free(u);
+}
+
+void gdrun_pmix_process_upcalls(gdrun_job_t *job)
+{
+    for (upcall_t *u = upcall_take_all(), *next; u != NULL; u = next) {
+        next = u->next;
+        handle_upcall(job, u);
+        upcall_free(u);
     }
 }
 
@@ -544,18 +554,9 @@ int gdrun_pmix_setup_rank(gdrun_job_t *job, int rank, char ***env)
 /* Drop what is still queued without completing it (the library is gone). */
 static void discard_upcalls(void)
 {
-    upcall_t *list;
-
-    pthread_mutex_lock(&upcall_lock);
-    list        = upcall_head;
-    upcall_head = upcall_tail = NULL;
-    pthread_mutex_unlock(&upcall_lock);
-    while (list != NULL) {
-        upcall_t *next = list->next;
-        free(list->data);
-        free(list->msg);
-        free(list);
-        list = next;
+    for (upcall_t *u = upcall_take_all(), *next; u != NULL; u = next) {
+        next = u->next;
+        upcall_free(u);
     }
 }
 
