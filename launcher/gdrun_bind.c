@@ -1,0 +1,122 @@
+/* --bind-to core|numa: spread the ranks over the cores (or NUMA nodes) of this machine,
+ * as far apart as their number allows, and say where each went (--report-bindings). The
+ * plan is made in gdrun; the child only applies a ready cpu mask (a system call), since a
+ * child of a threaded process must not allocate. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hwloc.h>
+#include <hwloc/glibc-sched.h>
+
+#include "gdrun.h"
+
+static const char *bind_unit(gdrun_bind_t bind)
+{
+    return bind == GDRUN_BIND_NUMA ? "NUMA node" : "core";
+}
+
+static int plan_one(hwloc_topology_t topo, hwloc_obj_t obj, gdrun_binding_t *b)
+{
+    int   last = hwloc_bitmap_last(obj->cpuset);
+    char *list = NULL;
+
+    if (last < 0 || hwloc_bitmap_list_asprintf(&list, obj->cpuset) < 0) {
+        return -1;
+    }
+    b->cpulist   = list;
+    b->mask_size = CPU_ALLOC_SIZE(last + 1);
+    b->mask      = CPU_ALLOC(last + 1);
+    b->hwloc_set = hwloc_bitmap_dup(obj->cpuset);
+    if (b->mask == NULL || b->hwloc_set == NULL ||
+        hwloc_cpuset_to_glibc_sched_affinity(topo, obj->cpuset, b->mask, b->mask_size) != 0) {
+        return -1;
+    }
+    return 0;
+}
+
+int gdrun_bind_plan(gdrun_job_t *job)
+{
+    hwloc_obj_type_t type = job->opt.bind == GDRUN_BIND_NUMA ? HWLOC_OBJ_NUMANODE : HWLOC_OBJ_CORE;
+    hwloc_topology_t topo;
+    int              nobj, np = job->opt.np;
+    int              status = -1;
+
+    if (job->opt.bind == GDRUN_BIND_NONE) {
+        return 0;
+    }
+    if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
+        gdrun_msg("--bind-to %s: hwloc cannot read this machine's topology: %s",
+                  bind_unit(job->opt.bind), strerror(errno));
+        return -1;
+    }
+    nobj = hwloc_get_nbobjs_by_type(topo, type);
+    if (nobj <= 0 && type == HWLOC_OBJ_CORE) {
+        type = HWLOC_OBJ_PU; /* some virtual machines report no cores */
+        nobj = hwloc_get_nbobjs_by_type(topo, type);
+    }
+    if (nobj <= 0) {
+        gdrun_msg("--bind-to %s: hwloc finds no %s on this machine", bind_unit(job->opt.bind),
+                  bind_unit(job->opt.bind));
+        goto out;
+    }
+    if (np > nobj) {
+        gdrun_msg("warning: --bind-to %s with %d ranks on %d %s%s: ranks share them", bind_unit(job->opt.bind),
+                  np, nobj, bind_unit(job->opt.bind), nobj > 1 ? "s" : "");
+    }
+    job->bindings = calloc((size_t)np, sizeof(gdrun_binding_t));
+    if (job->bindings == NULL) {
+        goto out;
+    }
+    for (int r = 0; r < np; r++) {
+        /* Spread: ranks as far apart as possible when there are fewer ranks than objects. */
+        int         index = np <= nobj ? (int)((long)r * nobj / np) : r % nobj;
+        hwloc_obj_t obj   = hwloc_get_obj_by_type(topo, type, (unsigned)index);
+        char        what[64];
+
+        snprintf(what, sizeof(what), "%s %u", bind_unit(job->opt.bind), obj->logical_index);
+        if ((job->bindings[r].what = strdup(what)) == NULL ||
+            plan_one(topo, obj, &job->bindings[r]) != 0) {
+            gdrun_msg("--bind-to %s: cannot build the cpu mask of rank %d", bind_unit(job->opt.bind), r);
+            goto out;
+        }
+    }
+    status = 0;
+out:
+    hwloc_topology_destroy(topo);
+    return status;
+}
+
+void gdrun_bind_report(const gdrun_job_t *job)
+{
+    for (int r = 0; r < job->opt.np; r++) {
+        const char *node = job->layout.node_name[job->layout.node_of[r]];
+
+        if (job->bindings != NULL) {
+            gdrun_msg("rank %d (node %s) bound to %s: cpus %s", r, node, job->bindings[r].what,
+                      job->bindings[r].cpulist);
+        } else {
+            gdrun_msg("rank %d (node %s) not bound (--bind-to none)", r, node);
+        }
+    }
+}
+
+void gdrun_bind_free(gdrun_job_t *job)
+{
+    for (int r = 0; job->bindings != NULL && r < job->opt.np; r++) {
+        gdrun_binding_t *b = &job->bindings[r];
+
+        if (b->mask != NULL) {
+            CPU_FREE(b->mask);
+        }
+        if (b->hwloc_set != NULL) {
+            hwloc_bitmap_free(b->hwloc_set);
+        }
+        free(b->what);
+        free(b->cpulist);
+        free(b->locality);
+    }
+    free(job->bindings);
+    job->bindings = NULL;
+}
