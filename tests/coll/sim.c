@@ -44,6 +44,8 @@ typedef struct sim_rank {
 
 typedef struct sim {
     const sim_case_t *c;
+    int              *node_of;  /* [size] */
+    int               num_nodes;
     sim_rank_t       *ranks;
     sim_msg_t       **sends, **recvs; /* [SIM_BUCKETS] */
     long              pending;
@@ -464,6 +466,8 @@ static int setup_rank(sim_t *w, sim_rank_t *sr, int r)
     sr->args.root     = c->root;
     sr->args.size     = c->size;
     sr->args.rank     = r;
+    sr->args.node_of  = w->node_of;
+    sr->args.num_nodes = w->num_nodes;
     sr->args.in_place = c->in_place && (c->algo->coll == GDC_COLL_SCATTER
                                             ? gdc_coll_is_in_place(c->algo->coll, r, c->root, NULL, GDC_IN_PLACE)
                                             : gdc_coll_is_in_place(c->algo->coll, r, c->root, GDC_IN_PLACE, NULL));
@@ -520,6 +524,7 @@ static void teardown(sim_t *w)
         free(sr->counts);
     }
     free(w->ranks);
+    free(w->node_of);
     free_table(w->sends);
     free_table(w->recvs);
 }
@@ -539,6 +544,18 @@ static void describe_deadlock(sim_t *w)
     }
 }
 
+int sim_node_of(const sim_case_t *c, int r)
+{
+    int nodes = c->nodes > 1 ? (c->nodes < c->size ? c->nodes : c->size) : 1;
+    int base = c->size / nodes, extra = c->size % nodes;
+
+    if (c->round_robin) {
+        return r % nodes;
+    }
+    /* blocks: the first `extra` nodes hold base + 1 ranks */
+    return r < extra * (base + 1) ? r / (base + 1) : extra + (r - extra * (base + 1)) / base;
+}
+
 int sim_run(const sim_case_t *c, char *why, size_t why_len)
 {
     sim_t     w;
@@ -551,6 +568,11 @@ int sim_run(const sim_case_t *c, char *why, size_t why_len)
     w.why     = why;
     w.why_len = why_len;
     w.ranks   = calloc((size_t)c->size, sizeof(sim_rank_t));
+    w.node_of = malloc((size_t)c->size * sizeof(int));
+    w.num_nodes = c->nodes > 1 ? (c->nodes < c->size ? c->nodes : c->size) : 1;
+    for (int r = 0; r < c->size; r++) {
+        w.node_of[r] = sim_node_of(c, r);
+    }
     w.sends   = calloc(SIM_BUCKETS, sizeof(sim_msg_t *));
     w.recvs   = calloc(SIM_BUCKETS, sizeof(sim_msg_t *));
     why[0]    = '\0';

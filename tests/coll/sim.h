@@ -23,7 +23,13 @@ typedef struct sim_case {
     int                    root;
     int                    in_place;
     unsigned               seed;  /* order in which ranks start and progress */
+    int                    nodes; /* ranks spread over this many nodes (0 or 1: one node) */
+    int                    round_robin; /* rank r on node r % nodes; else blocks, uneven when
+                                           size % nodes != 0 (the first nodes get one more) */
 } sim_case_t;
+
+/* The node of rank r in case c. */
+int sim_node_of(const sim_case_t *c, int r);
 
 /* Run one case; 0 when every rank's result is right, else -1 with why[] filled. */
 int sim_run(const sim_case_t *c, char *why, size_t why_len);

@@ -66,7 +66,7 @@ static void sweep_algorithm(const gdc_coll_algo_t *algo)
             for (int ri = 0; ri < nroots; ri++) {
                 for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
                     for (unsigned seed = 0; seed < 2; seed++) {
-                        sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, roots[ri], in_place, seed};
+                        sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, roots[ri], in_place, seed, 1, 0};
                         run_case(&c);
                     }
                 }
@@ -97,7 +97,7 @@ static void sweep_dtypes(const gdc_coll_algo_t *algo)
             size_t counts[] = {1, (size_t)n + 1, 1000};
             for (int ci = 0; ci < 3; ci++) {
                 for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
-                    sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, n > 2 ? 1 : 0, in_place, 3};
+                    sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, n > 2 ? 1 : 0, in_place, 3, 1, 0};
                     if (reduces(algo->coll)) {
                         c.dtype = reductions[t].dtype;
                         c.op    = reductions[t].op;
