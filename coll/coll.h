@@ -40,6 +40,8 @@ typedef struct gdc_coll_args {
     /* where the ranks are: node of each rank (0..num_nodes-1), from the communicator */
     const int      *node_of;
     int             num_nodes;
+    size_t          shm_bytes; /* shared memory per local rank for the algorithms (0: none) */
+    int             on_device; /* buffers in CUDA device memory */
     /* alltoallv only: per-peer counts and displacements, in elements */
     const size_t   *sendcounts;
     const size_t   *sdispls;

@@ -10,6 +10,7 @@
 
 typedef struct gdc_coll_config {
     size_t chunk_bytes;       /* pipelining unit of large messages */
+    size_t shm_chunk_bytes;   /* pipelining unit through shared memory (cache-sized) */
     size_t small_bytes;       /* up to here latency-bound algorithms are preferred */
     size_t medium_bytes;      /* up to here, bandwidth algorithms with log steps */
     int    tree_radix;        /* k of the k-nomial trees */
@@ -114,5 +115,13 @@ GDC_COLL_BUILDER(gdc_coll_alltoallv_pairwise);
 GDC_COLL_BUILDER(gdc_coll_barrier_dissemination);
 GDC_COLL_BUILDER(gdc_coll_gather_binomial);
 GDC_COLL_BUILDER(gdc_coll_scatter_binomial);
+GDC_COLL_BUILDER(gdc_coll_allreduce_shm);
+GDC_COLL_BUILDER(gdc_coll_allreduce_shm_direct);
+GDC_COLL_BUILDER(gdc_coll_bcast_shm);
+GDC_COLL_BUILDER(gdc_coll_allgather_shm);
+GDC_COLL_BUILDER(gdc_coll_alltoall_shm);
+GDC_COLL_BUILDER(gdc_coll_barrier_shm);
+int gdc_coll_shm_supports(const gdc_coll_args_t *args);
+int gdc_coll_allreduce_shm_direct_supports(const gdc_coll_args_t *args);
 
 #endif

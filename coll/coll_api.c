@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "coll_run.h"
+#include "rt_shm.h"
 #include "gdc_rt.h"
 
 /* What each collective asks of its arguments. */
@@ -90,6 +91,7 @@ static gdc_coll_args_t make_args(const coll_call_t *call, gdc_comm_t comm, size_
     args.rank      = comm->rank;
     args.node_of   = comm->node_of;
     args.num_nodes = comm->num_nodes;
+    args.shm_bytes = comm->shm != NULL ? comm->shm->data_bytes : 0;
     return args;
 }
 

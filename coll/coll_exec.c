@@ -14,7 +14,7 @@ int gdc_coll_exec_init(gdc_coll_exec_t *exec, const gdc_coll_sched_t *sched,
     uint32_t *block;
 
     memset(exec, 0, sizeof(*exec));
-    block = malloc((2 * n + sched->num_msgs + 1) * sizeof(uint32_t));
+    block = malloc((3 * n + 1) * sizeof(uint32_t));
     if (block == NULL) {
         return GDC_ERR_NO_MEMORY;
     }
@@ -52,9 +52,30 @@ void gdc_coll_exec_fini(gdc_coll_exec_t *exec)
     exec->waiting = exec->queue = exec->inflight = NULL;
 }
 
+void gdc_coll_exec_set_shm(gdc_coll_exec_t *exec, const gdc_rt_shm_t *shm, uint64_t shm_base)
+{
+    exec->shm      = shm;
+    exec->shm_base = shm_base;
+}
+
 static void *region_ptr(const gdc_coll_exec_t *exec, const gdc_coll_region_t *region)
 {
-    return exec->base[region->buf] + region->offset;
+    switch (region->buf) {
+    case GDC_COLL_SHM:
+        return (char *)gdc_rt_shm_data(exec->shm, exec->shm->local_index) + region->offset;
+    case GDC_COLL_PEER:
+        return (char *)gdc_rt_shm_data(exec->shm, region->peer) + region->offset;
+    default:
+        return exec->base[region->buf] + region->offset;
+    }
+}
+
+/* Has the peer's counter reached what the wait step asks for? */
+static int wait_satisfied(const gdc_coll_exec_t *exec, const gdc_coll_step_t *step)
+{
+    volatile uint64_t *counter = gdc_rt_shm_counter(exec->shm, step->peer, step->counter);
+
+    return gdc_rt_shm_read(counter) >= exec->shm_base + step->slot;
 }
 
 static void complete(gdc_coll_exec_t *exec, uint32_t s)
@@ -106,6 +127,10 @@ static int run_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step)
         return GDC_SUCCESS;
     case GDC_COLL_STEP_NOP:
         return GDC_SUCCESS;
+    case GDC_COLL_STEP_SIGNAL:
+        gdc_rt_shm_raise(gdc_rt_shm_counter(exec->shm, exec->shm->local_index, step->counter),
+                         exec->shm_base + step->slot);
+        return GDC_SUCCESS;
     default:
         return GDC_ERR_INTERNAL;
     }
@@ -122,6 +147,11 @@ static void run_ready(gdc_coll_exec_t *exec)
 
         if (step->kind == GDC_COLL_STEP_SEND || step->kind == GDC_COLL_STEP_RECV) {
             if (!exec->transport->post(exec, s, region_ptr(exec, &step->a), step->a.length, &status)) {
+                exec->inflight[exec->num_inflight++] = s;
+                continue;
+            }
+        } else if (step->kind == GDC_COLL_STEP_WAIT) {
+            if (!wait_satisfied(exec, step)) {
                 exec->inflight[exec->num_inflight++] = s;
                 continue;
             }
@@ -148,8 +178,15 @@ int gdc_coll_exec_progress(gdc_coll_exec_t *exec)
     for (uint32_t i = 0; i < exec->num_inflight && !exec->finished;) {
         uint32_t s      = exec->inflight[i];
         int      status = GDC_SUCCESS;
+        int      done;
 
-        if (!exec->transport->test(exec, s, &status)) {
+        if (exec->sched->steps[s].kind == GDC_COLL_STEP_WAIT) {
+            /* the transport says whether the peer is still there to raise it */
+            done = wait_satisfied(exec, &exec->sched->steps[s]) || exec->transport->test(exec, s, &status);
+        } else {
+            done = exec->transport->test(exec, s, &status);
+        }
+        if (!done) {
             i++;
             continue;
         }
@@ -170,7 +207,9 @@ int gdc_coll_exec_progress(gdc_coll_exec_t *exec)
 void gdc_coll_exec_abort(gdc_coll_exec_t *exec, int status)
 {
     for (uint32_t i = 0; i < exec->num_inflight; i++) {
-        exec->transport->cancel(exec, exec->inflight[i], status);
+        if (exec->sched->steps[exec->inflight[i]].kind != GDC_COLL_STEP_WAIT) {
+            exec->transport->cancel(exec, exec->inflight[i], status);
+        }
     }
     exec->num_inflight = 0;
     exec->status       = status;

@@ -199,12 +199,30 @@ gdc_link_class_t gdc_coll_machine_class(const gdc_coll_machine_t *m, const gdc_c
  * The timed run
  */
 
+/* A shared-memory counter in the model: when it reached each value, and who waits. */
+#define MODEL_COUNTERS 8
+
+typedef struct model_waiter {
+    int                  rank;
+    uint32_t             step;
+    uint32_t             target;
+    double               ready;
+    struct model_waiter *next;
+} model_waiter_t;
+
+typedef struct model_counter {
+    double         *reached; /* [value]: when the counter reached it */
+    uint32_t        value, cap;
+    model_waiter_t *waiters;
+} model_counter_t;
+
 typedef struct model_rank {
     gdc_coll_sched_t *sched;
     uint32_t         *waiting;
     double           *ready;
     double            cpu_free;
     double            tx_free, rx_free; /* its own links inside the node, each way */
+    model_counter_t   counters[MODEL_COUNTERS];
     int               local_index;  /* among the ranks of its node: picks its NIC */
 } model_rank_t;
 
@@ -379,6 +397,65 @@ static double local_cost(const model_t *md, const gdc_coll_step_t *step)
     }
 }
 
+/* A shared-memory signal is seen by a peer one shm latency later. */
+static double seen_at(const model_t *md, double raised)
+{
+    return raised + md->m->link[GDC_LINK_SHM].latency;
+}
+
+static void raise_counter(model_t *md, int r, int c, uint32_t value, double t)
+{
+    model_counter_t *mc = &md->ranks[r].counters[c];
+
+    if (value >= mc->cap) {
+        uint32_t cap     = value * 2 + 8;
+        double  *reached = realloc(mc->reached, cap * sizeof(double));
+        if (reached == NULL) {
+            md->status = GDC_ERR_NO_MEMORY;
+            return;
+        }
+        mc->reached = reached;
+        mc->cap     = cap;
+    }
+    while (mc->value < value) {
+        mc->reached[++mc->value] = t;
+    }
+    for (model_waiter_t **link = &mc->waiters; *link != NULL;) {
+        model_waiter_t *w = *link;
+        if (w->target <= mc->value) {
+            double at = seen_at(md, mc->reached[w->target]);
+            *link     = w->next;
+            complete(md, w->rank, w->step, at > w->ready ? at : w->ready);
+            free(w);
+        } else {
+            link = &w->next;
+        }
+    }
+}
+
+static void wait_counter(model_t *md, const model_event_t *ev, const gdc_coll_step_t *step)
+{
+    model_counter_t *mc = &md->ranks[step->peer].counters[step->counter];
+    model_waiter_t  *w;
+
+    if (step->slot == 0) { /* what the calls before did: done */
+        complete(md, ev->rank, ev->step, ev->time);
+        return;
+    }
+    if (mc->value >= step->slot) {
+        double at = seen_at(md, mc->reached[step->slot]);
+        complete(md, ev->rank, ev->step, at > ev->time ? at : ev->time);
+        return;
+    }
+    w = malloc(sizeof(*w));
+    if (w == NULL) {
+        md->status = GDC_ERR_NO_MEMORY;
+        return;
+    }
+    *w          = (model_waiter_t){ev->rank, ev->step, step->slot, ev->time, mc->waiters};
+    mc->waiters = w;
+}
+
 static void run_step(model_t *md, const model_event_t *ev)
 {
     model_rank_t          *mr    = &md->ranks[ev->rank];
@@ -412,6 +489,14 @@ static void run_step(model_t *md, const model_event_t *ev)
             post(md, peer, me, step->slot, 0, ev->time, me, ev->step);
         }
         break;
+    case GDC_COLL_STEP_SIGNAL:
+        mr->cpu_free = start + md->m->step_overhead;
+        raise_counter(md, me, step->counter, step->slot, mr->cpu_free);
+        complete(md, me, ev->step, mr->cpu_free);
+        break;
+    case GDC_COLL_STEP_WAIT:
+        wait_counter(md, ev, step);
+        break;
     default:
         mr->cpu_free = start + local_cost(md, step);
         complete(md, me, ev->step, mr->cpu_free);
@@ -425,6 +510,15 @@ static void model_free(model_t *md, int n)
         gdc_coll_sched_free(md->ranks[r].sched);
         free(md->ranks[r].waiting);
         free(md->ranks[r].ready);
+        for (int c = 0; c < MODEL_COUNTERS; c++) {
+            model_counter_t *mc = &md->ranks[r].counters[c];
+            free(mc->reached);
+            while (mc->waiters != NULL) {
+                model_waiter_t *next = mc->waiters->next;
+                free(mc->waiters);
+                mc->waiters = next;
+            }
+        }
     }
     for (int b = 0; b < MODEL_BUCKETS; b++) {
         while (md->posts[b] != NULL) {

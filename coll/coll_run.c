@@ -42,9 +42,13 @@ typedef struct gdc_coll_choice {
 #define GDC_COLL_CHOICES 256
 
 typedef struct gdc_coll_comm {
-    gdc_coll_entry_t  cache[GDC_COLL_CACHE_SIZE];
-    unsigned          clock;
-    gdc_coll_choice_t choices[GDC_COLL_CHOICES];
+    gdc_coll_entry_t     cache[GDC_COLL_CACHE_SIZE];
+    unsigned             clock;
+    gdc_coll_choice_t    choices[GDC_COLL_CHOICES];
+    /* Shared-memory runs reuse the same segments: one at a time per communicator, the
+     * others wait in call order (the same order on every rank). */
+    struct gdc_coll_run *shm_running;
+    struct gdc_coll_run *shm_queue_head, *shm_queue_tail;
 } gdc_coll_comm_t;
 
 typedef struct gdc_coll_run {
@@ -58,6 +62,7 @@ typedef struct gdc_coll_run {
     int                  on_device;
     uint32_t             seq;
     struct gdc_coll_run *prev, *next; /* active runs */
+    struct gdc_coll_run *shm_next;    /* waiting for the communicator's shared memory */
 } gdc_coll_run_t;
 
 static gdc_coll_run_t *active;
@@ -88,10 +93,24 @@ static int run_post(gdc_coll_exec_t *exec, uint32_t s, void *ptr, size_t len, in
     return 1;
 }
 
+/* The world rank of local rank i of the run's shared memory. */
+static int local_world_rank(const gdc_coll_run_t *run, int i)
+{
+    return gdc_rt_comm_world_rank(run->comm, run->comm->shm->local_ranks[i]);
+}
+
 static int run_test(gdc_coll_exec_t *exec, uint32_t s, int *status)
 {
     gdc_coll_run_t *run = exec->transport_ctx;
     gdc_rt_msg_t   *msg = &run->msgs[run->sched->steps[s].msg];
+
+    if (run->sched->steps[s].kind == GDC_COLL_STEP_WAIT) {
+        if (!gdc_rt_ucx_peer_failed(local_world_rank(run, run->sched->steps[s].peer))) {
+            return 0;
+        }
+        *status = GDC_ERR_PEER_FAILED;
+        return 1;
+    }
 
     if (!gdc_rt_msg_test(msg)) {
         return 0;
@@ -151,13 +170,82 @@ static void deactivate(gdc_coll_run_t *run)
     run->prev = run->next = NULL;
 }
 
+static int uses_shm(const gdc_coll_run_t *run)
+{
+    return run->sched->shm_epochs > 0;
+}
+
+static void finish_if_done(gdc_coll_run_t *run);
+
+/* Start a shared-memory run: it owns the segments until it finishes, its counter values
+ * follow those of the runs before it. */
+static void start_shm(gdc_coll_comm_t *cc, gdc_coll_run_t *run)
+{
+    gdc_rt_shm_t *shm = run->comm->shm;
+
+    cc->shm_running = run;
+    gdc_coll_exec_set_shm(&run->exec, shm, shm->epoch);
+    shm->epoch += run->sched->shm_epochs;
+    gdc_coll_exec_start(&run->exec);
+}
+
+static void release_shm(gdc_coll_run_t *run)
+{
+    gdc_coll_comm_t *cc = run->comm->coll;
+
+    if (cc->shm_running == run) {
+        cc->shm_running = NULL;
+        if (cc->shm_queue_head != NULL) {
+            gdc_coll_run_t *next = cc->shm_queue_head;
+            cc->shm_queue_head   = next->shm_next;
+            cc->shm_queue_tail   = cc->shm_queue_head != NULL ? cc->shm_queue_tail : NULL;
+            start_shm(cc, next);
+            finish_if_done(next);
+        }
+        return;
+    }
+    /* ended before it started (aborted while queued) */
+    for (gdc_coll_run_t **link = &cc->shm_queue_head; *link != NULL; link = &(*link)->shm_next) {
+        if (*link == run) {
+            *link = run->shm_next;
+            break;
+        }
+    }
+    cc->shm_queue_tail = NULL;
+    for (gdc_coll_run_t *r = cc->shm_queue_head; r != NULL; r = r->shm_next) {
+        cc->shm_queue_tail = r;
+    }
+}
+
 static void finish_if_done(gdc_coll_run_t *run)
 {
     if (run->exec.finished && !run->req->completed) {
         run->req->status    = run->exec.status;
         run->req->completed = 1;
         deactivate(run);
+        if (uses_shm(run)) {
+            release_shm(run);
+        }
     }
+}
+
+/* Start run, or queue it behind the shared-memory run in progress. */
+static void start_run(gdc_coll_run_t *run)
+{
+    gdc_coll_comm_t *cc = run->comm->coll;
+
+    run->shm_next = NULL;
+    if (!uses_shm(run)) {
+        gdc_coll_exec_start(&run->exec);
+    } else if (cc->shm_running == NULL) {
+        start_shm(cc, run);
+    } else if (cc->shm_queue_tail != NULL) {
+        cc->shm_queue_tail->shm_next = run;
+        cc->shm_queue_tail           = run;
+    } else {
+        cc->shm_queue_head = cc->shm_queue_tail = run;
+    }
+    finish_if_done(run);
 }
 
 static int req_progress(struct gdc_request *req)
@@ -185,7 +273,12 @@ static void req_describe(struct gdc_request *req, char *buf, size_t len)
         return;
     }
     if (s < 0) {
-        snprintf(buf + n, len - (size_t)n, "has no message in flight");
+        snprintf(buf + n, len - (size_t)n, "%s",
+                 uses_shm(run) && run->exec.shm == NULL ? "waits for the shared-memory collective before it"
+                                                        : "has no message in flight");
+    } else if (sched->steps[s].kind == GDC_COLL_STEP_WAIT) {
+        snprintf(buf + n, len - (size_t)n, "waits for rank %d's shared-memory signal %u",
+                 local_world_rank(run, sched->steps[s].peer), sched->steps[s].slot);
     } else if (sched->steps[s].kind == GDC_COLL_STEP_RECV) {
         snprintf(buf + n, len - (size_t)n, "waits for data from rank %d",
                  gdc_rt_comm_world_rank(run->comm, sched->steps[s].peer));
@@ -454,10 +547,12 @@ static int is_empty(const gdc_coll_args_t *args)
     return args->coll != GDC_COLL_BARRIER && args->coll != GDC_COLL_ALLTOALLV && args->count == 0;
 }
 
-int gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *args, const gdc_coll_buffers_t *bufs,
+int gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *call, const gdc_coll_buffers_t *bufs,
                    struct gdc_request **out)
 {
-    gdc_coll_comm_t       *cc = comm->coll;
+    gdc_coll_args_t        with_memory = *call;
+    const gdc_coll_args_t *args        = &with_memory;
+    gdc_coll_comm_t       *cc          = comm->coll;
     const gdc_coll_algo_t *algo;
     gdc_coll_entry_t      *entry = NULL;
     gdc_coll_sched_t      *sched;
@@ -473,6 +568,7 @@ int gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *args, const gdc
     if (status != GDC_SUCCESS) {
         return status;
     }
+    with_memory.on_device = on_device;
     algo = args->coll == GDC_COLL_ALLTOALLV ? gdc_coll_select(args, on_device) : choose(cc, args, on_device);
     if (algo == NULL) {
         GDC_LOG_ERROR("internal: no algorithm for %s", gdc_coll_type_name(args->coll));
@@ -513,9 +609,9 @@ int gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *args, const gdc
     base[GDC_COLL_OUTPUT]  = bufs->output;
     base[GDC_COLL_SCRATCH] = run->scratch;
     gdc_coll_exec_reset(&run->exec, base);
+    gdc_coll_exec_set_shm(&run->exec, NULL, 0);
     activate(run);
-    gdc_coll_exec_start(&run->exec);
-    finish_if_done(run);
+    start_run(run);
     GDC_LOG_DEBUG("%s(%s) seq %u: %zu x %s on %d ranks", gdc_coll_type_name(args->coll), algo->name, run->seq,
                   args->count, gdc_rt_dtype_name(args->dtype), args->size);
     *out = req;

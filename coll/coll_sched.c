@@ -35,6 +35,9 @@ gdc_coll_sched_t *gdc_coll_sched_new(const gdc_coll_algo_t *algo, const gdc_coll
     }
     sched->algo = algo;
     sched->args = *args;
+    for (int c = 0; c < 8; c++) {
+        sched->last_signal[c] = -1;
+    }
     /* the schedule outlives the call: keep no pointer into the caller's arrays */
     sched->args.sendcounts = sched->args.sdispls = NULL;
     sched->args.recvcounts = sched->args.rdispls = NULL;
@@ -50,6 +53,7 @@ void gdc_coll_sched_free(gdc_coll_sched_t *sched)
     free(sched->steps);
     free(sched->edges);
     free(sched->succ);
+    free(sched->last_wait);
     free(sched);
 }
 
@@ -119,6 +123,47 @@ int gdc_coll_join(gdc_coll_sched_t *sched, const int *deps, int n)
     return step;
 }
 
+int gdc_coll_signal(gdc_coll_sched_t *sched, int counter, uint32_t value, int dep)
+{
+    int step = add_step(sched, GDC_COLL_STEP_SIGNAL, -1, value, no_region, no_region, no_region, dep);
+
+    if (step >= 0) {
+        sched->steps[step].counter = (uint8_t)counter;
+        sched->shm_epochs          = value > sched->shm_epochs ? value : sched->shm_epochs;
+        /* a counter says "chunks 1..value are done": it may not pass an earlier chunk */
+        gdc_coll_after(sched, step, sched->last_signal[counter]);
+        sched->last_signal[counter] = step;
+    }
+    return step;
+}
+
+int gdc_coll_wait(gdc_coll_sched_t *sched, int peer, int counter, uint32_t value, int dep)
+{
+    int  step = add_step(sched, GDC_COLL_STEP_WAIT, peer, value, no_region, no_region, no_region, dep);
+    int *last;
+
+    if (step < 0) {
+        return step;
+    }
+    sched->steps[step].counter = (uint8_t)counter;
+    if (sched->last_wait == NULL) {
+        sched->last_wait = malloc(8 * (size_t)sched->args.size * sizeof(int));
+        if (sched->last_wait == NULL) {
+            sched->status = GDC_ERR_NO_MEMORY;
+            return -1;
+        }
+        for (int i = 0; i < 8 * sched->args.size; i++) {
+            sched->last_wait[i] = -1;
+        }
+    }
+    /* waits on one counter of one peer follow each other, as its values do: only the next
+     * one is ever being polled */
+    last = &sched->last_wait[counter * sched->args.size + peer];
+    gdc_coll_after(sched, step, *last);
+    *last = step;
+    return step;
+}
+
 void gdc_coll_after(gdc_coll_sched_t *sched, int step, int dep)
 {
     gdc_coll_edge_t *edge;
@@ -175,6 +220,8 @@ int gdc_coll_sched_finish(gdc_coll_sched_t *sched)
         sched->succ[from->succ_first + fill[sched->edges[e].from]++] = sched->edges[e].to;
     }
     free(fill);
+    free(sched->last_wait);
+    sched->last_wait = NULL;
     free(sched->edges);
     sched->edges     = NULL;
     sched->num_edges = sched->cap_edges = 0;
@@ -244,6 +291,8 @@ const char *gdc_coll_step_kind_name(gdc_coll_step_kind_t kind)
     case GDC_COLL_STEP_COPY: return "copy";
     case GDC_COLL_STEP_AVG: return "avg";
     case GDC_COLL_STEP_NOP: return "join";
+    case GDC_COLL_STEP_SIGNAL: return "signal";
+    case GDC_COLL_STEP_WAIT: return "wait";
     }
     return "?";
 }

@@ -15,18 +15,22 @@
 
 /* Where a region lives. INPUT is the user's send buffer, or the receive buffer when the
  * call is in place (they are then the same memory: builders must read a place of INPUT
- * before they write the same place of OUTPUT). */
+ * before they write the same place of OUTPUT). SHM is this rank's shared memory with the
+ * ranks on its node, PEER that of local rank `peer` (shared-memory algorithms only). */
 typedef enum {
     GDC_COLL_INPUT = 0,
     GDC_COLL_OUTPUT,
     GDC_COLL_SCRATCH,
-    GDC_COLL_NUM_BUFS
+    GDC_COLL_NUM_BUFS, /* the buffers an executor is given; the shared ones it finds itself */
+    GDC_COLL_SHM = GDC_COLL_NUM_BUFS,
+    GDC_COLL_PEER
 } gdc_coll_buf_t;
 
 typedef struct gdc_coll_region {
-    uint8_t buf;    /* gdc_coll_buf_t */
-    size_t  offset; /* bytes */
-    size_t  length; /* bytes */
+    uint8_t  buf;    /* gdc_coll_buf_t */
+    uint16_t peer;   /* PEER: the local rank whose shared memory it is */
+    size_t   offset; /* bytes */
+    size_t   length; /* bytes */
 } gdc_coll_region_t;
 
 typedef enum {
@@ -35,13 +39,17 @@ typedef enum {
     GDC_COLL_STEP_REDUCE,   /* a = b OP c */
     GDC_COLL_STEP_COPY,     /* a = b */
     GDC_COLL_STEP_AVG,      /* a = a / communicator size (GDC_AVG's last step) */
-    GDC_COLL_STEP_NOP       /* nothing: joins several dependencies into one */
+    GDC_COLL_STEP_NOP,      /* nothing: joins several dependencies into one */
+    GDC_COLL_STEP_SIGNAL,   /* raise my shared-memory counter `counter` to `slot` */
+    GDC_COLL_STEP_WAIT      /* until local rank `peer`'s counter `counter` reaches `slot` */
 } gdc_coll_step_kind_t;
 
 typedef struct gdc_coll_step {
     uint8_t           kind;
-    int32_t           peer;       /* send/recv: rank in the communicator */
-    uint32_t          slot;       /* send/recv: number of the message between this pair */
+    uint8_t           counter;    /* signal/wait: which shared-memory counter */
+    int32_t           peer;       /* send/recv: rank in the communicator; wait: local rank */
+    uint32_t          slot;       /* send/recv: number of the message between this pair;
+                                     signal/wait: counter value, counted from the call's start */
     uint32_t          msg;        /* send/recv: index among the schedule's messages */
     uint32_t          deps;       /* steps that must complete before this one starts */
     uint32_t          succ_first; /* successors: succ[succ_first .. succ_first+succ_count) */
@@ -65,6 +73,9 @@ typedef struct gdc_coll_sched {
     uint32_t              *succ;       /* after finish */
     uint32_t               num_msgs;   /* send + recv steps */
     size_t                 scratch_bytes;
+    uint32_t               shm_epochs; /* counter values the call uses (shared memory) */
+    int                    last_signal[8]; /* per counter, while building: signals go in order */
+    int                   *last_wait;      /* [8 * size] per counter and peer, while building */
     int                    status;     /* first error while building */
 } gdc_coll_sched_t;
 
@@ -80,14 +91,21 @@ void gdc_coll_sched_free(gdc_coll_sched_t *sched);
 static inline gdc_coll_region_t gdc_coll_rgn(const gdc_coll_sched_t *sched, gdc_coll_buf_t buf,
                                              size_t offset, size_t count)
 {
-    gdc_coll_region_t r = {(uint8_t)buf, offset * sched->args.dsize, count * sched->args.dsize};
+    gdc_coll_region_t r = {(uint8_t)buf, 0, offset * sched->args.dsize, count * sched->args.dsize};
     return r;
 }
 
 /* In bytes (alltoall-type layouts, byte-sized scratch). */
 static inline gdc_coll_region_t gdc_coll_rgn_bytes(gdc_coll_buf_t buf, size_t offset, size_t length)
 {
-    gdc_coll_region_t r = {(uint8_t)buf, offset, length};
+    gdc_coll_region_t r = {(uint8_t)buf, 0, offset, length};
+    return r;
+}
+
+/* In local rank peer's shared memory (or mine: peer = my local index gives SHM), bytes. */
+static inline gdc_coll_region_t gdc_coll_rgn_shm(int peer, int me, size_t offset, size_t length)
+{
+    gdc_coll_region_t r = {(uint8_t)(peer == me ? GDC_COLL_SHM : GDC_COLL_PEER), (uint16_t)peer, offset, length};
     return r;
 }
 
@@ -101,6 +119,10 @@ int gdc_coll_copy(gdc_coll_sched_t *sched, gdc_coll_region_t dst, gdc_coll_regio
 int gdc_coll_avg(gdc_coll_sched_t *sched, gdc_coll_region_t region, int dep);
 /* A step that completes when deps[0..n) have (entries < 0 skipped). */
 int gdc_coll_join(gdc_coll_sched_t *sched, const int *deps, int n);
+/* Shared memory: raise my counter to value; wait until local rank peer's reaches value
+ * (values count from 1 within a call; 0 is "everything of the calls before"). */
+int gdc_coll_signal(gdc_coll_sched_t *sched, int counter, uint32_t value, int dep);
+int gdc_coll_wait(gdc_coll_sched_t *sched, int peer, int counter, uint32_t value, int dep);
 
 /* step waits for dep as well (either < 0: nothing). */
 void gdc_coll_after(gdc_coll_sched_t *sched, int step, int dep);

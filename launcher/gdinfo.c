@@ -17,6 +17,7 @@
 #include "coll_select.h"
 #include "config.h"
 #include "gdc_rt.h"
+#include "rt_shm.h"
 
 static void usage(FILE *out)
 {
@@ -189,6 +190,8 @@ static int plan(const plan_opts_t *o)
     args.count     = plan_count(coll, bytes, n, dsize);
     args.node_of   = node_of;
     args.num_nodes = nodes;
+    args.shm_bytes = gdc_rt_shm_bytes; /* GDC_SHM_SIZE: what the node's ranks would share */
+    args.on_device = device;
     chosen         = gdc_coll_select(&args, device);
 
     printf("# plan: %s of %zu bytes (%zu x float32%s) on %d ranks, %d node(s), %s buffers\n",
@@ -209,7 +212,7 @@ static int plan(const plan_opts_t *o)
             continue;
         }
         if (algo->supports != NULL && !algo->supports(&args)) {
-            printf("    %-22s %14s  (does not apply: %s)\n", algo->name, "-", "needs ranks on more than one node");
+            printf("    %-22s %14s  (does not apply to this call)\n", algo->name, "-");
             continue;
         }
         if (gdc_coll_predict(m, algo, &args, device, &p) != GDC_SUCCESS) {

@@ -195,3 +195,46 @@ volatile uint64_t *gdc_rt_shm_counter(const gdc_rt_shm_t *shm, int i, int which)
 {
     return &shm->segments[i]->counters[which].value;
 }
+
+int gdc_rt_shm_init_private(gdc_rt_shm_t *shms, int n, size_t data_bytes)
+{
+    gdc_rt_shm_segment_t **segs = calloc((size_t)n, sizeof(*segs));
+
+    if (segs == NULL) {
+        return GDC_ERR_NO_MEMORY;
+    }
+    for (int i = 0; i < n; i++) {
+        if (posix_memalign((void **)&segs[i], GDC_RT_SHM_HEADER, total_bytes(data_bytes)) != 0) {
+            for (int j = 0; j < i; j++) {
+                free(segs[j]);
+            }
+            free(segs);
+            return GDC_ERR_NO_MEMORY;
+        }
+        memset(segs[i], 0, GDC_RT_SHM_HEADER);
+        segs[i]->magic      = GDC_RT_SHM_MAGIC;
+        segs[i]->data_bytes = data_bytes;
+    }
+    for (int i = 0; i < n; i++) {
+        memset(&shms[i], 0, sizeof(shms[i]));
+        shms[i].local_size  = n;
+        shms[i].local_index = i;
+        shms[i].data_bytes  = data_bytes;
+        shms[i].segments    = segs; /* shared: freed once, by gdc_rt_shm_free_private */
+    }
+    return GDC_SUCCESS;
+}
+
+void gdc_rt_shm_free_private(gdc_rt_shm_t *shms, int n)
+{
+    if (n == 0 || shms[0].segments == NULL) {
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        free(shms[0].segments[i]);
+    }
+    free(shms[0].segments);
+    for (int i = 0; i < n; i++) {
+        memset(&shms[i], 0, sizeof(shms[i]));
+    }
+}

@@ -52,6 +52,11 @@ static inline uint64_t gdc_rt_shm_read(volatile uint64_t *counter)
     return __atomic_load_n(counter, __ATOMIC_ACQUIRE);
 }
 
+/* For tests (the simulator): n process-private segments seen by n ranks as their node's,
+ * shms[i] being rank i's view. Free with gdc_rt_shm_free_private. */
+int  gdc_rt_shm_init_private(gdc_rt_shm_t *shms, int n, size_t data_bytes);
+void gdc_rt_shm_free_private(gdc_rt_shm_t *shms, int n);
+
 /* The segment tag of a rank: "<job>-r<world rank>-<n>" where n counts this process's
  * segments (so that names never repeat within a job). */
 void gdc_rt_shm_tag(char *buf, size_t len, int world_rank, unsigned n);

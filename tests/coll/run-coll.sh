@@ -1,6 +1,6 @@
 #!/bin/sh
-# Every collective x every algorithm (forced with GDC_<COLL>_ALGO, four sets covering all of
-# them) on 1..8 ranks, on the world and on split communicators; nonblocking collectives in
+# Every collective x every algorithm (forced with GDC_<COLL>_ALGO, six sets covering all of
+# them, the shared-memory ones with small chunks and segments) on 1..8 ranks, on the world and on split communicators; nonblocking collectives in
 # flight at once; a rank that never joins (GDC_ERR_TIMEOUT naming it); a rank that dies.
 . "${top_srcdir:-.}/tests/common/tap.sh"
 bin=${top_builddir:-.}/tests/coll/coll_test
@@ -13,10 +13,12 @@ set0="GDC_ALLREDUCE_ALGO=ring GDC_BCAST_ALGO=binomial GDC_REDUCE_ALGO=binomial G
 set1="GDC_ALLREDUCE_ALGO=recursive_doubling GDC_BCAST_ALGO=chain GDC_REDUCE_ALGO=reduce_scatter_gather GDC_ALLGATHER_ALGO=recursive_doubling GDC_REDUCE_SCATTER_ALGO=recursive_halving GDC_ALLTOALL_ALGO=bruck"
 set2="GDC_ALLREDUCE_ALGO=rabenseifner GDC_BCAST_ALGO=scatter_allgather GDC_ALLGATHER_ALGO=bruck GDC_CHUNK_SIZE=4K"
 set3="GDC_ALLREDUCE_ALGO=knomial GDC_TREE_RADIX=3"
+set4="GDC_ALLREDUCE_ALGO=shm GDC_BCAST_ALGO=shm GDC_ALLGATHER_ALGO=shm GDC_ALLTOALL_ALGO=shm GDC_BARRIER_ALGO=shm GDC_SHM_CHUNK=4K"
+set5="GDC_ALLREDUCE_ALGO=shm_direct GDC_SHM_SIZE=256K"
 
 for n in 1 2 3 4 5 6 7 8; do
     i=0
-    for set in "$set0" "$set1" "$set2" "$set3"; do
+    for set in "$set0" "$set1" "$set2" "$set3" "$set4" "$set5"; do
         # shellcheck disable=SC2086
         tap_run "$launcher -n $n coll_test all (algorithm set $i)" 300 "$launch" "$n" $set -- "$bin" all
         i=$((i + 1))

@@ -10,12 +10,14 @@
 #include "coll_exec.h"
 #include "coll_sched.h"
 #include "values.h"
+#include "rt_shm.h"
 
 unsigned long sim_total_steps;
 unsigned long sim_total_messages;
 
 typedef struct sim_msg {
     int             src, dst;
+    int             call;   /* which call of a sequence (the real tags' sequence number) */
     uint32_t        slot;
     uint32_t        step;   /* at the posting rank */
     void           *ptr;
@@ -27,6 +29,8 @@ struct sim;
 
 typedef struct sim_rank {
     struct sim       *world;
+    const sim_case_t *c;       /* the call this is a rank of */
+    int               call;
     int               rank;
     gdc_coll_args_t   args;
     gdc_coll_sched_t *sched;
@@ -42,17 +46,31 @@ typedef struct sim_rank {
  * constant time. */
 #define SIM_BUCKETS 8192
 
+/* The shared memory each simulated node's ranks use (one node: shared-memory algorithms
+ * run on single-node calls only). */
+#define SIM_SHM_BYTES (256 * 1024)
+
 typedef struct sim {
-    const sim_case_t *c;
+    const sim_case_t *c;        /* the first call (all calls have its size and nodes) */
+    int               ncalls;
     int              *node_of;  /* [size] */
     int               num_nodes;
-    sim_rank_t       *ranks;
+    gdc_rt_shm_t     *shms;     /* [size], when the case runs on one node */
+    uint64_t         *shm_base; /* [size] counter values each rank's earlier calls used */
+    int              *current;  /* [size] the call each rank runs */
+    sim_rank_t       *ranks;    /* [ncalls * size] */
     sim_msg_t       **sends, **recvs; /* [SIM_BUCKETS] */
     long              pending;
     char             *why;
     size_t            why_len;
     int               failed;
+    int               not_applicable; /* the algorithm does not support the call */
 } sim_t;
+
+static sim_rank_t *rank_of(sim_t *w, int call, int r)
+{
+    return &w->ranks[(size_t)call * (size_t)w->c->size + (size_t)r];
+}
 
 static void fail(sim_t *w, const char *fmt, ...)
 {
@@ -86,7 +104,7 @@ static size_t v_count(const sim_case_t *c, int src, int dst)
 
 static void setup_alltoallv(sim_rank_t *sr)
 {
-    const sim_case_t *c = sr->world->c;
+    const sim_case_t *c = sr->c;
     int               n = c->size, r = sr->rank;
     size_t           *sc = sr->counts, *sd = sc + n, *rc = sd + n, *rd = rc + n, at = 0;
 
@@ -114,7 +132,7 @@ static void setup_alltoallv(sim_rank_t *sr)
 /* User-visible buffer sizes in elements. */
 static void user_sizes(const sim_rank_t *sr, size_t *send, size_t *recv)
 {
-    const sim_case_t *c = sr->world->c;
+    const sim_case_t *c = sr->c;
     size_t            n = (size_t)c->size, k = c->count;
     int               root = sr->rank == c->root;
 
@@ -145,7 +163,7 @@ static void user_sizes(const sim_rank_t *sr, size_t *send, size_t *recv)
  * holds the input (in place). */
 static void fill_inputs(sim_rank_t *sr)
 {
-    const sim_case_t *c = sr->world->c;
+    const sim_case_t *c = sr->c;
     size_t            n = (size_t)c->size, k = c->count, send, recv;
     int               r = sr->rank;
 
@@ -194,16 +212,16 @@ static void fill_inputs(sim_rank_t *sr)
 
 /* Where, in src's input, the element lands that dst receives for src at position i of the
  * block from src (alltoall(v)). */
-static size_t a2av_src_index(const sim_case_t *c, const sim_t *w, int src, int dst, size_t i)
+static size_t a2av_src_index(const sim_case_t *c, sim_t *w, int call, int src, int dst, size_t i)
 {
-    const gdc_coll_args_t *sa = &w->ranks[src].args;
+    const gdc_coll_args_t *sa = &rank_of(w, call, src)->args;
 
     return (c->in_place ? sa->rdispls[dst] : sa->sdispls[dst]) + i;
 }
 
 static void check_outputs(sim_t *w, sim_rank_t *sr)
 {
-    const sim_case_t *c = w->c;
+    const sim_case_t *c = sr->c;
     size_t            n = (size_t)c->size, k = c->count;
     int               r = sr->rank;
     const char       *out = sr->recvbuf;
@@ -263,7 +281,7 @@ static void check_outputs(sim_t *w, sim_rank_t *sr)
         for (int p = 0; p < c->size; p++) {
             for (size_t i = 0; i < a->recvcounts[p]; i++) {
                 check_value(w, r, "alltoallv", a->rdispls[p] + i, test_get(c->dtype, out, a->rdispls[p] + i),
-                            test_stored(c->dtype, c->op, p, a2av_src_index(c, w, p, r, i)), 0);
+                            test_stored(c->dtype, c->op, p, a2av_src_index(c, w, sr->call, p, r, i)), 0);
             }
         }
         /* the gaps between blocks must be untouched */
@@ -288,11 +306,15 @@ static void check_outputs(sim_t *w, sim_rank_t *sr)
 
 static int region_ok(const sim_rank_t *sr, const gdc_coll_region_t *reg, size_t in_bytes, size_t out_bytes)
 {
-    size_t limit = reg->buf == GDC_COLL_INPUT    ? in_bytes
-                   : reg->buf == GDC_COLL_OUTPUT ? out_bytes
-                                                 : sr->sched->scratch_bytes;
+    size_t limit = reg->buf == GDC_COLL_INPUT     ? in_bytes
+                   : reg->buf == GDC_COLL_OUTPUT  ? out_bytes
+                   : reg->buf == GDC_COLL_SCRATCH ? sr->sched->scratch_bytes
+                                                  : sr->args.shm_bytes;
 
-    return reg->buf < GDC_COLL_NUM_BUFS && reg->offset <= limit && reg->length <= limit - reg->offset;
+    if (reg->buf == GDC_COLL_PEER && reg->peer >= sr->args.size) {
+        return 0;
+    }
+    return reg->buf <= GDC_COLL_PEER && reg->offset <= limit && reg->length <= limit - reg->offset;
 }
 
 static void check_schedule(sim_t *w, sim_rank_t *sr)
@@ -345,16 +367,17 @@ static void check_schedule(sim_t *w, sim_rank_t *sr)
  * The mailbox transport
  */
 
-static sim_msg_t **bucket(sim_msg_t **table, int src, int dst, uint32_t slot)
+static sim_msg_t **bucket(sim_msg_t **table, int call, int src, int dst, uint32_t slot)
 {
-    return &table[((unsigned)src * 40503u + (unsigned)dst * 2654435761u + slot * 97u) % SIM_BUCKETS];
+    return &table[((unsigned)src * 40503u + (unsigned)dst * 2654435761u + slot * 97u + (unsigned)call * 7919u) %
+                  SIM_BUCKETS];
 }
 
-static sim_msg_t *take(sim_msg_t **list, int src, int dst, uint32_t slot)
+static sim_msg_t *take(sim_msg_t **list, int call, int src, int dst, uint32_t slot)
 {
     for (sim_msg_t **link = list; *link != NULL; link = &(*link)->next) {
         sim_msg_t *m = *link;
-        if (m->src == src && m->dst == dst && m->slot == slot) {
+        if (m->src == src && m->dst == dst && m->slot == slot && m->call == call) {
             *link = m->next;
             return m;
         }
@@ -369,8 +392,10 @@ static int sim_post(gdc_coll_exec_t *exec, uint32_t s, void *ptr, size_t len, in
     const gdc_coll_step_t *step = &sr->sched->steps[s];
     int                    is_send = step->kind == GDC_COLL_STEP_SEND;
     int                    src = is_send ? sr->rank : step->peer, dst = is_send ? step->peer : sr->rank;
-    sim_msg_t            **list  = bucket(is_send ? w->sends : w->recvs, src, dst, step->slot);
-    sim_msg_t             *match = take(bucket(is_send ? w->recvs : w->sends, src, dst, step->slot), src, dst, step->slot);
+    int                    call  = sr->call;
+    sim_msg_t            **list  = bucket(is_send ? w->sends : w->recvs, call, src, dst, step->slot);
+    sim_msg_t             *match = take(bucket(is_send ? w->recvs : w->sends, call, src, dst, step->slot), call, src, dst,
+                                        step->slot);
     sim_msg_t             *m;
 
     *status = 0;
@@ -384,15 +409,15 @@ static int sim_post(gdc_coll_exec_t *exec, uint32_t s, void *ptr, size_t len, in
         if (len > 0 && match->len == len) {
             memcpy(is_send ? match->ptr : ptr, snd != NULL ? snd->ptr : ptr, len);
         }
-        w->ranks[is_send ? dst : src].done[match->step] = 1;
-        w->ranks[is_send ? dst : src].woken             = 1;
+        rank_of(w, call, is_send ? dst : src)->done[match->step] = 1;
+        rank_of(w, call, is_send ? dst : src)->woken             = 1;
         w->pending--;
         free(match);
         return 1;
     }
     /* two messages in flight on one slot could match the wrong way round */
     for (m = *list; m != NULL; m = m->next) {
-        if (m->src == src && m->dst == dst && m->slot == step->slot) {
+        if (m->src == src && m->dst == dst && m->slot == step->slot && m->call == call) {
             fail(w, "%s(%s): two messages %d -> %d on slot %u at once", gdc_coll_type_name(sr->args.coll),
                  sr->sched->algo->name, src, dst, step->slot);
         }
@@ -400,6 +425,7 @@ static int sim_post(gdc_coll_exec_t *exec, uint32_t s, void *ptr, size_t len, in
     m = calloc(1, sizeof(*m));
     m->src  = src;
     m->dst  = dst;
+    m->call = call;
     m->slot = step->slot;
     m->step = s;
     m->ptr  = ptr;
@@ -447,33 +473,39 @@ static const sim_msg_t *any_message(sim_msg_t **table)
 }
 
 /* ---------------------------------------------------------------------------------------
- * Running a case
+ * Running calls
  */
 
-static int setup_rank(sim_t *w, sim_rank_t *sr, int r)
+static int setup_rank(sim_t *w, sim_rank_t *sr, const sim_case_t *c, int call, int r)
 {
-    const sim_case_t *c = w->c;
-    size_t            send, recv, ds = gdc_dtype_size(c->dtype);
-    int               status;
+    size_t send, recv, ds = gdc_dtype_size(c->dtype);
+    int    status;
 
-    sr->world         = w;
-    sr->rank          = r;
-    sr->args.coll     = c->algo->coll;
-    sr->args.count    = c->count;
-    sr->args.dtype    = c->dtype;
-    sr->args.dsize    = ds;
-    sr->args.op       = c->op;
-    sr->args.root     = c->root;
-    sr->args.size     = c->size;
-    sr->args.rank     = r;
-    sr->args.node_of  = w->node_of;
+    sr->world          = w;
+    sr->c              = c;
+    sr->call           = call;
+    sr->rank           = r;
+    sr->args.coll      = c->algo->coll;
+    sr->args.count     = c->count;
+    sr->args.dtype     = c->dtype;
+    sr->args.dsize     = ds;
+    sr->args.op        = c->op;
+    sr->args.root      = c->root;
+    sr->args.size      = c->size;
+    sr->args.rank      = r;
+    sr->args.node_of   = w->node_of;
     sr->args.num_nodes = w->num_nodes;
-    sr->args.in_place = c->in_place && (c->algo->coll == GDC_COLL_SCATTER
+    sr->args.shm_bytes = w->shms != NULL ? SIM_SHM_BYTES : 0;
+    sr->args.in_place  = c->in_place && (c->algo->coll == GDC_COLL_SCATTER
                                             ? gdc_coll_is_in_place(c->algo->coll, r, c->root, NULL, GDC_IN_PLACE)
                                             : gdc_coll_is_in_place(c->algo->coll, r, c->root, GDC_IN_PLACE, NULL));
-    sr->counts        = calloc(4 * (size_t)c->size + 1, sizeof(size_t));
+    sr->counts         = calloc(4 * (size_t)c->size + 1, sizeof(size_t));
     if (c->algo->coll == GDC_COLL_ALLTOALLV) {
         setup_alltoallv(sr);
+    }
+    if (c->algo->supports != NULL && !c->algo->supports(&sr->args) && c->size > 1) {
+        w->not_applicable = 1;
+        return -1;
     }
     user_sizes(sr, &send, &recv);
     sr->send_bytes = send * ds;
@@ -511,8 +543,8 @@ static int setup_rank(sim_t *w, sim_rank_t *sr, int r)
 
 static void teardown(sim_t *w)
 {
-    for (int r = 0; r < w->c->size; r++) {
-        sim_rank_t *sr = &w->ranks[r];
+    for (int i = 0; w->ranks != NULL && i < w->ncalls * w->c->size; i++) {
+        sim_rank_t *sr = &w->ranks[i];
         if (sr->sched != NULL) {
             gdc_coll_exec_fini(&sr->exec);
             gdc_coll_sched_free(sr->sched);
@@ -525,23 +557,36 @@ static void teardown(sim_t *w)
     }
     free(w->ranks);
     free(w->node_of);
+    free(w->current);
+    free(w->shm_base);
+    if (w->shms != NULL) {
+        gdc_rt_shm_free_private(w->shms, w->c->size);
+        free(w->shms);
+    }
     free_table(w->sends);
     free_table(w->recvs);
 }
 
 static void describe_deadlock(sim_t *w)
 {
-    for (int r = 0; r < w->c->size; r++) {
-        sim_rank_t *sr = &w->ranks[r];
-        if (!sr->exec.finished) {
-            int s = gdc_coll_exec_oldest_inflight(&sr->exec);
-            fail(w, "%s(%s) deadlock: rank %d has %u of %u steps done; oldest in flight: step %d (%s with %d slot %u)",
-                 gdc_coll_type_name(sr->args.coll), sr->sched->algo->name, r, sr->exec.num_done, sr->sched->num_steps, s,
-                 s >= 0 ? gdc_coll_step_kind_name(sr->sched->steps[s].kind) : "-", s >= 0 ? sr->sched->steps[s].peer : -1,
-                 s >= 0 ? sr->sched->steps[s].slot : 0);
-            return;
+    char   all[400] = "";
+    size_t used     = 0;
+
+    for (int r = 0; r < w->c->size && used < sizeof(all) - 80; r++) {
+        sim_rank_t *sr;
+        int         s;
+        if (w->current[r] >= w->ncalls) {
+            continue;
         }
+        sr = rank_of(w, w->current[r], r);
+        s  = gdc_coll_exec_oldest_inflight(&sr->exec);
+        used += (size_t)snprintf(all + used, sizeof(all) - used,
+                                 "; rank %d in call %d: %u/%u done, waits in step %d (%s peer %d value %u)", r,
+                                 sr->call, sr->exec.num_done, sr->sched->num_steps, s,
+                                 s >= 0 ? gdc_coll_step_kind_name(sr->sched->steps[s].kind) : "-",
+                                 s >= 0 ? sr->sched->steps[s].peer : -1, s >= 0 ? sr->sched->steps[s].slot : 0);
     }
+    fail(w, "%s(%s) deadlock%s", gdc_coll_type_name(w->c->algo->coll), w->c->algo->name, all);
 }
 
 int sim_node_of(const sim_case_t *c, int r)
@@ -556,92 +601,166 @@ int sim_node_of(const sim_case_t *c, int r)
     return r < extra * (base + 1) ? r / (base + 1) : extra + (r - extra * (base + 1)) / base;
 }
 
-int sim_run(const sim_case_t *c, char *why, size_t why_len)
+/* Rank r starts its next call (on shared memory: after the counter values its earlier
+ * calls used, as in a job). */
+static void start_call(sim_t *w, int r)
 {
-    sim_t     w;
-    int      *order = malloc((size_t)c->size * sizeof(int));
-    unsigned  seed  = c->seed * 2654435761u + 1;
-    int       all_done;
+    sim_rank_t *sr = rank_of(w, w->current[r], r);
+
+    if (w->shms != NULL) {
+        gdc_coll_exec_set_shm(&sr->exec, &w->shms[r], w->shm_base[r]);
+        w->shm_base[r] += sr->sched->shm_epochs;
+    }
+    gdc_coll_exec_start(&sr->exec);
+    sr->woken = 1;
+}
+
+/* Progress rank r's current call; when it finishes, it goes on to its next one at once,
+ * whatever the others do (so calls overlap across ranks as they do in a job). */
+static int progress_rank(sim_t *w, int r)
+{
+    sim_rank_t *sr;
+    int         moved;
+
+    if (w->current[r] >= w->ncalls) {
+        return 0;
+    }
+    sr        = rank_of(w, w->current[r], r);
+    sr->woken = 0;
+    moved     = gdc_coll_exec_progress(&sr->exec);
+    while (sr->exec.finished && ++w->current[r] < w->ncalls) {
+        start_call(w, r);
+        sr    = rank_of(w, w->current[r], r);
+        moved = 1;
+    }
+    return moved || sr->exec.finished;
+}
+
+static void run_all(sim_t *w, int *order, unsigned seed)
+{
+    int n = w->c->size;
+
+    for (int i = 0; i < n && !w->failed; i++) {
+        start_call(w, order[i]);
+        progress_rank(w, order[i]); /* finished calls move on at once */
+    }
+    for (;;) {
+        int moved = 0, all_done = 1;
+        for (int i = 0; i < n && !w->failed; i++) {
+            int         r = order[(i + (int)(seed % 7)) % n];
+            sim_rank_t *sr = w->current[r] < w->ncalls ? rank_of(w, w->current[r], r) : NULL;
+            if (sr != NULL && sr->woken) {
+                moved |= progress_rank(w, r);
+            }
+            all_done &= w->current[r] >= w->ncalls;
+        }
+        seed = seed * 1103515245u + 12345u;
+        if (all_done || w->failed) {
+            return;
+        }
+        if (!moved) {
+            /* shared-memory waits are satisfied by a peer's counter, not a message: sweep
+             * every rank before calling it a deadlock */
+            for (int r = 0; r < n && !moved; r++) {
+                moved |= progress_rank(w, r);
+            }
+            if (!moved) {
+                describe_deadlock(w);
+                return;
+            }
+        }
+    }
+}
+
+static void check_all(sim_t *w)
+{
+    if (w->pending != 0) {
+        const sim_msg_t *m = any_message(w->sends) != NULL ? any_message(w->sends) : any_message(w->recvs);
+        fail(w, "unmatched %s %d -> %d slot %u (%zu bytes) in call %d", any_message(w->sends) != NULL ? "send" : "receive",
+             m->src, m->dst, m->slot, m->len, m->call);
+    }
+    for (int call = 0; call < w->ncalls && !w->failed; call++) {
+        for (int r = 0; r < w->c->size && !w->failed; r++) {
+            sim_rank_t *sr = rank_of(w, call, r);
+            if (sr->exec.status != GDC_SUCCESS) {
+                fail(w, "call %d rank %d: executor status %d", call, r, sr->exec.status);
+            }
+            check_outputs(w, sr);
+        }
+        /* one call, one result: every rank of an allreduce holds the same bits */
+        if (!w->failed && w->c[call].algo->coll == GDC_COLL_ALLREDUCE) {
+            for (int r = 1; r < w->c->size; r++) {
+                if (memcmp(rank_of(w, call, r)->recvbuf, rank_of(w, call, 0)->recvbuf, rank_of(w, call, 0)->recv_bytes) != 0) {
+                    fail(w, "allreduce results of rank 0 and rank %d differ in their bits", r);
+                    break;
+                }
+            }
+        }
+    }
+}
+
+int sim_run_calls(const sim_case_t *calls, int ncalls, char *why, size_t why_len)
+{
+    const sim_case_t *c = &calls[0];
+    sim_t             w;
+    int              *order = malloc((size_t)c->size * sizeof(int));
+    unsigned          seed  = c->seed * 2654435761u + 1;
+    int               result;
 
     memset(&w, 0, sizeof(w));
-    w.c       = c;
-    w.why     = why;
-    w.why_len = why_len;
-    w.ranks   = calloc((size_t)c->size, sizeof(sim_rank_t));
-    w.node_of = malloc((size_t)c->size * sizeof(int));
+    w.c         = calls;
+    w.ncalls    = ncalls;
+    w.why       = why;
+    w.why_len   = why_len;
+    w.ranks     = calloc((size_t)ncalls * (size_t)c->size, sizeof(sim_rank_t));
+    w.node_of   = malloc((size_t)c->size * sizeof(int));
+    w.current   = calloc((size_t)c->size, sizeof(int));
+    w.shm_base  = calloc((size_t)c->size, sizeof(uint64_t));
     w.num_nodes = c->nodes > 1 ? (c->nodes < c->size ? c->nodes : c->size) : 1;
     for (int r = 0; r < c->size; r++) {
         w.node_of[r] = sim_node_of(c, r);
     }
-    w.sends   = calloc(SIM_BUCKETS, sizeof(sim_msg_t *));
-    w.recvs   = calloc(SIM_BUCKETS, sizeof(sim_msg_t *));
-    why[0]    = '\0';
-    for (int r = 0; r < c->size && !w.failed; r++) {
-        setup_rank(&w, &w.ranks[r], r);
-    }
-    for (int r = 0; r < c->size; r++) {
-        order[r] = r;
-    }
-    /* random start and progress order, from the case's seed */
-    for (int r = c->size - 1; r > 0 && c->seed != 0; r--) {
-        int j;
-        seed     = seed * 1103515245u + 12345u;
-        j        = (int)((seed >> 8) % (unsigned)(r + 1));
-        int t    = order[r];
-        order[r] = order[j];
-        order[j] = t;
-    }
-    for (int i = 0; i < c->size && !w.failed; i++) {
-        gdc_coll_exec_start(&w.ranks[order[i]].exec);
-    }
-    /* after the start, a rank has news only when a peer completed one of its messages */
-    for (;;) {
-        int moved = 0;
-        all_done  = 1;
-        for (int i = 0; i < c->size && !w.failed; i++) {
-            sim_rank_t *sr = &w.ranks[order[(i + (int)(seed % 7)) % c->size]];
-            if (sr->woken) {
-                sr->woken = 0;
-                moved |= gdc_coll_exec_progress(&sr->exec);
-            }
-            all_done &= sr->exec.finished;
-        }
-        seed = seed * 1103515245u + 12345u;
-        if (all_done || w.failed) {
-            break;
-        }
-        if (!moved) {
-            int woken = 0;
-            for (int r = 0; r < c->size; r++) {
-                woken |= w.ranks[r].woken;
-            }
-            if (!woken) {
-                describe_deadlock(&w);
-                break;
-            }
+    if (w.num_nodes == 1) {
+        w.shms = calloc((size_t)c->size, sizeof(gdc_rt_shm_t));
+        gdc_rt_shm_init_private(w.shms, c->size, SIM_SHM_BYTES);
+        /* poison: a schedule that reads what nobody wrote gets garbage */
+        for (int r = 0; r < c->size; r++) {
+            memset(gdc_rt_shm_data(&w.shms[r], r), 0x5c, SIM_SHM_BYTES);
         }
     }
-    if (!w.failed && w.pending != 0) {
-        const sim_msg_t *m = any_message(w.sends) != NULL ? any_message(w.sends) : any_message(w.recvs);
-        fail(&w, "unmatched %s %d -> %d slot %u (%zu bytes)", any_message(w.sends) != NULL ? "send" : "receive",
-             m->src, m->dst, m->slot, m->len);
-    }
-    for (int r = 0; r < c->size && !w.failed; r++) {
-        if (w.ranks[r].exec.status != GDC_SUCCESS) {
-            fail(&w, "rank %d: executor status %d", r, w.ranks[r].exec.status);
-        }
-        check_outputs(&w, &w.ranks[r]);
-    }
-    /* one call, one result: every rank of an allreduce holds the same bits */
-    if (!w.failed && c->algo->coll == GDC_COLL_ALLREDUCE) {
-        for (int r = 1; r < c->size; r++) {
-            if (memcmp(w.ranks[r].recvbuf, w.ranks[0].recvbuf, w.ranks[0].recv_bytes) != 0) {
-                fail(&w, "allreduce results of rank 0 and rank %d differ in their bits", r);
-                break;
-            }
+    w.sends = calloc(SIM_BUCKETS, sizeof(sim_msg_t *));
+    w.recvs = calloc(SIM_BUCKETS, sizeof(sim_msg_t *));
+    why[0]  = '\0';
+    for (int call = 0; call < ncalls && !w.failed && !w.not_applicable; call++) {
+        for (int r = 0; r < c->size && !w.failed && !w.not_applicable; r++) {
+            setup_rank(&w, rank_of(&w, call, r), &calls[call], call, r);
         }
     }
+    if (!w.failed && !w.not_applicable) {
+        for (int r = 0; r < c->size; r++) {
+            order[r] = r;
+        }
+        /* random start and progress order, from the case's seed */
+        for (int r = c->size - 1; r > 0 && c->seed != 0; r--) {
+            int j, t;
+            seed     = seed * 1103515245u + 12345u;
+            j        = (int)((seed >> 8) % (unsigned)(r + 1));
+            t        = order[r];
+            order[r] = order[j];
+            order[j] = t;
+        }
+        run_all(&w, order, seed);
+        if (!w.failed) {
+            check_all(&w);
+        }
+    }
+    result = w.not_applicable ? 1 : w.failed ? -1 : 0;
     teardown(&w);
     free(order);
-    return w.failed ? -1 : 0;
+    return result;
+}
+
+int sim_run(const sim_case_t *c, char *why, size_t why_len)
+{
+    return sim_run_calls(c, 1, why, why_len);
 }

@@ -31,8 +31,14 @@ typedef struct sim_case {
 /* The node of rank r in case c. */
 int sim_node_of(const sim_case_t *c, int r);
 
-/* Run one case; 0 when every rank's result is right, else -1 with why[] filled. */
+/* Run one case; 0 when every rank's result is right, 1 when the algorithm does not apply
+ * to the call (its `supports` says no), else -1 with why[] filled. */
 int sim_run(const sim_case_t *c, char *why, size_t why_len);
+
+/* Run a sequence of calls (the same size and nodes; one communicator): each rank goes on
+ * to its next call as soon as it finished the last, whatever the others do, as in a job,
+ * and shared memory carries over from call to call. Results as sim_run. */
+int sim_run_calls(const sim_case_t *calls, int ncalls, char *why, size_t why_len);
 
 /* Totals over all runs, for the summary line. */
 extern unsigned long sim_total_steps;
