@@ -1,10 +1,12 @@
 /*
  * gdinfo: what gdc sees and would do. The single-process parts need no launcher.
- *   gdinfo               version and build
+ *   gdinfo               version and build; this node's topology (gdinfo_topo.c)
  *   gdinfo --algorithms  one line per algorithm: <collective> <name> <description>
  *   gdinfo --params      every GDC_* variable with its current value and help
  *   gdinfo --plan COLL --bytes B [--ranks N] [--nodes K] [--profile NAME] [--device]
  *                        the predicted time of every candidate algorithm on a machine
+ *   gdinfo --doctor      the GPU fast-path checks (gdinfo_topo.c)
+ *   gdinfo --peers       under a launcher: link class and transports of every pair
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -18,6 +20,8 @@
 #include "config.h"
 #include "gdc_rt.h"
 #include "rt_shm.h"
+#include "gdinfo_topo.h"
+#include "rt_topo.h"
 
 static void usage(FILE *out)
 {
@@ -25,7 +29,7 @@ static void usage(FILE *out)
             "Usage: gdinfo [OPTION]\n"
             "Show what gdc sees and would do.\n"
             "\n"
-            "  (no option)      version and build: UCX, PMIx, hwloc and CUDA\n"
+            "  (no option)      version and build: UCX, PMIx, hwloc and CUDA; this node's topology\n"
             "  --algorithms     every collective algorithm: <collective> <name> <description>\n"
             "  --params         every GDC_* environment variable, its value and what it does\n"
             "  --plan COLL --bytes B [--ranks N] [--nodes K] [--profile NAME] [--device]\n"
@@ -35,6 +39,9 @@ static void usage(FILE *out)
             "                   the one gdc would choose; on this machine's model (GDC_PROFILE,\n"
             "                   GDC_LINK_*) or on a profile (dgx-h100, pcie-node, a path), which also\n"
             "                   gives the ranks per node; --device prices GPU buffers\n"
+            "  --doctor         GPU fast-path checks: ok / warn / fail / n/a, why, what to do\n"
+            "  --peers          under a launcher (gdrun -n N gdinfo --peers): link class and UCX\n"
+            "                   transports of every pair of ranks\n"
             "  -h, --help       this help\n"
             "  --version        gdc's version\n");
 }
@@ -241,7 +248,7 @@ static int plan(const plan_opts_t *o)
 int main(int argc, char **argv)
 {
     enum { OPT_ALGORITHMS = 256, OPT_PARAMS, OPT_VERSION, OPT_PLAN, OPT_BYTES, OPT_RANKS, OPT_NODES, OPT_PROFILE,
-           OPT_DEVICE };
+           OPT_DEVICE, OPT_DOCTOR, OPT_PEERS };
     static const struct option options[] = {
         {"algorithms", no_argument, NULL, OPT_ALGORITHMS},
         {"params", no_argument, NULL, OPT_PARAMS},
@@ -251,6 +258,8 @@ int main(int argc, char **argv)
         {"nodes", required_argument, NULL, OPT_NODES},
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"device", no_argument, NULL, OPT_DEVICE},
+        {"doctor", no_argument, NULL, OPT_DOCTOR},
+        {"peers", no_argument, NULL, OPT_PEERS},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
@@ -287,6 +296,8 @@ int main(int argc, char **argv)
             break;
         case OPT_ALGORITHMS:
         case OPT_PARAMS:
+        case OPT_DOCTOR:
+        case OPT_PEERS:
             what = opt;
             break;
         case OPT_VERSION:
@@ -311,13 +322,18 @@ int main(int argc, char **argv)
         break;
     case OPT_PARAMS:
         gdc_coll_register_params();
+        gdc_rt_topo_register_params();
         gdc_rt_config_foreach(print_param, NULL);
         break;
     case OPT_PLAN:
         return plan(&po);
+    case OPT_DOCTOR:
+        return gdinfo_topo_doctor();
+    case OPT_PEERS:
+        return gdinfo_topo_peers();
     default:
         print_build();
-        break;
+        return gdinfo_topo_summary();
     }
     return 0;
 }

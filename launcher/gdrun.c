@@ -496,6 +496,8 @@ int main(int argc, char **argv)
 out:
     pmix_left_running = gdrun_pmix_finalize(&job) != 0;
     gdrun_io_free(&job);
+    /* ranks killed in the middle of gdc_init may leave shared memory behind */
+    gdrun_remove_shm(job.nspace);
     if (job.tmpdir[0] != '\0' && gdrun_remove_tree(job.tmpdir) != 0) {
         gdrun_msg("warning: cannot remove %s: %s", job.tmpdir, strerror(errno));
     }

@@ -198,5 +198,7 @@ void gdrun_guard_forget(pid_t pgid);
 int  gdrun_guard_is(pid_t pid);
 void gdrun_guard_stop(void);
 int  gdrun_remove_tree(const char *dir);
+/* Remove the /dev/shm segments gdc's ranks of job nspace left (rt_shm_name.h); how many. */
+int  gdrun_remove_shm(const char *nspace);
 
 #endif

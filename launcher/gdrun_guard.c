@@ -8,6 +8,7 @@
  * It sits in its own process group and ignores the terminal's signals, so that a Ctrl-C
  * or a kill of gdrun's process group cannot take it down before gdrun.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "gdrun.h"
+#include "rt_shm_name.h"
 
 static int   guard_fd  = -1;  /* gdrun's end of the pipe */
 static pid_t guard_pid = -1;
@@ -72,6 +74,26 @@ static void guard_record(pid_t **pgids, size_t *n, size_t *cap, int32_t message)
     (*pgids)[(*n)++] = pgid;
 }
 
+int gdrun_remove_shm(const char *nspace)
+{
+    char           prefix[64];
+    DIR           *dir = opendir("/dev/shm");
+    struct dirent *e;
+    int            removed = 0;
+
+    if (dir == NULL) {
+        return 0;
+    }
+    gdc_rt_shm_job_prefix(nspace, prefix, sizeof(prefix));
+    while ((e = readdir(dir)) != NULL) {
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && unlinkat(dirfd(dir), e->d_name, 0) == 0) {
+            removed++;
+        }
+    }
+    closedir(dir);
+    return removed;
+}
+
 static void guard_main(int fd, const char *tmpdir, pid_t gdrun_pid)
 {
     pid_t  *pgids = NULL;
@@ -107,6 +129,11 @@ static void guard_main(int fd, const char *tmpdir, pid_t gdrun_pid)
         kill(-pgids[i], SIGKILL);
     }
     free(pgids);
+    {
+        char nspace[64];
+        snprintf(nspace, sizeof(nspace), "gdrun.%d", (int)gdrun_pid);
+        gdrun_remove_shm(nspace);
+    }
     if (n > 0 || lstat(tmpdir, &st) == 0) {
         gdrun_remove_tree(tmpdir);
         fprintf(stderr, "gdrun: gdrun (pid %d) ended without cleaning up; its guard killed %zu rank "

@@ -116,6 +116,15 @@ out:
     return status;
 }
 
+void gdc_rt_comm_world_unprepare(void)
+{
+    if (world_shm != NULL) {
+        gdc_rt_shm_destroy(world_shm);
+        free(world_shm);
+        world_shm = NULL;
+    }
+}
+
 int gdc_rt_comm_world_prepare(void)
 {
     unsigned n;

@@ -30,6 +30,8 @@ static inline int gdc_rt_comm_world_rank(const struct gdc_comm *comm, int rank)
 
 /* Before the job-wide address exchange: create my shared memory for the world. */
 int  gdc_rt_comm_world_prepare(void);
+/* gdc_init failed between prepare and world init: drop what prepare made. */
+void gdc_rt_comm_world_unprepare(void);
 int  gdc_rt_comm_world_init(void);
 /* Release every communicator still alive (finalize). */
 void gdc_rt_comm_finalize_all(void);

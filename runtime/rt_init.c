@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "gdc_rt.h"
+#include "rt_topo.h"
 
 static int initialized;
 static int finalized;
@@ -29,6 +30,7 @@ int gdc_init(int *argc, char ***argv)
         return GDC_ERR_INVALID_ARG;
     }
     gdc_coll_register_params();
+    gdc_rt_topo_register_params();
     status = gdc_rt_config_load();
     if (status != GDC_SUCCESS) {
         return status;
@@ -42,15 +44,22 @@ int gdc_init(int *argc, char ***argv)
     if (status != GDC_SUCCESS) {
         goto err_boot;
     }
-    gdc_rt_comm_world_prepare();
-    status = gdc_rt_boot_exchange();
+    /* After UCX (GPUDirect needs to know whether UCX moves CUDA memory), before the fence
+     * (the topology record travels with the UCX address). */
+    status = gdc_rt_topo_init();
     if (status != GDC_SUCCESS) {
         goto err_ucx;
     }
+    gdc_rt_comm_world_prepare();
+    status = gdc_rt_boot_exchange();
+    if (status != GDC_SUCCESS) {
+        goto err_topo;
+    }
+    gdc_rt_topo_report();
     gdc_rt_progress_init(gdc_rt_boot.local_size);
     status = gdc_coll_init();
     if (status != GDC_SUCCESS) {
-        goto err_ucx;
+        goto err_topo;
     }
     status = gdc_rt_comm_world_init();
     if (status != GDC_SUCCESS) {
@@ -66,6 +75,9 @@ int gdc_init(int *argc, char ***argv)
 
 err_coll:
     gdc_coll_finalize();
+err_topo:
+    gdc_rt_comm_world_unprepare();
+    gdc_rt_topo_finalize();
 err_ucx:
     gdc_rt_ucx_finalize();
 err_boot:
@@ -87,6 +99,7 @@ int gdc_finalize(void)
     barrier_status = gdc_rt_boot_barrier();
     gdc_rt_comm_finalize_all();
     gdc_coll_finalize();
+    gdc_rt_topo_finalize();
     gdc_rt_ucx_finalize();
     gdc_rt_boot_finalize();
     initialized = 0;

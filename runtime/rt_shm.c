@@ -13,6 +13,7 @@
 
 #include "rt_boot.h"
 #include "rt_log.h"
+#include "rt_shm_name.h"
 
 #define GDC_RT_SHM_MAGIC  0x67647368u /* "gdsh" */
 #define GDC_RT_SHM_HEADER 4096        /* the data area starts page-aligned */
@@ -29,23 +30,12 @@ struct gdc_rt_shm_segment {
 
 size_t gdc_rt_shm_bytes;
 
-/* The job part of segment names: the PMIx namespace, made safe for a file name. */
-static void job_tag(char *buf, size_t len)
-{
-    size_t n = 0;
-
-    for (const char *p = gdc_rt_boot.nspace; *p != '\0' && n + 1 < len && n < 40; p++) {
-        buf[n++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ? *p : '_');
-    }
-    buf[n] = '\0';
-}
-
 void gdc_rt_shm_tag(char *buf, size_t len, int world_rank, unsigned n)
 {
-    char job[48];
+    char prefix[64];
 
-    job_tag(job, sizeof(job));
-    snprintf(buf, len, "/gdc-%s-r%d-%u", job, world_rank, n);
+    gdc_rt_shm_job_prefix(gdc_rt_boot.nspace, prefix, sizeof(prefix));
+    snprintf(buf, len, "/%sr%d-%u", prefix, world_rank, n);
 }
 
 static size_t total_bytes(size_t data_bytes)

@@ -1,0 +1,12 @@
+/* gdinfo's topology reports (gdinfo_topo.c). Each returns gdinfo's exit status. */
+#ifndef GDINFO_TOPO_H
+#define GDINFO_TOPO_H
+
+/* No option: this node's topology in a short summary, its GPUs and the findings. */
+int gdinfo_topo_summary(void);
+/* --doctor: the fast-path checks; 0 unless a check fails (0 on a machine without GPUs). */
+int gdinfo_topo_doctor(void);
+/* --peers: under a launcher, the link class and UCX transports of every pair (rank 0 prints). */
+int gdinfo_topo_peers(void);
+
+#endif
