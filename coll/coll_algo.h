@@ -11,6 +11,7 @@
 typedef struct gdc_coll_config {
     size_t chunk_bytes;       /* pipelining unit of large messages */
     size_t shm_chunk_bytes;   /* pipelining unit through shared memory (cache-sized) */
+    size_t stream_bytes;      /* outputs from this size on are written around the cache */
     size_t small_bytes;       /* up to here latency-bound algorithms are preferred */
     size_t medium_bytes;      /* up to here, bandwidth algorithms with log steps */
     int    tree_radix;        /* k of the k-nomial trees */

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll_algo.h"
+#include "copy_stream.h"
 #include "gdc_rt.h"
 #include "reduce.h"
 
@@ -34,6 +36,8 @@ void gdc_coll_exec_reset(gdc_coll_exec_t *exec, char *const base[GDC_COLL_NUM_BU
     const gdc_coll_sched_t *sched = exec->sched;
 
     memcpy(exec->base, base, sizeof(exec->base));
+    /* an output larger than the cache: writing it around the cache saves reading it first */
+    exec->stream_output = gdc_coll_output_bytes(&sched->args) >= gdc_coll_config.stream_bytes;
     exec->queue_head = exec->queue_tail = 0;
     exec->num_inflight = exec->num_done = 0;
     exec->status                        = GDC_SUCCESS;
@@ -117,7 +121,11 @@ static int run_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step)
         if (exec->on_device) {
             return gdc_rt_cuda_copy(dst, region_ptr(exec, &step->b), step->a.length);
         }
-        memcpy(dst, region_ptr(exec, &step->b), step->a.length);
+        if (exec->stream_output && step->a.buf == GDC_COLL_OUTPUT) {
+            gdc_coll_copy_stream(dst, region_ptr(exec, &step->b), step->a.length);
+        } else {
+            memcpy(dst, region_ptr(exec, &step->b), step->a.length);
+        }
         return GDC_SUCCESS;
     case GDC_COLL_STEP_AVG:
         if (exec->on_device) {

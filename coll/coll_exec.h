@@ -31,6 +31,7 @@ typedef struct gdc_coll_exec {
     int                         on_device;   /* buffers in CUDA memory: GPU kernels, CUDA copies */
     const gdc_rt_shm_t         *shm;         /* shared memory of the node's ranks, when used */
     uint64_t                    shm_base;    /* counter values of the calls before this one */
+    int                         stream_output; /* copies into OUTPUT bypass the cache */
     uint32_t                   *waiting;     /* [num_steps] unmet dependencies */
     uint32_t                   *queue;       /* [num_steps] steps ready to start, FIFO */
     uint32_t                    queue_head, queue_tail;

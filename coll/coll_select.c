@@ -16,7 +16,8 @@
 
 gdc_coll_config_t gdc_coll_config = {
     .chunk_bytes  = 256 * 1024,
-    .shm_chunk_bytes = 64 * 1024,
+    .shm_chunk_bytes = 256 * 1024,
+    .stream_bytes    = 8 * 1024 * 1024,
     .small_bytes  = 8 * 1024,
     .medium_bytes = 512 * 1024,
     .tree_radix   = 4,
@@ -174,8 +175,11 @@ static const gdc_rt_param_t coll_params[] = {
     {"GDC_CHUNK_SIZE", "256K", "pipelining unit of large collectives (bytes)", parse_chunk,
      &gdc_coll_config.chunk_bytes},
     {"GDC_TREE_RADIX", "4", "k of the k-nomial tree algorithms", parse_radix, &gdc_coll_config.tree_radix},
-    {"GDC_SHM_CHUNK", "64K", "pipelining unit of the shared-memory algorithms (bytes; sized to stay in cache)",
+    {"GDC_SHM_CHUNK", "256K", "pipelining unit of the shared-memory algorithms (bytes; sized to stay in cache)",
      parse_chunk, &gdc_coll_config.shm_chunk_bytes},
+    {"GDC_STREAM_SIZE", "8M",
+     "collective outputs from this size on are copied with non-temporal stores (around the cache)", parse_chunk,
+     &gdc_coll_config.stream_bytes},
     {"GDC_PROFILE", "", "machine profile for the cost model: a name (share/profiles) or a path", parse_algo_name,
      &gdc_coll_config.profile},
     {"GDC_TUNING", "", "tuning file pinning algorithms by size: lines \"COLLECTIVE MIN-MAX ALGORITHM\"",

@@ -129,7 +129,7 @@ static void sweep_collective(gdc_coll_type_t coll)
         gdc_coll_config.shm_chunk_bytes = 96;
         sweep_algorithm(algo);
         gdc_coll_config.chunk_bytes     = 256 * 1024;
-        gdc_coll_config.shm_chunk_bytes = 64 * 1024;
+        gdc_coll_config.shm_chunk_bytes = 256 * 1024;
         sweep_dtypes(algo);
     }
     assert_true(found > 0);
@@ -192,7 +192,7 @@ static void test_shm_sequences(void **state)
             }
         }
     }
-    gdc_coll_config.shm_chunk_bytes = 64 * 1024;
+    gdc_coll_config.shm_chunk_bytes = 256 * 1024;
 }
 
 /* The table lists each algorithm once, with a name and a description. */
