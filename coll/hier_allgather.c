@@ -65,7 +65,7 @@ static int allgather_leaders(gdc_coll_sched_t *sched, const gdc_coll_args_t *arg
         bounds[d] = args->count * (size_t)nodes->node_first[d];
     }
     if (vec.count * args->dsize <= gdc_coll_config.medium_bytes) {
-        gdc_coll_rd_allgatherv(sched, &nodes->leaders, &vec, 0, dep);
+        gdc_coll_rd_allgatherv(sched, &nodes->leaders, &vec, NULL, 0, dep);
     } else {
         int                d  = nodes->my_node;
         gdc_coll_ring_ag_t ag = {

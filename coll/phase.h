@@ -68,12 +68,13 @@ void gdc_coll_pipe_bcast(gdc_coll_sched_t *sched, const gdc_coll_pipe_bcast_t *p
 
 /*
  * Recursive-doubling allgather of the blocks of vec over a group (group index i owns block
- * i, already in place in vec when the phase starts, after `dep`): log2 rounds for powers of
- * two, non-powers fold in (2 more). Blocks may differ in size (vec->bounds). Slots: log2
- * rounds + 2. Returns the step after which every block is here.
+ * i): log2 rounds for powers of two, non-powers fold in (2 more). Blocks may differ in size
+ * (vec->bounds). A participant's block is in place in vec after `dep`; an extra's is read
+ * from *own (NULL: its place in vec). Receives go only where nothing was before: they wait
+ * for nothing. Slots: log2 rounds + 2. Returns the step after which every block is here.
  */
 int gdc_coll_rd_allgatherv(gdc_coll_sched_t *sched, const gdc_coll_group_t *group, const gdc_coll_vec_t *vec,
-                           uint32_t slot_base, int dep);
+                           const gdc_coll_region_t *own, uint32_t slot_base, int dep);
 
 /* Dissemination barrier over a group: ceil(log2 n) rounds of empty messages from slot_base.
  * Returns the last receive (dep for a group of one). */

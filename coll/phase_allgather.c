@@ -27,11 +27,11 @@ static int both(gdc_coll_sched_t *sched, int a, int b)
 }
 
 int gdc_coll_rd_allgatherv(gdc_coll_sched_t *sched, const gdc_coll_group_t *group, const gdc_coll_vec_t *vec,
-                           uint32_t slot_base, int dep)
+                           const gdc_coll_region_t *own, uint32_t slot_base, int dep)
 {
     int               n = group->size, me = group->me, rounds = 0, have = dep;
     gdc_coll_fold_t   fold = gdc_coll_fold(n, me);
-    gdc_coll_region_t mine = blocks(sched, vec, me, me + 1), all = blocks(sched, vec, 0, n);
+    gdc_coll_region_t mine = own != NULL ? *own : blocks(sched, vec, me, me + 1), all = blocks(sched, vec, 0, n);
     uint32_t          result_slot;
 
     while ((1 << rounds) < fold.p) {
@@ -45,7 +45,7 @@ int gdc_coll_rd_allgatherv(gdc_coll_sched_t *sched, const gdc_coll_group_t *grou
     if (me < 2 * fold.rem) {
         gdc_coll_region_t theirs = blocks(sched, vec, me - 1, me);
         if (theirs.length) {
-            have = both(sched, have, gdc_coll_recv(sched, gdc_coll_group_rank(group, me - 1), slot_base, theirs, dep));
+            have = both(sched, have, gdc_coll_recv(sched, gdc_coll_group_rank(group, me - 1), slot_base, theirs, -1));
         }
     }
     for (int k = 0; k < rounds; k++) {
@@ -61,7 +61,7 @@ int gdc_coll_rd_allgatherv(gdc_coll_sched_t *sched, const gdc_coll_group_t *grou
             gdc_coll_send(sched, peer, slot_base + (uint32_t)k + 1, out, have);
         }
         if (in.length) {
-            got = gdc_coll_recv(sched, peer, slot_base + (uint32_t)k + 1, in, dep);
+            got = gdc_coll_recv(sched, peer, slot_base + (uint32_t)k + 1, in, -1);
         }
         have = both(sched, have, got);
     }
