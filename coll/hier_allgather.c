@@ -2,7 +2,7 @@
  * allgather hier: every node's ranks send their block to the node's leader; the leaders
  * allgather their nodes' blocks (an allgatherv: nodes differ in size; recursive doubling
  * for small totals, a ring for large ones); every leader broadcasts the whole result
- * inside its node down a pipelined binomial tree. The network carries each block once into
+ * inside its node in pipelined chunks (a binomial tree, or a chain for long messages). The network carries each block once into
  * every node, in one message per leader and round.
  *
  * The leaders work in node order (node 0's ranks, then node 1's, ...), where a node's
@@ -118,7 +118,7 @@ GDC_COLL_BUILDER(gdc_coll_allgather_hier)
     {
         /* a rank's receives overwrite the block it sent from (in place) */
         gdc_coll_pipe_bcast_t pb = {
-            .group = nodes.local, .radix = 2, .root = 0,
+            .group = nodes.local, .radix = 0, .root = 0,
             .region = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, args->count * (size_t)args->size),
             .chunks = gdc_coll_chunks(args->count * (size_t)args->size * args->dsize, 2), .slot_base = 1,
             .root_dep = result, .recv_dep = gathered,

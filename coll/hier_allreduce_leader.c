@@ -56,7 +56,7 @@ static int leader_segment(gdc_coll_sched_t *sched, void *ctx, const gdc_coll_hie
     if (L > 1) {
         /* a rank's receives overwrite what its reduce sent from: they wait for its phase 1 */
         gdc_coll_pipe_bcast_t pb = {
-            .group = l->nodes.local, .radix = 2, .root = LEADER, .region = whole,
+            .group = l->nodes.local, .radix = 0, .root = LEADER, .region = whole,
             .chunks = gdc_coll_chunks(whole.length, 1), .slot_base = seg->slot_base + 1,
             .root_dep = result, .recv_dep = reduced,
         };

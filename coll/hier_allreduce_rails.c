@@ -67,12 +67,9 @@ static size_t allreduce_rails(gdc_coll_sched_t *sched, rails_t *r, const gdc_col
         if (cnt == 0) {
             continue;
         }
-        for (int d = 0; d < nodes->num_nodes; d++) {
-            r->rail[d] = gdc_coll_nodes_member(nodes, d, gdc_coll_rails_owner(B, gdc_coll_nodes_size(nodes, d), b));
-        }
         {
             gdc_coll_group_allreduce_t ar = {
-                .group = {nodes->num_nodes, nodes->my_node, r->rail},
+                .group = gdc_coll_rails_group(nodes, B, b, r->rail),
                 .in = gdc_coll_rgn(sched, in_buf, off, cnt), .out = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, off, cnt),
                 .slot_base = seg->slot_base + (uint32_t)b * per_rail, .slots = per_rail, .scratch_base = at,
                 .avg = args->op == GDC_AVG,
@@ -94,9 +91,7 @@ static int rails_segment(gdc_coll_sched_t *sched, void *ctx, const gdc_coll_hier
     uint32_t first = sched->num_steps;
     int      reduced, railed;
 
-    for (int i = 0; i <= L; i++) {
-        r->bounds[i] = gdc_coll_block_offset(seg->count, r->blocks, gdc_coll_rails_first(r->blocks, L, i));
-    }
+    gdc_coll_rails_bounds(&r->nodes, r->blocks, seg->count, r->bounds);
     if (L > 1) {
         gdc_coll_vec_t parts = {GDC_COLL_OUTPUT, seg->offset, seg->count, L, r->bounds};
         uint32_t       cap   = seg->slots / (uint32_t)(2 * (L - 1));
@@ -131,14 +126,6 @@ static int rails_segment(gdc_coll_sched_t *sched, void *ctx, const gdc_coll_hier
     return sched->status;
 }
 
-/* Slots a segment needs: the node's two rings, and B rails' allreduces. */
-static uint32_t slots_needed(int max_local, int num_nodes)
-{
-    uint32_t rings = (uint32_t)(2 * (max_local - 1)), rails = (uint32_t)max_local * gdc_coll_group_allreduce_min_slots(num_nodes);
-
-    return rings > rails ? rings : rails;
-}
-
 GDC_COLL_BUILDER(gdc_coll_allreduce_hier_rails)
 {
     rails_t r = {.args = args};
@@ -153,7 +140,7 @@ GDC_COLL_BUILDER(gdc_coll_allreduce_hier_rails)
     if (r.bounds == NULL || r.rail == NULL) {
         status = GDC_ERR_NO_MEMORY;
     } else {
-        int segments = gdc_coll_hier_num_segments(args, r.nodes.max_local, slots_needed(r.blocks, r.nodes.num_nodes));
+        int segments = gdc_coll_hier_num_segments(args, r.nodes.max_local, gdc_coll_rails_slots(r.blocks, gdc_coll_group_allreduce_min_slots(r.nodes.num_nodes)));
         status       = gdc_coll_hier_segmented(sched, segments, args->count, rails_segment, &r);
     }
     free(r.rail);
@@ -164,19 +151,5 @@ GDC_COLL_BUILDER(gdc_coll_allreduce_hier_rails)
 
 int gdc_coll_allreduce_hier_rails_supports(const gdc_coll_args_t *args)
 {
-    int *ranks, most = 0, ok;
-
-    if (!gdc_coll_hier_supports(args)) {
-        return 0;
-    }
-    ranks = calloc((size_t)args->num_nodes, sizeof(int));
-    if (ranks == NULL) {
-        return 0;
-    }
-    for (int r = 0; r < args->size; r++) {
-        most = ++ranks[args->node_of[r]] > most ? ranks[args->node_of[r]] : most;
-    }
-    ok = slots_needed(most, args->num_nodes) <= GDC_COLL_MAX_SLOTS;
-    free(ranks);
-    return ok;
+    return gdc_coll_rails_fit(args, gdc_coll_group_allreduce_min_slots(args->num_nodes));
 }

@@ -1,7 +1,7 @@
 /*
- * bcast hier: the root leads its node; the message goes down a binomial tree of the node
- * leaders, then down a binomial tree inside every node, in pipelined chunks: a leader
- * passes chunk c on inside its node as soon as it has it. The network carries the message
+ * bcast hier: the root leads its node; the message goes down the node leaders, then down
+ * every node, in pipelined chunks (binomial trees, or chains once there are chunks enough
+ * to fill them): a leader passes chunk c on inside its node as soon as it has it. The network carries the message
  * once into every node, however the ranks are placed.
  */
 #include <stdlib.h>
@@ -27,7 +27,7 @@ GDC_COLL_BUILDER(gdc_coll_bcast_hier)
         int                   leader = 0;
         gdc_coll_region_t     all    = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, args->count);
         gdc_coll_pipe_bcast_t among  = {
-            .group = nodes.leaders, .radix = 2, .root = args->node_of != NULL ? args->node_of[args->root] : args->root,
+            .group = nodes.leaders, .radix = 0, .root = args->node_of != NULL ? args->node_of[args->root] : args->root,
             .region = all, .chunks = chunks, .root_dep = -1, .recv_dep = -1, .have = have,
         };
 
@@ -39,7 +39,7 @@ GDC_COLL_BUILDER(gdc_coll_bcast_hier)
         }
         {
             gdc_coll_pipe_bcast_t inside = {
-                .group = nodes.local, .radix = 2, .root = leader, .region = all, .chunks = chunks,
+                .group = nodes.local, .radix = 0, .root = leader, .region = all, .chunks = chunks,
                 .root_deps = nodes.leaders.me >= 0 ? have : NULL, .root_dep = -1, .recv_dep = -1,
             };
             gdc_coll_pipe_bcast(sched, &inside);

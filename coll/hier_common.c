@@ -1,5 +1,7 @@
 #include "hier_common.h"
 
+#include <stdlib.h>
+
 #include "coll_algo.h"
 #include "gdc_rt.h"
 
@@ -52,6 +54,49 @@ int gdc_coll_rails_owner(int blocks, int local, int b)
 
     /* the first `extra` ranks own base + 1 blocks */
     return b < extra * (base + 1) ? b / (base + 1) : extra + (b - extra * (base + 1)) / base;
+}
+
+void gdc_coll_rails_bounds(const gdc_coll_nodes_t *nodes, int blocks, size_t count, size_t *bounds)
+{
+    for (int i = 0; i <= nodes->local.size; i++) {
+        bounds[i] = gdc_coll_block_offset(count, blocks, gdc_coll_rails_first(blocks, nodes->local.size, i));
+    }
+}
+
+gdc_coll_group_t gdc_coll_rails_group(const gdc_coll_nodes_t *nodes, int blocks, int b, int *ranks)
+{
+    gdc_coll_group_t rail = {nodes->num_nodes, nodes->my_node, ranks};
+
+    for (int d = 0; d < nodes->num_nodes; d++) {
+        ranks[d] = gdc_coll_nodes_member(nodes, d, gdc_coll_rails_owner(blocks, gdc_coll_nodes_size(nodes, d), b));
+    }
+    return rail;
+}
+
+uint32_t gdc_coll_rails_slots(int max_local, uint32_t per_rail)
+{
+    uint32_t rings = (uint32_t)(2 * (max_local - 1)), rails = (uint32_t)max_local * per_rail;
+
+    return rings > rails ? rings : rails;
+}
+
+int gdc_coll_rails_fit(const gdc_coll_args_t *args, uint32_t per_rail)
+{
+    int *ranks, most = 0, ok;
+
+    if (!gdc_coll_hier_supports(args)) {
+        return 0;
+    }
+    ranks = calloc((size_t)args->num_nodes, sizeof(int));
+    if (ranks == NULL) {
+        return 0;
+    }
+    for (int r = 0; r < args->size; r++) {
+        most = ++ranks[args->node_of[r]] > most ? ranks[args->node_of[r]] : most;
+    }
+    ok = gdc_coll_rails_slots(most, per_rail) <= GDC_COLL_MAX_SLOTS;
+    free(ranks);
+    return ok;
 }
 
 /* More than one node, and few enough that the phases' slots fit. */

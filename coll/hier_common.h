@@ -45,6 +45,20 @@ static inline int gdc_coll_rails_first(int blocks, int local, int i)
 
 int gdc_coll_rails_owner(int blocks, int local, int b);
 
+/* Element bounds of my node's parts of a vector of count elements: bounds[i] is where
+ * local rank i's part starts, bounds[L] = count ([L + 1] entries). */
+void gdc_coll_rails_bounds(const gdc_coll_nodes_t *nodes, int blocks, size_t count, size_t *bounds);
+
+/* Block b's rail: its owner on every node, in node order (ranks: [num_nodes]). */
+gdc_coll_group_t gdc_coll_rails_group(const gdc_coll_nodes_t *nodes, int blocks, int b, int *ranks);
+
+/* Slots one segment of a rails algorithm needs: the nodes' rings (2 (L-1)) and B rails of
+ * per_rail slots each. */
+uint32_t gdc_coll_rails_slots(int max_local, uint32_t per_rail);
+
+/* Does every segment's slot range have room for it? (the supports of the rails algorithms) */
+int gdc_coll_rails_fit(const gdc_coll_args_t *args, uint32_t per_rail);
+
 /* The node's rank at local index i: the local group's i-th. */
 static inline int gdc_coll_local_rank(const gdc_coll_nodes_t *nodes, int i)
 {

@@ -47,13 +47,15 @@ void gdc_coll_rd_allreduce(gdc_coll_sched_t *sched, gdc_coll_group_allreduce_t *
 
 /*
  * Broadcast of `region` from group index root, cut into `chunks` pieces that each go down
- * a k-nomial tree (slot slot_base + c), so that a deep tree pipelines. Chunk c's sends at
+ * a k-nomial tree (slot slot_base + c), so that a deep tree pipelines; radix 0 chooses: a
+ * chain (every rank forwards each chunk once: the bandwidth shape) when there are at least
+ * as many chunks as ranks to fill it, else a binomial tree. Chunk c's sends at
  * the root wait for root_deps[c] (or root_dep when root_deps is NULL); every receive waits
  * for recv_dep. have[c] (optional, [chunks]) gets the step after which chunk c is here.
  */
 typedef struct gdc_coll_pipe_bcast {
     gdc_coll_group_t  group;
-    int               radix;
+    int               radix;        /* 0: chain or binomial by the chunks */
     int               root;
     gdc_coll_region_t region;
     int               chunks;

@@ -1,13 +1,31 @@
-/* A broadcast over a group, cut in chunks that each take the k-nomial tree: chunk c+1
- * leaves the root while chunk c goes on down, so a deep tree costs about one message time
- * per level plus the whole message once. */
+/* A broadcast over a group, cut in chunks that each take the k-nomial tree or the chain:
+ * chunk c+1 leaves the root while chunk c goes on down, so a deep tree costs about one
+ * message time per level plus the whole message once per child of the root, a chain the
+ * whole message once per rank plus one chunk time per rank. */
 #include "phase.h"
 #include "tree.h"
+
+/* Chunk `piece` down the chain root, root+1, ... (group order); returns its arrival. */
+static int chain(gdc_coll_sched_t *sched, const gdc_coll_group_t *g, int root, gdc_coll_region_t piece,
+                 uint32_t slot, int root_dep, int recv_dep)
+{
+    int n = g->size, v = gdc_coll_vrank(g->me, root, n), have = root_dep;
+
+    if (v > 0) {
+        have = gdc_coll_recv(sched, gdc_coll_tree_peer(g, v - 1, root), slot, piece, recv_dep);
+    }
+    if (v + 1 < n) {
+        gdc_coll_send(sched, gdc_coll_tree_peer(g, v + 1, root), slot, piece, have);
+    }
+    return have;
+}
 
 void gdc_coll_pipe_bcast(gdc_coll_sched_t *sched, const gdc_coll_pipe_bcast_t *pb)
 {
     size_t ds    = sched->args.dsize;
     size_t count = pb->region.length / ds;
+    int    use_chain = pb->radix == 0 && pb->chunks >= pb->group.size && pb->group.size > 2;
+    int    radix     = pb->radix > 0 ? pb->radix : 2;
 
     for (int c = 0; c < pb->chunks; c++) {
         gdc_coll_region_t piece = gdc_coll_rgn_bytes((gdc_coll_buf_t)pb->region.buf,
@@ -16,8 +34,10 @@ void gdc_coll_pipe_bcast(gdc_coll_sched_t *sched, const gdc_coll_pipe_bcast_t *p
         int root_dep = pb->root_deps != NULL ? pb->root_deps[c] : pb->root_dep;
         int have     = pb->group.me == pb->root ? root_dep : pb->recv_dep;
 
-        if (piece.length > 0) {
-            have = gdc_coll_tree_bcast(sched, &pb->group, pb->radix, pb->root, piece, pb->slot_base + (uint32_t)c,
+        if (piece.length > 0 && use_chain) {
+            have = chain(sched, &pb->group, pb->root, piece, pb->slot_base + (uint32_t)c, root_dep, pb->recv_dep);
+        } else if (piece.length > 0) {
+            have = gdc_coll_tree_bcast(sched, &pb->group, radix, pb->root, piece, pb->slot_base + (uint32_t)c,
                                        root_dep, pb->recv_dep);
         }
         if (pb->have != NULL) {
