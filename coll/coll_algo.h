@@ -122,10 +122,12 @@ GDC_COLL_BUILDER(gdc_coll_allreduce_hier_rails);
 GDC_COLL_BUILDER(gdc_coll_bcast_hier);
 GDC_COLL_BUILDER(gdc_coll_bcast_hier_rails);
 GDC_COLL_BUILDER(gdc_coll_allgather_hier);
+GDC_COLL_BUILDER(gdc_coll_allgather_hier_rails);
 GDC_COLL_BUILDER(gdc_coll_alltoall_hier);
 GDC_COLL_BUILDER(gdc_coll_barrier_hier);
 int gdc_coll_hier_supports(const gdc_coll_args_t *args);
 int gdc_coll_allreduce_hier_rails_supports(const gdc_coll_args_t *args);
 int gdc_coll_bcast_hier_rails_supports(const gdc_coll_args_t *args);
+int gdc_coll_allgather_hier_rails_supports(const gdc_coll_args_t *args);
 
 #endif

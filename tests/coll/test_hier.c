@@ -230,7 +230,7 @@ static void test_supports(void **state)
         a.node_of = NULL;
         assert_false(algo->supports(&a));
     }
-    assert_int_equal(num, 7);
+    assert_int_equal(num, 8);
 }
 
 static void test_summary(void **state)
