@@ -48,8 +48,8 @@ void gdc_coll_rd_allreduce(gdc_coll_sched_t *sched, gdc_coll_group_allreduce_t *
 /*
  * Broadcast of `region` from group index root, cut into `chunks` pieces that each go down
  * a k-nomial tree (slot slot_base + c), so that a deep tree pipelines; radix 0 chooses: a
- * chain (every rank forwards each chunk once: the bandwidth shape) when there are at least
- * as many chunks as ranks to fill it, else a binomial tree. Chunk c's sends at
+ * chain (every rank forwards each chunk once: the bandwidth shape) when there are chunks
+ * enough to fill it sooner than a binomial tree's root sends them all, else the tree. Chunk c's sends at
  * the root wait for root_deps[c] (or root_dep when root_deps is NULL); every receive waits
  * for recv_dep. have[c] (optional, [chunks]) gets the step after which chunk c is here.
  */

@@ -5,6 +5,19 @@
 #include "phase.h"
 #include "tree.h"
 
+/* In chunk times, a chain takes n - 2 + chunks, a binomial tree about ceil(log2 n) * chunks
+ * (its root sends each chunk that often); the chain has n - 1 - ceil(log2 n) more hops, a
+ * latency each, counted as a chunk time (the builder does not know the machine). */
+static int chain_is_faster(int n, int chunks)
+{
+    int depth = 0;
+
+    while ((1 << depth) < n) {
+        depth++;
+    }
+    return n > 2 && (long)(depth - 1) * chunks - (n - 2) > n - 1 - depth;
+}
+
 /* Chunk `piece` down the chain root, root+1, ... (group order); returns its arrival. */
 static int chain(gdc_coll_sched_t *sched, const gdc_coll_group_t *g, int root, gdc_coll_region_t piece,
                  uint32_t slot, int root_dep, int recv_dep)
@@ -24,7 +37,7 @@ void gdc_coll_pipe_bcast(gdc_coll_sched_t *sched, const gdc_coll_pipe_bcast_t *p
 {
     size_t ds    = sched->args.dsize;
     size_t count = pb->region.length / ds;
-    int    use_chain = pb->radix == 0 && pb->chunks >= pb->group.size && pb->group.size > 2;
+    int    use_chain = pb->radix == 0 && chain_is_faster(pb->group.size, pb->chunks);
     int    radix     = pb->radix > 0 ? pb->radix : 2;
 
     for (int c = 0; c < pb->chunks; c++) {
