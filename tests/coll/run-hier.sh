@@ -12,8 +12,9 @@ gdrun=${top_builddir:-.}/launcher/gdrun
 
 [ -x "$gdrun" ] || tap_skip_all "gdrun is not built: --emulate-nodes needs it"
 
-rails="GDC_ALLREDUCE_ALGO=hier_rails GDC_BCAST_ALGO=hier GDC_ALLGATHER_ALGO=hier GDC_ALLTOALL_ALGO=hier GDC_BARRIER_ALGO=hier GDC_CHUNK_SIZE=1K"
-leader="GDC_ALLREDUCE_ALGO=hier_leader GDC_CHUNK_SIZE=2K"
+# two sets between them force every hierarchical algorithm
+rails="GDC_ALLREDUCE_ALGO=hier_rails GDC_BCAST_ALGO=hier_rails GDC_ALLGATHER_ALGO=hier_rails GDC_ALLTOALL_ALGO=hier GDC_BARRIER_ALGO=hier GDC_CHUNK_SIZE=1K"
+leader="GDC_ALLREDUCE_ALGO=hier_leader GDC_BCAST_ALGO=hier GDC_ALLGATHER_ALGO=hier GDC_ALLTOALL_ALGO=hier GDC_BARRIER_ALGO=hier GDC_CHUNK_SIZE=2K"
 
 flags() { # VAR=VALUE... -> -x VAR=VALUE...
     for e in "$@"; do printf ' -x %s' "$e"; done
@@ -23,10 +24,10 @@ flags() { # VAR=VALUE... -> -x VAR=VALUE...
 for shape in 4:2 5:2 6:3 7:3 8:4 3:3; do
     n=${shape%:*} k=${shape#*:}
     # shellcheck disable=SC2046,SC2086
-    tap_run "gdrun -n $n --emulate-nodes $k: coll_test quick, hier_rails and every other hier algorithm" 120 \
+    tap_run "gdrun -n $n --emulate-nodes $k: coll_test quick, the rails algorithms" 120 \
         "$gdrun" -n "$n" --emulate-nodes "$k" $(flags $rails) -- "$bin" quick
     # shellcheck disable=SC2046,SC2086
-    tap_run "gdrun -n $n --emulate-nodes $k: coll_test quick, hier_leader" 120 \
+    tap_run "gdrun -n $n --emulate-nodes $k: coll_test quick, the leader algorithms" 120 \
         "$gdrun" -n "$n" --emulate-nodes "$k" $(flags $leader) -- "$bin" quick
 done
 for shape in 5:2 7:3 8:4; do
