@@ -125,4 +125,19 @@ GDC_COLL_BUILDER(gdc_coll_barrier_shm);
 int gdc_coll_shm_supports(const gdc_coll_args_t *args);
 int gdc_coll_allreduce_shm_direct_supports(const gdc_coll_args_t *args);
 
+/* The hierarchical algorithms (coll/hier_*.c) and whether they apply: ranks on more than one
+ * node (with one node they would only add steps to a flat algorithm). */
+GDC_COLL_BUILDER(gdc_coll_allreduce_hier_leader);
+GDC_COLL_BUILDER(gdc_coll_allreduce_hier_rails);
+GDC_COLL_BUILDER(gdc_coll_bcast_hier);
+GDC_COLL_BUILDER(gdc_coll_bcast_hier_rails);
+GDC_COLL_BUILDER(gdc_coll_allgather_hier);
+GDC_COLL_BUILDER(gdc_coll_allgather_hier_rails);
+GDC_COLL_BUILDER(gdc_coll_alltoall_hier);
+GDC_COLL_BUILDER(gdc_coll_barrier_hier);
+int gdc_coll_hier_supports(const gdc_coll_args_t *args);
+int gdc_coll_allreduce_hier_rails_supports(const gdc_coll_args_t *args);
+int gdc_coll_bcast_hier_rails_supports(const gdc_coll_args_t *args);
+int gdc_coll_allgather_hier_rails_supports(const gdc_coll_args_t *args);
+
 #endif

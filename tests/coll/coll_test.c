@@ -3,6 +3,12 @@
  *   coll_test all          every collective over a matrix of datatypes, ops, counts, roots and
  *                          in place / not, on GDC_COMM_WORLD, a dup, an odd/even split and a
  *                          split with reversed keys (the algorithms come from GDC_<COLL>_ALGO)
+ *   coll_test quick        the light matrix on GDC_COMM_WORLD, on the world reordered so that
+ *                          consecutive ranks are on different nodes (round robin, from gdrun's
+ *                          GDRUN_NODE_ID and GDRUN_LOCAL_RANK) and on a lopsided split (one
+ *                          whole node and one rank of every other node), plus longer vectors
+ *                          that cut into many pipeline chunks: for emulated nodes, where every
+ *                          message between nodes goes over TCP
  *   coll_test nonblocking  many nonblocking collectives in flight on several communicators,
  *                          completed in reverse order and by polling
  *   coll_test timeout      the last rank never joins an allreduce: the others must get
@@ -12,6 +18,7 @@
  */
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -306,6 +313,48 @@ static void test_all(void)
     }
 }
 
+static int env_int(const char *name, int fallback)
+{
+    const char *v = getenv(name);
+
+    return v != NULL && v[0] != '\0' ? atoi(v) : fallback;
+}
+
+/* A few collectives on vectors long enough for many chunks (run with a small GDC_CHUNK_SIZE). */
+static void longer(gdc_comm_t comm)
+{
+    static const call_t calls[] = {
+        {C_ALLREDUCE, GDC_INT32, GDC_SUM, 30011, 0, 0}, {C_ALLREDUCE, GDC_FLOAT32, GDC_SUM, 30011, 1, 0},
+        {C_BCAST, GDC_INT32, GDC_SUM, 30011, 0, 1},     {C_ALLGATHER, GDC_INT32, GDC_SUM, 3001, 1, 0},
+        {C_ALLTOALL, GDC_INT32, GDC_SUM, 1001, 0, 0},   {C_ALLTOALL, GDC_INT32, GDC_SUM, 1001, 1, 0},
+    };
+
+    for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+        run(comm, &calls[i]);
+    }
+}
+
+static void test_quick(void)
+{
+    int        node = env_int("GDRUN_NODE_ID", 0), local = env_int("GDRUN_LOCAL_RANK", world_rank);
+    gdc_comm_t interleaved, lopsided;
+
+    matrix(GDC_COMM_WORLD, 0);
+    longer(GDC_COMM_WORLD);
+    /* local rank 0 of every node first, then local rank 1, ...: neighbours are on other nodes */
+    CHECK_OK(gdc_comm_split(GDC_COMM_WORLD, 0, local * world_size + node, &interleaved));
+    matrix(interleaved, 0);
+    longer(interleaved);
+    /* node 0 whole and the first rank of every other node; the rest of the others apart */
+    CHECK_OK(gdc_comm_split(GDC_COMM_WORLD, node == 0 || local == 0 ? 0 : 1, world_rank, &lopsided));
+    matrix(lopsided, 0);
+    CHECK_OK(gdc_comm_free(&lopsided));
+    CHECK_OK(gdc_comm_free(&interleaved));
+    if (world_rank == 0) {
+        printf("coll_test quick: %d ranks, %ld values checked\n", world_size, checks);
+    }
+}
+
 /* Several collectives in flight at once on three communicators (the same order on every
  * rank for each communicator), completed in reverse order, then by polling. */
 static void test_nonblocking(void)
@@ -418,11 +467,11 @@ int main(int argc, char **argv)
         const char *name;
         void (*run)(void);
     } cases[] = {
-        {"all", test_all}, {"nonblocking", test_nonblocking}, {"timeout", test_timeout}, {"peerdeath", test_peerdeath},
+        {"all", test_all}, {"quick", test_quick}, {"nonblocking", test_nonblocking}, {"timeout", test_timeout}, {"peerdeath", test_peerdeath},
     };
 
     if (argc != 2) {
-        fprintf(stderr, "usage: coll_test all|nonblocking|timeout|peerdeath\n");
+        fprintf(stderr, "usage: coll_test all|quick|nonblocking|timeout|peerdeath\n");
         return 2;
     }
     CHECK_OK(gdc_init(&argc, &argv));

@@ -18,7 +18,7 @@
 #include "coll_select.h"
 #include "gdc_rt.h"
 
-static int node_of[64];
+static int node_of[128];
 
 static gdc_coll_args_t call(gdc_coll_type_t coll, size_t bytes, int n, int nodes)
 {
@@ -132,6 +132,70 @@ static void test_selection_dgx_profile(void **state)
     gdc_coll_machine_default(&gdc_coll_machine);
 }
 
+/* Ranks on several DGX-H100-like nodes (8 GPUs, 8 NICs each): large vectors go along the
+ * rails, where a flat ring crosses the network on one NIC per node; small ones stay flat
+ * (their first rounds are inside the nodes anyway); bcast and allgather likewise. */
+static void test_selection_dgx_nodes(void **state)
+{
+    gdc_coll_machine_default(&gdc_coll_machine);
+    assert_int_equal(gdc_coll_machine_load(&gdc_coll_machine, GDC_SRCDIR "/share/profiles/dgx-h100.prof"), GDC_SUCCESS);
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 1u << 30, 16, 2, 1), "hier_rails");
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 16 << 20, 32, 4, 1), "hier_rails");
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 8, 16, 2, 1), "recursive_doubling");
+    assert_string_equal(chosen(GDC_COLL_BCAST, 1u << 30, 16, 2, 1), "hier_rails");
+    assert_string_equal(chosen(GDC_COLL_BCAST, 1 << 20, 16, 2, 1), "hier");
+    assert_string_equal(chosen(GDC_COLL_BCAST, 8, 16, 2, 1), "binomial");
+    assert_string_equal(chosen(GDC_COLL_ALLGATHER, 1 << 20, 16, 2, 1), "hier_rails");
+    assert_string_equal(chosen(GDC_COLL_ALLGATHER, 8, 16, 2, 1), "recursive_doubling");
+    /* rails pay off because every node has 8 NICs: with one, the flat ring is as good */
+    gdc_coll_machine.nics_per_node = 1;
+    assert_true(predict(&gdc_coll_machine, GDC_COLL_ALLREDUCE, "hier_rails", 256 << 20, 16, 2, 1) >
+                0.5 * predict(&gdc_coll_machine, GDC_COLL_ALLREDUCE, "ring", 256 << 20, 16, 2, 1));
+    gdc_coll_machine.nics_per_node = 8;
+    assert_true(3 * predict(&gdc_coll_machine, GDC_COLL_ALLREDUCE, "hier_rails", 256 << 20, 16, 2, 1) <
+                predict(&gdc_coll_machine, GDC_COLL_ALLREDUCE, "ring", 256 << 20, 16, 2, 1));
+    gdc_coll_machine_default(&gdc_coll_machine);
+}
+
+/* PCIe servers (4 GPUs, one shared 100G NIC, host-staged network): leaders for medium
+ * vectors on several nodes, rails on few nodes (the one NIC limits them), the flat ring on
+ * many; node-aware alltoall of small blocks on many nodes. */
+static void test_selection_pcie_nodes(void **state)
+{
+    gdc_coll_machine_default(&gdc_coll_machine);
+    assert_int_equal(gdc_coll_machine_load(&gdc_coll_machine, GDC_SRCDIR "/share/profiles/pcie-node.prof"), GDC_SUCCESS);
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 64 << 10, 16, 4, 1), "hier_leader");
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 1 << 20, 8, 2, 1), "hier_rails");
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 16 << 20, 32, 8, 1), "ring");
+    assert_string_equal(chosen(GDC_COLL_BCAST, 1 << 20, 8, 2, 1), "hier");
+    assert_string_equal(chosen(GDC_COLL_ALLTOALL, 8, 64, 16, 1), "hier");
+    assert_string_equal(chosen(GDC_COLL_ALLTOALL, 8, 8, 2, 1), "pairwise");
+    gdc_coll_machine_default(&gdc_coll_machine);
+}
+
+/* Host memory between TCP-class nodes (the default profile): the barrier crosses the
+ * network in ceil(log2 nodes) rounds instead of ceil(log2 ranks). */
+static void test_selection_default_nodes(void **state)
+{
+    assert_string_equal(chosen(GDC_COLL_BARRIER, 0, 64, 16, 0), "hier");
+    assert_string_equal(chosen(GDC_COLL_BARRIER, 0, 8, 1, 0), "dissemination");
+}
+
+/* A forced hierarchical algorithm runs where ranks span nodes; on one node it does not
+ * apply and the next cheapest runs instead. */
+static void test_forced_hier_on_one_node(void **state)
+{
+    gdc_coll_config.algo_env[GDC_COLL_ALLREDUCE] = "hier_rails";
+    gdc_coll_config.algo_env[GDC_COLL_BARRIER]   = "hier";
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 1 << 20, 8, 2, 0), "hier_rails");
+    assert_string_equal(chosen(GDC_COLL_BARRIER, 0, 8, 2, 0), "hier");
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 1 << 20, 8, 1, 0), chosen(GDC_COLL_ALLREDUCE, 1 << 20, 8, 1, 0));
+    assert_string_not_equal(chosen(GDC_COLL_ALLREDUCE, 1 << 20, 8, 1, 0), "hier_rails");
+    assert_string_equal(chosen(GDC_COLL_BARRIER, 0, 8, 1, 0), "dissemination");
+    gdc_coll_config.algo_env[GDC_COLL_ALLREDUCE] = NULL;
+    gdc_coll_config.algo_env[GDC_COLL_BARRIER]   = NULL;
+}
+
 static void test_profile_errors(void **state)
 {
     gdc_coll_machine_t m;
@@ -206,6 +270,10 @@ int main(void)
         cmocka_unit_test(test_model_shares_nics),
         cmocka_unit_test_setup(test_selection_default_profile, setup_default),
         cmocka_unit_test(test_selection_dgx_profile),
+        cmocka_unit_test(test_selection_dgx_nodes),
+        cmocka_unit_test(test_selection_pcie_nodes),
+        cmocka_unit_test_setup(test_selection_default_nodes, setup_default),
+        cmocka_unit_test_setup(test_forced_hier_on_one_node, setup_default),
         cmocka_unit_test(test_profile_errors),
         cmocka_unit_test_setup(test_tuning_and_forcing, setup_default),
     };
