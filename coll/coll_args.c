@@ -68,6 +68,9 @@ static size_t extent(const size_t *counts, const size_t *displs, int n)
 {
     size_t end = 0;
 
+    if (counts == NULL || displs == NULL) {
+        return 0; /* a cached schedule keeps no per-call arrays */
+    }
     for (int p = 0; p < n; p++) {
         if (counts[p] > 0 && displs[p] + counts[p] > end) {
             end = displs[p] + counts[p];

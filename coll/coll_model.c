@@ -377,9 +377,12 @@ static double arrival(model_t *md, int a, int b, size_t len, double t)
         tx = &md->ranks[a].tx_free;
         rx = &md->ranks[b].rx_free;
     }
+    /* the sender's link is busy while it sends, the receiver's while it receives; a busy
+     * receiver delays the arrival, not the sender's next message */
     start = t > *tx ? t : *tx;
+    *tx   = start + xfer;
     start = start > *rx ? start : *rx;
-    *tx = *rx = start + xfer;
+    *rx   = start + xfer;
     return start + lc->latency + xfer;
 }
 

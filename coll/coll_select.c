@@ -438,11 +438,17 @@ const gdc_coll_algo_t *gdc_coll_select(const gdc_coll_args_t *args, int on_devic
         how = "the tuning file";
     }
     if (chosen != NULL && !supports(chosen, args)) {
+        static unsigned char told[64]; /* once per algorithm: a loop would repeat it per call */
         const gdc_coll_algo_t *instead = cheapest(args, on_device, chosen);
-        GDC_LOG_INFO("%s(%s) from %s does not support this call (%zu x %s on %d ranks, %d node(s)); "
-                     "using the next cheapest, %s",
-                     gdc_coll_type_name(args->coll), chosen->name, how, args->count, gdc_rt_dtype_name(args->dtype),
-                     args->size, args->num_nodes, instead != NULL ? instead->name : "none");
+        int                    which   = (int)(chosen - gdc_coll_algos);
+        if (which < 64 && !told[which]) {
+            told[which] = 1;
+            GDC_LOG_INFO("%s(%s) from %s does not support this call (%zu x %s on %d ranks, %d node(s)); "
+                         "using the next cheapest, %s (said once)",
+                         gdc_coll_type_name(args->coll), chosen->name, how, args->count,
+                         gdc_rt_dtype_name(args->dtype), args->size, args->num_nodes,
+                         instead != NULL ? instead->name : "none");
+        }
         return instead;
     }
     return chosen != NULL ? chosen : cheapest(args, on_device, NULL);
