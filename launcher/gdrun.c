@@ -5,9 +5,10 @@
  *
  * gdrun hosts the job's PMIx server, starts the ranks, forwards their output and the
  * signals it receives, and ends the whole job on the first failure, saying which rank
- * failed and how. Its exit status is the job's: 0 when every rank exited 0, else the
- * first failure's (a rank's exit status, 128 + signal, 124 for --timeout, 127 for a
- * program that cannot be executed, 2 for bad options).
+ * failed and how. Inside a Slurm allocation of several nodes (or with --launcher slurm)
+ * it hands the job to srun instead (gdrun_slurm.c). Its exit status is the job's: 0 when
+ * every rank exited 0, else the first failure's (a rank's exit status, 128 + signal, 124
+ * for --timeout, 127 for a program that cannot be executed, 2 for bad options).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -31,7 +33,8 @@
 static const char usage_text[] =
     "Usage: gdrun [options] [--] program [args...]\n"
     "Start program as the ranks of one gdc job on this node, host the job's PMIx server,\n"
-    "forward the ranks' output, and end the whole job when any rank fails.\n"
+    "forward the ranks' output, and end the whole job when any rank fails. Inside a Slurm\n"
+    "allocation of several nodes, run the job through srun --mpi=pmix instead.\n"
     "\n"
     "Options:\n"
     "  -n, --np N             start N ranks (default 1; -np N also works)\n"
@@ -49,7 +52,19 @@ static const char usage_text[] =
     "                         ranks; the first N %% K nodes get one rank more), each with its\n"
     "                         own node id and host name <host>-n<k> in PMIx, so that gdc\n"
     "                         treats them as different nodes (to test multi-node code)\n"
-    "  -v, --verbose          say what gdrun does (start-up, PMIx upcalls, exits)\n"
+    "      --launcher WHAT    auto (default), local or slurm: local starts the ranks here with\n"
+    "                         gdrun's own PMIx server; slurm runs them as one step of\n"
+    "                         srun --mpi=pmix (GDRUN_SRUN names another srun), with -n, -x,\n"
+    "                         --tag-output (srun --label: \"R: \" prefixes), --output-dir and\n"
+    "                         --timeout carried over, stdin to rank 0, and the step ended when\n"
+    "                         a rank fails (--kill-on-bad-exit); without -n srun's default\n"
+    "                         task count applies; --bind-to core|numa, --report-bindings and\n"
+    "                         --emulate-nodes are refused; auto means slurm inside a Slurm\n"
+    "                         allocation (SLURM_JOB_ID) of more than one node\n"
+    "                         (SLURM_JOB_NUM_NODES) that gdrun is not a task of, local\n"
+    "                         otherwise; -v or GDC_LOG=info prints the choice\n"
+    "  -v, --verbose          say what gdrun does (the launcher chosen, start-up, PMIx upcalls,\n"
+    "                         exits)\n"
     "  -h, --help             print this help and exit\n"
     "  -V, --version          print gdrun's version and the libraries it uses, and exit\n"
     "  --                     end of gdrun's options\n"
@@ -100,6 +115,19 @@ void gdrun_msg(const char *fmt, ...)
 {
     va_list ap;
 
+    va_start(ap, fmt);
+    vmsg("", fmt, ap);
+    va_end(ap);
+}
+
+void gdrun_info(const gdrun_options_t *opt, const char *fmt, ...)
+{
+    const char *log = getenv("GDC_LOG");
+    va_list     ap;
+
+    if (!opt->verbose && (log == NULL || (strcasecmp(log, "info") != 0 && strcasecmp(log, "debug") != 0))) {
+        return;
+    }
     va_start(ap, fmt);
     vmsg("", fmt, ap);
     va_end(ap);
@@ -181,6 +209,7 @@ enum {
     OPT_BIND_TO,
     OPT_REPORT_BINDINGS,
     OPT_EMULATE_NODES,
+    OPT_LAUNCHER,
 };
 
 static const struct option long_options[] = {
@@ -191,6 +220,7 @@ static const struct option long_options[] = {
     {"bind-to", required_argument, NULL, OPT_BIND_TO},
     {"report-bindings", no_argument, NULL, OPT_REPORT_BINDINGS},
     {"emulate-nodes", required_argument, NULL, OPT_EMULATE_NODES},
+    {"launcher", required_argument, NULL, OPT_LAUNCHER},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -222,6 +252,19 @@ static void parse_bind(gdrun_options_t *opt, const char *text)
     }
 }
 
+static void parse_launcher(gdrun_options_t *opt, const char *text)
+{
+    if (strcmp(text, "auto") == 0) {
+        opt->launcher = GDRUN_LAUNCHER_AUTO;
+    } else if (strcmp(text, "local") == 0) {
+        opt->launcher = GDRUN_LAUNCHER_LOCAL;
+    } else if (strcmp(text, "slurm") == 0) {
+        opt->launcher = GDRUN_LAUNCHER_SLURM;
+    } else {
+        usage_error("--launcher: '%s' is not one of auto, local, slurm", text);
+    }
+}
+
 static void parse_options(gdrun_options_t *opt, int argc, char **argv)
 {
     int nenv = 0;
@@ -233,7 +276,8 @@ static void parse_options(gdrun_options_t *opt, int argc, char **argv)
 
         /* mpirun's spelling "-np N", which getopt would read as "-n p". */
         if (optind + 1 < argc && strcmp(argv[optind], "-np") == 0) {
-            opt->np = (int)parse_count(argv[optind + 1], "-np", 1, GDRUN_MAX_RANKS);
+            opt->np       = (int)parse_count(argv[optind + 1], "-np", 1, GDRUN_MAX_RANKS);
+            opt->np_given = 1;
             optind += 2;
             continue;
         }
@@ -244,7 +288,10 @@ static void parse_options(gdrun_options_t *opt, int argc, char **argv)
             break;
         }
         switch (c) {
-        case 'n': opt->np = (int)parse_count(optarg, "-n", 1, GDRUN_MAX_RANKS); break;
+        case 'n':
+            opt->np       = (int)parse_count(optarg, "-n", 1, GDRUN_MAX_RANKS);
+            opt->np_given = 1;
+            break;
         case 'x': add_env_option(opt, optarg, &nenv); break;
         case OPT_TAG_OUTPUT: opt->tag_output = 1; break;
         case OPT_OUTPUT_DIR: opt->output_dir = optarg; break;
@@ -254,6 +301,7 @@ static void parse_options(gdrun_options_t *opt, int argc, char **argv)
         case OPT_EMULATE_NODES:
             opt->emulate_nodes = (int)parse_count(optarg, "--emulate-nodes", 1, GDRUN_MAX_RANKS);
             break;
+        case OPT_LAUNCHER: parse_launcher(opt, optarg); break;
         case 'v': opt->verbose = 1; break;
         case 'h': printf(usage_text, GDRUN_KILL_GRACE_S); exit(0);
         case 'V': print_version(); exit(0);
@@ -461,8 +509,20 @@ int main(int argc, char **argv)
     gdrun_job_t     job = {0};
     signal_events_t se  = {{NULL}};
     int             status = 1, pmix_left_running;
+    char            why[256];
 
     parse_options(&job.opt, argc, argv);
+    if (gdrun_slurm_choose(&job.opt, why, sizeof(why)) == GDRUN_LAUNCHER_SLURM) {
+        /* Before gdrun changes anything of its own process that srun would inherit. */
+        if (gdrun_procs_resolve_program(&job) != 0) {
+            return GDRUN_EXIT_NOEXEC;
+        }
+        free(job.program);
+        status = gdrun_slurm_run(&job.opt, why);
+        gdrun_env_free(job.opt.env);
+        return status;
+    }
+    gdrun_info(&job.opt, "launcher: local, gdrun's own PMIx server on this node (%s)", why);
     ensure_std_fds();
     raise_fd_limit(&job);
     signal(SIGPIPE, SIG_IGN); /* a closed output shows as EPIPE */

@@ -9,6 +9,7 @@
  *   gdrun_io.c     rank output forwarding (line-atomic, optionally tagged), stdin to rank 0
  *   gdrun_bind.c   hwloc binding plan (--bind-to, --report-bindings)
  *   gdrun_guard.c  a helper process that cleans up if gdrun itself is killed
+ *   gdrun_slurm.c  the other launcher: the job as one `srun --mpi=pmix` step (--launcher)
  *
  * One thread runs gdrun's libevent loop; the PMIx server library runs its own progress
  * thread, whose upcalls are handed to the loop (gdrun_pmix.c). Everything else in this
@@ -46,17 +47,22 @@ struct gdrun_io;
 
 typedef enum { GDRUN_BIND_NONE = 0, GDRUN_BIND_CORE, GDRUN_BIND_NUMA } gdrun_bind_t;
 
+/* Who starts the ranks: gdrun itself (its own PMIx server, this node), or Slurm's srun. */
+typedef enum { GDRUN_LAUNCHER_AUTO = 0, GDRUN_LAUNCHER_LOCAL, GDRUN_LAUNCHER_SLURM } gdrun_launcher_t;
+
 typedef struct gdrun_options {
-    int          np;
-    int          emulate_nodes;   /* number of nodes the ranks are split into; 1 = the real one */
-    char       **env;             /* -x, as NAME=VALUE, NULL-terminated */
-    int          tag_output;
-    const char  *output_dir;
-    double       timeout_s;       /* 0: no limit */
-    gdrun_bind_t bind;
-    int          report_bindings;
-    int          verbose;
-    char       **app_argv;        /* the program and its arguments (points into main's argv) */
+    int              np;
+    int              np_given;        /* -n was given (under Slurm, srun's default applies otherwise) */
+    gdrun_launcher_t launcher;        /* --launcher; AUTO: gdrun_slurm_choose decides */
+    int              emulate_nodes;   /* number of nodes the ranks are split into; 1 = the real one */
+    char           **env;             /* -x, as NAME=VALUE, NULL-terminated */
+    int              tag_output;
+    const char      *output_dir;
+    double           timeout_s;       /* 0: no limit */
+    gdrun_bind_t     bind;
+    int              report_bindings;
+    int              verbose;
+    char           **app_argv;        /* the program and its arguments (points into main's argv) */
 } gdrun_options_t;
 
 /* Where the ranks are, as PMIx describes it to them. Nodes hold consecutive blocks of
@@ -123,6 +129,8 @@ typedef struct gdrun_job {
 /* gdrun.c */
 void gdrun_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gdrun_debug(const gdrun_job_t *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* What a user may want to know (the launcher chosen and why): with -v or GDC_LOG=info|debug. */
+void gdrun_info(const gdrun_options_t *opt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The loop may have nothing left to do: stop it when every rank is reaped and all output
  * has been forwarded. */
 void gdrun_job_check_done(gdrun_job_t *job);
@@ -176,6 +184,8 @@ void gdrun_procs_free(gdrun_job_t *job);
 
 /* gdrun_io.c */
 int  gdrun_io_init(gdrun_job_t *job);
+/* mkdir -p */
+int  gdrun_make_dirs(const char *dir);
 /* The three descriptors a rank's child gets as 0, 1, 2 (set up before the fork). */
 int  gdrun_io_child_fds(gdrun_job_t *job, int rank, int fds[3]);
 /* After the fork: close the child's ends in gdrun and start forwarding. */
@@ -200,5 +210,13 @@ void gdrun_guard_stop(void);
 int  gdrun_remove_tree(const char *dir);
 /* Remove the /dev/shm segments gdc's ranks of job nspace left (rt_shm_name.h); how many. */
 int  gdrun_remove_shm(const char *nspace);
+
+/* gdrun_slurm.c */
+/* The launcher for the job: --launcher, else Slurm inside an allocation of several nodes
+ * (not from within a step); why says what decided, for the info line. */
+gdrun_launcher_t gdrun_slurm_choose(const gdrun_options_t *opt, char *why, size_t why_len);
+/* Run the job as one srun step and return gdrun's exit status (2 for options srun has no
+ * equivalent of, 124 after --timeout, 127 when srun cannot be executed, else srun's). */
+int gdrun_slurm_run(const gdrun_options_t *opt, const char *why);
 
 #endif

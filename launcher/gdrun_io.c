@@ -281,7 +281,7 @@ static int stdin_setup(gdrun_job_t *job, struct gdrun_io *io)
 /* ---------------------------------------------------------------------------------------
  * Set-up per rank
  */
-static int make_dirs(const char *dir)
+int gdrun_make_dirs(const char *dir)
 {
     char path[PATH_MAX];
 
@@ -321,7 +321,7 @@ int gdrun_io_init(gdrun_job_t *job)
         gdrun_msg("cannot open /dev/null: %s", strerror(errno));
         return -1;
     }
-    if (job->opt.output_dir != NULL && make_dirs(job->opt.output_dir) != 0) {
+    if (job->opt.output_dir != NULL && gdrun_make_dirs(job->opt.output_dir) != 0) {
         gdrun_msg("--output-dir %s: cannot create it: %s", job->opt.output_dir, strerror(errno));
         return -1;
     }

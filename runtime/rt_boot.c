@@ -388,32 +388,39 @@ int gdc_rt_boot_publish_address(const void *addr, size_t len)
     return GDC_SUCCESS;
 }
 
-static int fence(int collect)
+/*
+ * A fence of every rank of the job. Always with PMIX_COLLECT_DATA: Slurm's PMIx plugin
+ * (22.05, PMIx 4.2) completes a fence without data collection among the ranks of each
+ * node alone, so it is no barrier across nodes there (ranks would tear down their
+ * endpoints while peers on other nodes still use them). With nothing new committed, the
+ * data collected is next to nothing.
+ */
+static int fence(const char *what)
 {
     pmix_info_t   info;
-    bool          flag = collect ? true : false;
+    bool          collect = true;
     pmix_status_t rc;
 
     if (gdc_rt_boot.singleton) {
         return GDC_SUCCESS;
     }
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
     rc = PMIx_Fence(NULL, 0, &info, 1);
     PMIX_INFO_DESTRUCT(&info);
     if (rc != PMIX_SUCCESS) {
-        return pmix_error(collect ? "fence (address exchange)" : "fence (barrier)", rc);
+        return pmix_error(what, rc);
     }
     return GDC_SUCCESS;
 }
 
 int gdc_rt_boot_exchange(void)
 {
-    return fence(1);
+    return fence("fence (address exchange)");
 }
 
 int gdc_rt_boot_barrier(void)
 {
-    return fence(0);
+    return fence("fence (barrier)");
 }
 
 int gdc_rt_boot_lookup_address(int rank, void **addr, size_t *len)

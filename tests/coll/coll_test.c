@@ -14,6 +14,7 @@
  *   coll_test timeout      the last rank never joins an allreduce: the others must get
  *                          GDC_ERR_TIMEOUT (run with GDC_TIMEOUT set)
  *   coll_test peerdeath    rank 1 dies in the middle of a series of allreduces
+ *   coll_test peerexit     rank 1 exits with status 5 (no gdc_finalize) in the middle of them
  * Every value received is checked: integers exactly, floats against a double reference.
  */
 #include <signal.h>
@@ -441,16 +442,16 @@ static void test_timeout(void)
     }
 }
 
-/* Rank 1 dies between allreduces: the others must not hang (they get an error, or the
- * launcher ends the job). */
-static void test_peerdeath(void)
+/* Rank 1 leaves (as leave() makes it) between allreduces: the others must not hang (they
+ * get an error, or the launcher ends the job). */
+static void allreduce_until_rank1_leaves(void (*leave)(void))
 {
     int32_t buf[1024] = {0};
 
     for (int i = 0; i < 200; i++) {
         int status;
         if (world_rank == 1 && i == 50) {
-            raise(SIGKILL);
+            leave();
         }
         status = gdc_allreduce(GDC_IN_PLACE, buf, 1024, GDC_INT32, GDC_SUM, GDC_COMM_WORLD);
         if (status != GDC_SUCCESS) {
@@ -461,17 +462,44 @@ static void test_peerdeath(void)
     printf("rank %d: survived\n", world_rank);
 }
 
+static void die_by_sigkill(void)
+{
+    raise(SIGKILL);
+}
+
+/* A failing rank that exits on its own, without gdc_finalize. */
+static void exit_with_5(void)
+{
+    fflush(stdout);
+    _exit(5);
+}
+
+static void test_peerdeath(void)
+{
+    allreduce_until_rank1_leaves(die_by_sigkill);
+}
+
+static void test_peerexit(void)
+{
+    allreduce_until_rank1_leaves(exit_with_5);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
         const char *name;
         void (*run)(void);
     } cases[] = {
-        {"all", test_all}, {"quick", test_quick}, {"nonblocking", test_nonblocking}, {"timeout", test_timeout}, {"peerdeath", test_peerdeath},
+        {"all", test_all},
+        {"quick", test_quick},
+        {"nonblocking", test_nonblocking},
+        {"timeout", test_timeout},
+        {"peerdeath", test_peerdeath},
+        {"peerexit", test_peerexit},
     };
 
     if (argc != 2) {
-        fprintf(stderr, "usage: coll_test all|quick|nonblocking|timeout|peerdeath\n");
+        fprintf(stderr, "usage: coll_test all|quick|nonblocking|timeout|peerdeath|peerexit\n");
         return 2;
     }
     CHECK_OK(gdc_init(&argc, &argv));
