@@ -115,7 +115,6 @@ GDC_COLL_BUILDER(gdc_coll_allreduce_shm)
         }
         gdc_coll_signal(sched, GDC_COLL_SHM_DONE, now, gdc_coll_join(sched, copied, n));
     }
-    gdc_coll_shm_finish(sched, (uint32_t)nchunks);
     free(copied);
     return GDC_SUCCESS;
 }

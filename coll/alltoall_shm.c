@@ -50,7 +50,6 @@ GDC_COLL_BUILDER(gdc_coll_alltoall_shm)
         }
         gdc_coll_signal(sched, GDC_COLL_SHM_DONE, now, done);
     }
-    gdc_coll_shm_finish(sched, (uint32_t)nchunks);
     free(given);
     return GDC_SUCCESS;
 }

@@ -6,6 +6,5 @@ GDC_COLL_BUILDER(gdc_coll_barrier_shm)
     int arrived = gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, 1, -1);
 
     gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_COPIED, 1, arrived);
-    gdc_coll_shm_finish(sched, 1);
     return GDC_SUCCESS;
 }

@@ -28,6 +28,5 @@ GDC_COLL_BUILDER(gdc_coll_bcast_shm)
             gdc_coll_signal(sched, GDC_COLL_SHM_DONE, now, done);
         }
     }
-    gdc_coll_shm_finish(sched, (uint32_t)nchunks);
     return GDC_SUCCESS;
 }

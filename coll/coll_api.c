@@ -95,7 +95,8 @@ static gdc_coll_args_t make_args(const coll_call_t *call, gdc_comm_t comm, size_
     return args;
 }
 
-/* Start the call with the user's buffers (GDC_IN_PLACE markers included). */
+/* Start the call with the user's buffers (GDC_IN_PLACE markers included); with req NULL,
+ * run it to completion (a blocking call). */
 static int start(gdc_comm_t comm, const gdc_coll_args_t *args, const void *sendbuf, void *recvbuf,
                  gdc_request_t *req)
 {
@@ -103,19 +104,12 @@ static int start(gdc_comm_t comm, const gdc_coll_args_t *args, const void *sendb
 
     gdc_coll_map_buffers(args, sendbuf, recvbuf, &bufs.input, &bufs.output);
     bufs.probe = bufs.output != NULL ? bufs.output : bufs.input;
-    return gdc_coll_start(comm, args, &bufs, req);
+    return req != NULL ? gdc_coll_start(comm, args, &bufs, req) : gdc_coll_run_blocking(comm, args, &bufs);
 }
 
 static int check_req(const char *fn, gdc_request_t *req)
 {
     return gdc_rt_check_pointer(fn, "req", req);
-}
-
-/* Blocking form: start, wait, release (req by address: it is set by the start, which the
- * caller evaluates in the same argument list). */
-static int complete(int status, gdc_request_t *req)
-{
-    return status == GDC_SUCCESS ? gdc_rt_request_finish(*req) : status;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -149,9 +143,7 @@ int gdc_ibarrier(gdc_comm_t comm, gdc_request_t *req)
 
 int gdc_barrier(gdc_comm_t comm)
 {
-    gdc_request_t req = GDC_REQUEST_NULL;
-
-    return complete(barrier_start(&barrier_call, comm, &req), &req);
+    return barrier_start(&barrier_call, comm, NULL);
 }
 
 static const coll_call_t ibcast_call = {"gdc_ibcast", GDC_COLL_BCAST, 0, 1};
@@ -182,9 +174,7 @@ int gdc_ibcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t 
 
 int gdc_bcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm)
 {
-    gdc_request_t req = GDC_REQUEST_NULL;
-
-    return complete(bcast_start(&bcast_call, buf, count, dtype, root, comm, &req), &req);
+    return bcast_start(&bcast_call, buf, count, dtype, root, comm, NULL);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -234,9 +224,7 @@ int gdc_ireduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dt
 int gdc_reduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op, int root,
                gdc_comm_t comm)
 {
-    gdc_request_t req = GDC_REQUEST_NULL;
-
-    return complete(reduce_start(&reduce_call, sendbuf, recvbuf, count, dtype, op, root, comm, &req), &req);
+    return reduce_start(&reduce_call, sendbuf, recvbuf, count, dtype, op, root, comm, NULL);
 }
 
 /* The collectives where every rank has an input (or GDC_IN_PLACE) and an output:
@@ -273,9 +261,7 @@ int gdc_iallreduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t
 int gdc_allreduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
                   gdc_comm_t comm)
 {
-    gdc_request_t req = GDC_REQUEST_NULL;
-
-    return complete(symmetric_start(&allreduce_call, sendbuf, recvbuf, count, count, count, dtype, op, comm, &req), &req);
+    return symmetric_start(&allreduce_call, sendbuf, recvbuf, count, count, count, dtype, op, comm, NULL);
 }
 
 /* size * count without overflow, for the collectives whose buffers hold a block per rank. */
@@ -323,9 +309,7 @@ int gdc_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount, gd
 int gdc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount, gdc_dtype_t dtype, gdc_op_t op,
                        gdc_comm_t comm)
 {
-    gdc_request_t req = GDC_REQUEST_NULL;
-
-    return complete(reduce_scatter_start(&reduce_scatter_call, sendbuf, recvbuf, recvcount, dtype, op, comm, &req), &req);
+    return reduce_scatter_start(&reduce_scatter_call, sendbuf, recvbuf, recvcount, dtype, op, comm, NULL);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -364,9 +348,7 @@ int gdc_iallgather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t
 
 int gdc_allgather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm)
 {
-    gdc_request_t req = GDC_REQUEST_NULL;
-
-    return complete(blocks_start(&allgather_call, sendbuf, recvbuf, count, dtype, comm, &req), &req);
+    return blocks_start(&allgather_call, sendbuf, recvbuf, count, dtype, comm, NULL);
 }
 
 int gdc_ialltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm,
@@ -382,9 +364,7 @@ int gdc_ialltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t 
 
 int gdc_alltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm)
 {
-    gdc_request_t req = GDC_REQUEST_NULL;
-
-    return complete(blocks_start(&alltoall_call, sendbuf, recvbuf, count, dtype, comm, &req), &req);
+    return blocks_start(&alltoall_call, sendbuf, recvbuf, count, dtype, comm, NULL);
 }
 
 static const coll_call_t ialltoallv_call = {"gdc_ialltoallv", GDC_COLL_ALLTOALLV, 0, 0};
@@ -461,10 +441,8 @@ int gdc_ialltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *
 int gdc_alltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls, void *recvbuf,
                   const size_t *recvcounts, const size_t *rdispls, gdc_dtype_t dtype, gdc_comm_t comm)
 {
-    gdc_request_t req = GDC_REQUEST_NULL;
-
-    return complete(alltoallv_start(&alltoallv_call, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls,
-                                    dtype, comm, &req), &req);
+    return alltoallv_start(&alltoallv_call, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls,
+                                    dtype, comm, NULL);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -516,9 +494,7 @@ int gdc_igather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dt
 
 int gdc_gather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm)
 {
-    gdc_request_t req = GDC_REQUEST_NULL;
-
-    return complete(gather_start(&gather_call, sendbuf, recvbuf, count, dtype, root, comm, &req), &req);
+    return gather_start(&gather_call, sendbuf, recvbuf, count, dtype, root, comm, NULL);
 }
 
 static int scatter_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
@@ -564,7 +540,5 @@ int gdc_iscatter(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t d
 
 int gdc_scatter(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm)
 {
-    gdc_request_t req = GDC_REQUEST_NULL;
-
-    return complete(scatter_start(&scatter_call, sendbuf, recvbuf, count, dtype, root, comm, &req), &req);
+    return scatter_start(&scatter_call, sendbuf, recvbuf, count, dtype, root, comm, NULL);
 }

@@ -37,7 +37,8 @@ void gdc_coll_machine_default(gdc_coll_machine_t *m)
     m->reduce_bw_gpu = 1000e9;
     m->copy_bw       = 20e9;
     m->copy_bw_gpu   = 1000e9;
-    m->step_overhead = 0.05e-6;
+    m->step_overhead  = 0.05e-6;
+    m->signal_latency = 0.1e-6;
     m->nics_per_node = 1;
     m->gpus_per_node = 0;
     m->intra_host    = GDC_LINK_SHM;
@@ -86,6 +87,8 @@ static int profile_line(gdc_coll_machine_t *m, char *line, const char *where, in
         m->copy_bw_gpu = atof(a) * 1e9;
     } else if (strcmp(key, "step_overhead_us") == 0 && n >= 2) {
         m->step_overhead = atof(a) * 1e-6;
+    } else if (strcmp(key, "signal_us") == 0 && n >= 2) {
+        m->signal_latency = atof(a) * 1e-6;
     } else if (strcmp(key, "nics_per_node") == 0 && n >= 2) {
         m->nics_per_node = atoi(a) > 0 ? atoi(a) : 1;
     } else if (strcmp(key, "gpus_per_node") == 0 && n >= 2) {
@@ -175,9 +178,10 @@ void gdc_coll_machine_print(const gdc_coll_machine_t *m, FILE *out)
         fprintf(out, "#   %-8s %8.2f us %9.1f GB/s\n", gdc_link_class_name((gdc_link_class_t)c),
                 m->link[c].latency * 1e6, m->link[c].bandwidth / 1e9);
     }
-    fprintf(out, "#   reduce %.1f GB/s (GPU %.0f), copy %.1f GB/s (GPU %.0f), %.2f us per step, %d NIC(s) per node\n",
+    fprintf(out, "#   reduce %.1f GB/s (GPU %.0f), copy %.1f GB/s (GPU %.0f), %.2f us per step, shared-memory "
+                 "signal %.2f us, %d NIC(s) per node\n",
             m->reduce_bw / 1e9, m->reduce_bw_gpu / 1e9, m->copy_bw / 1e9, m->copy_bw_gpu / 1e9,
-            m->step_overhead * 1e6, m->nics_per_node);
+            m->step_overhead * 1e6, m->signal_latency * 1e6, m->nics_per_node);
 }
 
 gdc_link_class_t gdc_coll_machine_class(const gdc_coll_machine_t *m, const gdc_coll_args_t *args, int a, int b,
@@ -400,10 +404,10 @@ static double local_cost(const model_t *md, const gdc_coll_step_t *step)
     }
 }
 
-/* A shared-memory signal is seen by a peer one shm latency later. */
+/* A shared-memory signal is seen by a peer one cache-line transfer later. */
 static double seen_at(const model_t *md, double raised)
 {
-    return raised + md->m->link[GDC_LINK_SHM].latency;
+    return raised + md->m->signal_latency;
 }
 
 static void raise_counter(model_t *md, int r, int c, uint32_t value, double t)

@@ -27,6 +27,7 @@ typedef struct gdc_coll_machine {
     double               copy_bw;        /* memcpy, host */
     double               copy_bw_gpu;
     double               step_overhead;  /* seconds of CPU per step (posting, bookkeeping) */
+    double               signal_latency; /* a shared-memory counter seen by a peer, seconds */
     int                  nics_per_node;  /* messages between nodes share these */
     int                  gpus_per_node;  /* for --plan on a described machine */
     /* which class a pair uses, by where it is: same node / other node, host / device memory */

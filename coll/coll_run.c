@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "coll_exec.h"
+#include "coll_fast.h"
 #include "coll_select.h"
 #include "gdc_rt.h"
 
@@ -49,6 +50,10 @@ typedef struct gdc_coll_comm {
      * others wait in call order (the same order on every rank). */
     struct gdc_coll_run *shm_running;
     struct gdc_coll_run *shm_queue_head, *shm_queue_tail;
+    /* the last call's shape, algorithm and cache entry: a loop repeats one call */
+    gdc_coll_key_t       last_key;
+    int                  last_on_device;
+    gdc_coll_entry_t    *last_entry;
 } gdc_coll_comm_t;
 
 typedef struct gdc_coll_run {
@@ -457,6 +462,29 @@ static const gdc_coll_algo_t *choose(gdc_coll_comm_t *cc, const gdc_coll_args_t 
     return choice->algo;
 }
 
+/* Is this call the same shape as the last one on the communicator (and its schedule
+ * still cached)? Then the choice and the cache lookup are already done. */
+static int repeats_last_call(const gdc_coll_comm_t *cc, const gdc_coll_args_t *args, int on_device)
+{
+    const gdc_coll_entry_t *e = cc->last_entry;
+    gdc_coll_key_t          key;
+
+    if (e == NULL || e->sched == NULL || cc->last_on_device != on_device) {
+        return 0;
+    }
+    key      = make_key(e->key.algo, args);
+    return same_key(&key, &cc->last_key) && same_key(&key, &e->key);
+}
+
+static void remember_call(gdc_coll_comm_t *cc, const gdc_coll_args_t *args, int on_device, gdc_coll_entry_t *entry)
+{
+    cc->last_entry     = entry;
+    cc->last_on_device = on_device;
+    if (entry != NULL) {
+        cc->last_key = entry->key;
+    }
+}
+
 /* ---------------------------------------------------------------------------------------
  * Starting a collective
  */
@@ -569,18 +597,25 @@ int gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *call, const gdc
         return status;
     }
     with_memory.on_device = on_device;
-    algo = args->coll == GDC_COLL_ALLTOALLV ? gdc_coll_select(args, on_device) : choose(cc, args, on_device);
-    if (algo == NULL) {
-        GDC_LOG_ERROR("internal: no algorithm for %s", gdc_coll_type_name(args->coll));
-        return GDC_ERR_INTERNAL;
-    }
-    if (args->coll == GDC_COLL_ALLTOALLV) {
-        status = gdc_coll_sched_build(algo, args, &sched); /* counts differ per call: no cache */
+    if (args->coll != GDC_COLL_ALLTOALLV && repeats_last_call(cc, args, on_device)) {
+        entry = cc->last_entry;
+        algo  = entry->sched->algo;
+        sched = entry->sched;
     } else {
-        status = lookup(cc, algo, args, &entry, &sched);
-    }
-    if (status != GDC_SUCCESS) {
-        return status;
+        algo = args->coll == GDC_COLL_ALLTOALLV ? gdc_coll_select(args, on_device) : choose(cc, args, on_device);
+        if (algo == NULL) {
+            GDC_LOG_ERROR("internal: no algorithm for %s", gdc_coll_type_name(args->coll));
+            return GDC_ERR_INTERNAL;
+        }
+        if (args->coll == GDC_COLL_ALLTOALLV) {
+            status = gdc_coll_sched_build(algo, args, &sched); /* counts differ per call: no cache */
+        } else {
+            status = lookup(cc, algo, args, &entry, &sched);
+        }
+        if (status != GDC_SUCCESS) {
+            return status;
+        }
+        remember_call(cc, args, on_device, entry);
     }
     if (entry != NULL && entry->spare != NULL && entry->spare->on_device == on_device) {
         run          = entry->spare;
@@ -601,6 +636,7 @@ int gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *call, const gdc
     run->entry = entry;
     run->seq   = comm->coll_seq++;
     req->impl  = run;
+    req->poll_alone = sched->num_msgs == 0;
     req->comm  = comm;
     if (entry != NULL) {
         entry->users++;
@@ -626,6 +662,26 @@ err_sched:
         gdc_coll_sched_free(sched);
     }
     return status;
+}
+
+int gdc_coll_run_blocking(struct gdc_comm *comm, const gdc_coll_args_t *call, const gdc_coll_buffers_t *bufs)
+{
+    gdc_coll_comm_t       *cc = comm->coll;
+    struct gdc_request    *req;
+    const gdc_coll_algo_t *algo;
+    int                    status, on_device;
+
+    if (comm->shm != NULL && cc->shm_running == NULL && call->coll != GDC_COLL_ALLTOALLV && !is_empty(call) &&
+        buffers_memtype(call, bufs, &on_device) == GDC_SUCCESS && !on_device) {
+        gdc_coll_args_t args = *call;
+        args.on_device       = 0;
+        algo = repeats_last_call(cc, &args, 0) ? cc->last_entry->sched->algo : choose(cc, &args, 0);
+        if (algo != NULL && gdc_coll_fast_run(comm, &args, algo, bufs, &status)) {
+            return status;
+        }
+    }
+    status = gdc_coll_start(comm, call, bufs, &req);
+    return status == GDC_SUCCESS ? gdc_rt_request_finish(req) : status;
 }
 
 /* ---------------------------------------------------------------------------------------

@@ -21,4 +21,8 @@ typedef struct gdc_coll_buffers {
 int gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *args, const gdc_coll_buffers_t *bufs,
                    struct gdc_request **out);
 
+/* Run args on comm to completion (a blocking call): small calls inside a node take the
+ * fast path, the others start and wait. */
+int gdc_coll_run_blocking(struct gdc_comm *comm, const gdc_coll_args_t *args, const gdc_coll_buffers_t *bufs);
+
 #endif

@@ -6,10 +6,11 @@
  * have said (with another counter) that they are done with it.
  *
  * Counter values are chunk numbers + 1 within a call; 0 means "everything the calls before
- * this one did". DONE is the one counter that says a rank has stopped reading its peers'
- * segments: every call raises it last, so a call that waits for every peer's DONE to reach
- * 0 may overwrite what any of them read in the calls before (only then: in an earlier call
- * any rank may have read any part of this rank's segment).
+ * this one did". When a run is over the executor raises all of a rank's counters to the
+ * call's last value: DONE then says the rank has stopped reading its peers' segments, so
+ * a call that waits for every peer's DONE to reach 0 may overwrite what any of them read
+ * in the calls before (only then: in an earlier call any rank may have read any part of
+ * this rank's segment).
  */
 #ifndef GDC_COLL_SHM_H
 #define GDC_COLL_SHM_H
@@ -33,10 +34,5 @@ int gdc_coll_shm_wait_all(gdc_coll_sched_t *sched, int counter, uint32_t value, 
  * `slots_per_chunk` copies of a chunk must fit twice (double buffering) in a segment.
  * At least 1. */
 size_t gdc_coll_shm_chunk_elems(const gdc_coll_args_t *args, size_t slots_per_chunk);
-
-/* Close a shared-memory schedule: raise DONE to the call's last value after every other
- * step, and the other counters it does not use at once (nobody waits for those in this
- * call; the next call's "0" waits then see this call as done). */
-void gdc_coll_shm_finish(gdc_coll_sched_t *sched, uint32_t epochs);
 
 #endif

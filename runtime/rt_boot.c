@@ -1,5 +1,6 @@
 #include "rt_boot.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,17 +396,52 @@ int gdc_rt_boot_publish_address(const void *addr, size_t len)
  * endpoints while peers on other nodes still use them). With nothing new committed, the
  * data collected is next to nothing.
  */
-static int fence(const char *what)
+struct fence_wait {
+    pmix_status_t status;
+    atomic_int    done;
+};
+
+/* Runs on the PMIx progress thread. */
+static void fence_done(pmix_status_t status, void *cbdata)
+{
+    struct fence_wait *wait = cbdata;
+
+    wait->status = status;
+    atomic_store_explicit(&wait->done, 1, memory_order_release);
+}
+
+/*
+ * progress (may be NULL) runs while the fence is open: a rank waiting here must still
+ * answer its peers' UCX traffic (a worker flush over TCP needs the far side to progress),
+ * or one rank's flush and everyone else's fence wait for each other.
+ */
+static int fence(const char *what, void (*progress)(void))
 {
     pmix_info_t   info;
     bool          collect = true;
+    struct fence_wait wait = {.status = PMIX_SUCCESS, .done = 0};
     pmix_status_t rc;
 
     if (gdc_rt_boot.singleton) {
         return GDC_SUCCESS;
     }
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-    rc = PMIx_Fence(NULL, 0, &info, 1);
+    if (progress == NULL) {
+        rc = PMIx_Fence(NULL, 0, &info, 1);
+    } else {
+        rc = PMIx_Fence_nb(NULL, 0, &info, 1, fence_done, &wait);
+        if (rc == PMIX_OPERATION_SUCCEEDED) {
+            atomic_store(&wait.done, 1);
+            rc = PMIX_SUCCESS;
+        }
+        while (rc == PMIX_SUCCESS && !atomic_load_explicit(&wait.done, memory_order_acquire)) {
+            progress();
+            sched_yield();
+        }
+        if (rc == PMIX_SUCCESS) {
+            rc = wait.status;
+        }
+    }
     PMIX_INFO_DESTRUCT(&info);
     if (rc != PMIX_SUCCESS) {
         return pmix_error(what, rc);
@@ -415,12 +451,12 @@ static int fence(const char *what)
 
 int gdc_rt_boot_exchange(void)
 {
-    return fence("fence (address exchange)");
+    return fence("fence (address exchange)", NULL);
 }
 
-int gdc_rt_boot_barrier(void)
+int gdc_rt_boot_barrier(void (*progress)(void))
 {
-    return fence("fence (barrier)");
+    return fence("fence (barrier)", progress);
 }
 
 int gdc_rt_boot_lookup_address(int rank, void **addr, size_t *len)

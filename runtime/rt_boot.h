@@ -32,8 +32,9 @@ int gdc_rt_boot_exchange(void);
 /* rank's address; *addr is malloc'd, the caller frees it. */
 int gdc_rt_boot_lookup_address(int rank, void **addr, size_t *len);
 
-/* A job-wide barrier through the PMIx server (used at finalize). */
-int gdc_rt_boot_barrier(void);
+/* A job-wide barrier through the PMIx server (used at finalize); progress (or NULL)
+ * is called over and over until it completes. */
+int gdc_rt_boot_barrier(void (*progress)(void));
 
 /* Ask the launcher to end the whole job with code; returns only if it could not. */
 void gdc_rt_boot_abort(int code, const char *msg);

@@ -95,8 +95,9 @@ int gdc_finalize(void)
     }
     gdc_rt_request_abort_all(GDC_ERR_NOT_INITIALIZED);
     (void)gdc_rt_ucx_flush();
-    /* Nobody tears down its endpoints while a peer may still send to it. */
-    barrier_status = gdc_rt_boot_barrier();
+    /* Nobody tears down its endpoints while a peer may still send to it (or still flush
+     * towards it: hence UCX progress while the barrier waits). */
+    barrier_status = gdc_rt_boot_barrier(gdc_rt_ucx_progress);
     gdc_rt_comm_finalize_all();
     gdc_coll_finalize();
     gdc_rt_topo_finalize();

@@ -13,6 +13,8 @@
 
 /* How often the outstanding requests are checked for stalls and timeouts. */
 #define GDC_RT_WATCH_INTERVAL 0.05
+/* Rounds of polling a local-only request alone between two rounds of the whole engine. */
+#define GDC_RT_POLL_ALONE 16
 /* Every this many watches, the peers pending messages wait on are checked for life. */
 #define GDC_RT_PID_WATCH_EVERY 5
 /* Idle this long (seconds) and a yielding wait starts to sleep between polls. */
@@ -74,7 +76,7 @@ struct gdc_request *gdc_rt_request_new(const gdc_rt_request_ops_t *ops)
     memset(req, 0, sizeof(*req));
     req->magic         = GDC_RT_REQUEST_MAGIC;
     req->ops           = ops;
-    req->last_progress = gdc_wtime();
+    req->last_progress = 0;
     req->next          = outstanding;
     if (outstanding != NULL) {
         outstanding->prev = req;
@@ -108,7 +110,8 @@ void gdc_rt_request_free(struct gdc_request *req)
 
 void gdc_rt_request_touch(struct gdc_request *req)
 {
-    req->last_progress = gdc_wtime();
+    /* no clock read on the hot path: the watcher, a few times a second, takes "now" */
+    req->last_progress = 0;
     req->warn_interval = 0;
 }
 
@@ -133,6 +136,10 @@ static void watch(struct gdc_request *req, double now)
     char   what[256];
 
     if (req->completed) {
+        return;
+    }
+    if (req->last_progress == 0) {
+        req->last_progress = now; /* it moved since the last look */
         return;
     }
     if (gdc_rt_config.timeout > 0 && idle >= gdc_rt_config.timeout) {
@@ -226,9 +233,18 @@ static int advance(struct gdc_request *req)
 
 int gdc_rt_request_wait(struct gdc_request *req)
 {
-    double idle_since = 0;
+    double   idle_since = 0;
+    unsigned round      = 0;
 
     while (!req->completed) {
+        /* a shared-memory wait is a load away: poll it alone most of the time (UCX, the
+         * other requests and the watcher still get a round every GDC_RT_POLL_ALONE) */
+        if (req->poll_alone && ++round % GDC_RT_POLL_ALONE != 0) {
+            if (req->ops->progress(req)) {
+                idle_since = 0;
+            }
+            continue;
+        }
         if (advance(req)) {
             idle_since = 0;
             continue;
@@ -247,6 +263,62 @@ void gdc_rt_request_cancel(struct gdc_request *req, int status)
         req->ops->abort(req, status);
     }
     gdc_rt_request_free(req);
+}
+
+/* Spins between two looks at the clock (stalls, timeouts, the peer's life). */
+#define GDC_RT_SPIN_CLOCK 1024
+
+int gdc_rt_spin_wait(const gdc_rt_spin_t *spin)
+{
+    double   start = 0, idle_since = 0, next_warn = 0, interval = gdc_rt_config.stall_warn;
+    unsigned round = 0, checks = 0;
+    char     what[256];
+
+    while (!spin->ready(spin->arg)) {
+        double now, idle;
+        int    peer;
+
+        if (++round % GDC_RT_POLL_ALONE != 0) {
+            continue;
+        }
+        if (gdc_rt_progress()) {
+            idle_since = 0;
+        } else {
+            if (idle_since == 0) {
+                idle_since = gdc_wtime();
+            }
+            idle_pause(idle_since);
+        }
+        if (round % GDC_RT_SPIN_CLOCK != 0) {
+            continue;
+        }
+        now  = gdc_wtime();
+        peer = spin->peer(spin->arg);
+        if (start == 0) {
+            start     = now;
+            next_warn = now + interval;
+        }
+        idle = now - start;
+        if (++checks % 16 == 0) {
+            gdc_rt_ucx_watch_peer(peer, checks);
+        }
+        if (gdc_rt_ucx_peer_failed(peer)) {
+            return GDC_ERR_PEER_FAILED;
+        }
+        if (gdc_rt_config.timeout > 0 && idle >= gdc_rt_config.timeout) {
+            spin->describe(spin->arg, what, sizeof(what));
+            GDC_LOG_ERROR("%s for %.0f s: giving up with GDC_ERR_TIMEOUT (GDC_TIMEOUT=%g)", what, idle,
+                          gdc_rt_config.timeout);
+            return GDC_ERR_TIMEOUT;
+        }
+        if (interval > 0 && now >= next_warn) {
+            spin->describe(spin->arg, what, sizeof(what));
+            GDC_LOG_WARN("%s for %.0f s", what, idle);
+            interval *= 2;
+            next_warn = now + interval;
+        }
+    }
+    return GDC_SUCCESS;
 }
 
 int gdc_rt_request_finish(struct gdc_request *req)

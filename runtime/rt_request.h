@@ -32,7 +32,10 @@ struct gdc_request {
     int                         completed;
     int                         status;
     const gdc_rt_request_ops_t *ops;
-    double                      last_progress; /* gdc_wtime() of the last step forward */
+    double                      last_progress; /* gdc_wtime() of the last step forward; 0: just
+                                                  now (the watcher reads the clock) */
+    int                         poll_alone;    /* nothing of it goes through UCX: a waiter may
+                                                  poll it alone between rounds of the engine */
     double                      next_warn;     /* stall warning due at */
     double                      warn_interval;
     struct gdc_request         *prev;          /* outstanding list */
@@ -76,6 +79,22 @@ int gdc_rt_request_test(struct gdc_request *req);
 
 /* Abort every outstanding request with status (finalize). */
 void gdc_rt_request_abort_all(int status);
+
+/*
+ * Wait for a condition that no request stands for (a fast path's shared-memory counter),
+ * with everything a request wait has: the engine progressed every few rounds, the core
+ * yielded as configured, stall warnings and GDC_TIMEOUT with describe()'s line, and the
+ * peers the condition depends on (world ranks) watched for failure. Returns GDC_SUCCESS,
+ * GDC_ERR_TIMEOUT or GDC_ERR_PEER_FAILED.
+ */
+typedef struct gdc_rt_spin {
+    int  (*ready)(void *arg);                             /* 1 when the wait is over */
+    void (*describe)(void *arg, char *buf, size_t len);   /* what it waits for */
+    int  (*peer)(void *arg);                              /* the world rank it waits for now */
+    void *arg;
+} gdc_rt_spin_t;
+
+int gdc_rt_spin_wait(const gdc_rt_spin_t *spin);
 
 /* Set the yield policy from the configuration and the node's shape. */
 void gdc_rt_progress_init(int local_size);

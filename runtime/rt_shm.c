@@ -18,6 +18,7 @@
 #define GDC_RT_SHM_MAGIC  0x67647368u /* "gdsh" */
 #define GDC_RT_SHM_HEADER 4096        /* the data area starts page-aligned */
 
+/* The counters are GDC_RT_SHM_COUNTER_STRIDE words apart (rt_shm.h's inline accessors). */
 struct gdc_rt_shm_segment {
     uint64_t magic;
     uint64_t data_bytes;
@@ -29,6 +30,8 @@ struct gdc_rt_shm_segment {
 };
 
 size_t gdc_rt_shm_bytes;
+
+static int index_segments(gdc_rt_shm_t *shm);
 
 void gdc_rt_shm_tag(char *buf, size_t len, int world_rank, unsigned n)
 {
@@ -89,7 +92,7 @@ int gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *tag)
     shm->segments[0] = seg;
     shm->data_bytes  = gdc_rt_shm_bytes;
     shm->local_size  = 1;
-    return GDC_SUCCESS;
+    return index_segments(shm);
 
 err_unlink:
     close(fd);
@@ -151,7 +154,7 @@ int gdc_rt_shm_attach(gdc_rt_shm_t *shm, int local_size, int local_index, const 
             return GDC_ERR_UNSUPPORTED;
         }
     }
-    return GDC_SUCCESS;
+    return index_segments(shm);
 }
 
 void gdc_rt_shm_unlink(gdc_rt_shm_t *shm)
@@ -173,17 +176,26 @@ void gdc_rt_shm_destroy(gdc_rt_shm_t *shm)
     }
     free(shm->segments);
     free(shm->local_ranks);
+    free(shm->data);
+    free((void *)shm->counters);
     memset(shm, 0, sizeof(*shm));
 }
 
-void *gdc_rt_shm_data(const gdc_rt_shm_t *shm, int i)
+/* The pointers the accessors use, once the segments are mapped. */
+static int index_segments(gdc_rt_shm_t *shm)
 {
-    return (char *)shm->segments[i] + GDC_RT_SHM_HEADER;
-}
-
-volatile uint64_t *gdc_rt_shm_counter(const gdc_rt_shm_t *shm, int i, int which)
-{
-    return &shm->segments[i]->counters[which].value;
+    free(shm->data);
+    free((void *)shm->counters);
+    shm->data     = malloc((size_t)shm->local_size * sizeof(*shm->data));
+    shm->counters = malloc((size_t)shm->local_size * sizeof(*shm->counters));
+    if (shm->data == NULL || shm->counters == NULL) {
+        return GDC_ERR_NO_MEMORY;
+    }
+    for (int i = 0; i < shm->local_size; i++) {
+        shm->data[i]     = shm->segments[i] != NULL ? (char *)shm->segments[i] + GDC_RT_SHM_HEADER : NULL;
+        shm->counters[i] = shm->segments[i] != NULL ? &shm->segments[i]->counters[0].value : NULL;
+    }
+    return GDC_SUCCESS;
 }
 
 int gdc_rt_shm_init_private(gdc_rt_shm_t *shms, int n, size_t data_bytes)
@@ -211,6 +223,9 @@ int gdc_rt_shm_init_private(gdc_rt_shm_t *shms, int n, size_t data_bytes)
         shms[i].local_index = i;
         shms[i].data_bytes  = data_bytes;
         shms[i].segments    = segs; /* shared: freed once, by gdc_rt_shm_free_private */
+        if (index_segments(&shms[i]) != GDC_SUCCESS) {
+            return GDC_ERR_NO_MEMORY;
+        }
     }
     return GDC_SUCCESS;
 }
@@ -225,6 +240,8 @@ void gdc_rt_shm_free_private(gdc_rt_shm_t *shms, int n)
     }
     free(shms[0].segments);
     for (int i = 0; i < n; i++) {
+        free(shms[i].data);
+        free((void *)shms[i].counters);
         memset(&shms[i], 0, sizeof(shms[i]));
     }
 }

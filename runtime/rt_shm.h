@@ -26,7 +26,12 @@ typedef struct gdc_rt_shm {
     gdc_rt_shm_segment_t **segments;    /* [local_size] mapped, mine at local_index */
     char                  *name;        /* my segment's name until it is unlinked */
     uint64_t               epoch;       /* counters' value reached by every shm collective so far */
+    char                 **data;        /* [local_size] each segment's data area */
+    volatile uint64_t    **counters;    /* [local_size] each segment's first counter */
 } gdc_rt_shm_t;
+
+/* Counters sit one cache line apart. */
+#define GDC_RT_SHM_COUNTER_STRIDE 8 /* uint64_t */
 
 /* Create (map) my segment under a name derived from tag; data_bytes from GDC_SHM_SIZE. */
 int gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *tag);
@@ -38,9 +43,16 @@ int gdc_rt_shm_attach(gdc_rt_shm_t *shm, int local_size, int local_index, const 
 void gdc_rt_shm_unlink(gdc_rt_shm_t *shm);
 void gdc_rt_shm_destroy(gdc_rt_shm_t *shm);
 
-/* The data area and the counters of local rank i's segment. */
-void              *gdc_rt_shm_data(const gdc_rt_shm_t *shm, int i);
-volatile uint64_t *gdc_rt_shm_counter(const gdc_rt_shm_t *shm, int i, int which);
+/* The data area and the counters of local rank i's segment (hot paths: inline). */
+static inline void *gdc_rt_shm_data(const gdc_rt_shm_t *shm, int i)
+{
+    return shm->data[i];
+}
+
+static inline volatile uint64_t *gdc_rt_shm_counter(const gdc_rt_shm_t *shm, int i, int which)
+{
+    return shm->counters[i] + (size_t)which * GDC_RT_SHM_COUNTER_STRIDE;
+}
 
 static inline void gdc_rt_shm_raise(volatile uint64_t *counter, uint64_t value)
 {

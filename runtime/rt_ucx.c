@@ -397,6 +397,13 @@ static ucs_status_t wait_ucx(ucs_status_ptr_t request)
     return status;
 }
 
+void gdc_rt_ucx_progress(void)
+{
+    if (ucx.worker != NULL) {
+        ucp_worker_progress(ucx.worker);
+    }
+}
+
 int gdc_rt_ucx_flush(void)
 {
     ucp_request_param_t param;

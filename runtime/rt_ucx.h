@@ -7,6 +7,8 @@
 int  gdc_rt_ucx_init(void);
 /* Deliver what is outstanding, then close every endpoint and the worker. */
 int  gdc_rt_ucx_flush(void);
+/* One round of UCX progress; for waits outside the request engine. */
+void gdc_rt_ucx_progress(void);
 void gdc_rt_ucx_finalize(void);
 
 ucp_worker_h gdc_rt_ucx_worker(void);
