@@ -17,7 +17,7 @@
 gdc_coll_config_t gdc_coll_config = {
     .chunk_bytes  = 256 * 1024,
     .shm_chunk_bytes = 256 * 1024,
-    .stream_bytes    = 8 * 1024 * 1024,
+    .stream_bytes    = 0,
     .small_bytes  = 8 * 1024,
     .medium_bytes = 512 * 1024,
     .tree_radix   = 4,
@@ -164,6 +164,20 @@ static int parse_chunk(const char *value, void *dest, const char **why)
     return 0;
 }
 
+/* "auto" (0) is resolved at init from the node's last-level cache. */
+static int parse_stream(const char *value, void *dest, const char **why)
+{
+    if (strcmp(value, "auto") == 0) {
+        *(size_t *)dest = 0;
+        return 0;
+    }
+    if (parse_chunk(value, dest, why) != 0) {
+        *why = "\"auto\" or a byte count of at least 1K, such as 16M";
+        return -1;
+    }
+    return 0;
+}
+
 static int parse_radix(const char *value, void *dest, const char **why)
 {
     int radix = 0;
@@ -197,9 +211,10 @@ static const gdc_rt_param_t coll_params[] = {
     {"GDC_TREE_RADIX", "4", "k of the k-nomial tree algorithms", parse_radix, &gdc_coll_config.tree_radix},
     {"GDC_SHM_CHUNK", "256K", "pipelining unit of the shared-memory algorithms (bytes; sized to stay in cache)",
      parse_chunk, &gdc_coll_config.shm_chunk_bytes},
-    {"GDC_STREAM_SIZE", "8M",
-     "collective outputs from this size on are copied with non-temporal stores (around the cache)", parse_chunk,
-     &gdc_coll_config.stream_bytes},
+    {"GDC_STREAM_SIZE", "auto",
+     "collective outputs from this size on are copied with non-temporal stores (around the cache); auto: half "
+     "the last-level cache, 16M where unknown",
+     parse_stream, &gdc_coll_config.stream_bytes},
     {"GDC_PROFILE", "", "machine profile for the cost model: a name (share/profiles) or a path", parse_algo_name,
      &gdc_coll_config.profile},
     {"GDC_TUNING", "", "tuning file pinning algorithms by size: lines \"COLLECTIVE MIN-MAX ALGORITHM\"",
@@ -354,10 +369,26 @@ static int supports(const gdc_coll_algo_t *algo, const gdc_coll_args_t *args)
     return algo->supports == NULL || algo->supports(args);
 }
 
+/* Outputs larger than about half the last-level cache would evict what the ranks read
+ * next anyway (measured here: 16M beats 8M and off, see bench/RESULTS.md). */
+static void resolve_stream_size(void)
+{
+    const gdc_topo_node_t *node = gdc_rt_topo_my_node();
+    size_t                 llc  = node != NULL ? node->llc_bytes : 0;
+
+    if (gdc_coll_config.stream_bytes != 0) {
+        return;
+    }
+    gdc_coll_config.stream_bytes = llc >= 2 * 1024 ? llc / 2 : (size_t)16 * 1024 * 1024;
+    GDC_LOG_DEBUG("GDC_STREAM_SIZE auto: %zu bytes (%s)", gdc_coll_config.stream_bytes,
+                  llc >= 2 * 1024 ? "half the last-level cache" : "last-level cache unknown");
+}
+
 int gdc_coll_select_init(void)
 {
     int status;
 
+    resolve_stream_size();
     gdc_coll_machine_default(&gdc_coll_machine);
     if (gdc_coll_config.profile != NULL &&
         (status = gdc_coll_machine_load(&gdc_coll_machine, gdc_coll_config.profile)) != GDC_SUCCESS) {

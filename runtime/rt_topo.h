@@ -116,6 +116,7 @@ typedef struct gdc_topo_nic {
 typedef struct gdc_topo_node {
     char             hostname[64];
     int              num_packages, num_numa, num_cores, num_pus;
+    size_t           llc_bytes;   /* the last-level cache of the first package (0: unknown) */
     int              num_roots;   /* PCIe host bridges */
     int              nvswitch;    /* NVSwitch devices on the PCI bus */
     int              io;          /* 1 when the PCI tree was discovered (0: no GPUs/NICs known) */

@@ -68,9 +68,9 @@ int gdc_rt_topo_load(const char *xml_path, int with_io, struct hwloc_topology **
         GDC_LOG_ERROR("hwloc_topology_init failed");
         return GDC_ERR_NO_MEMORY;
     }
-    /* Only what the model reads: no caches, and the I/O objects hwloc calls important
-     * (GPUs, NICs, storage, the bridges above them). */
-    hwloc_topology_set_cache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    /* Only what the model reads: data caches (the last level sizes the streaming copies),
+     * and the I/O objects hwloc calls important (GPUs, NICs, storage, the bridges above). */
+    hwloc_topology_set_cache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
     hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
     hwloc_topology_set_io_types_filter(topo, with_io ? HWLOC_TYPE_FILTER_KEEP_IMPORTANT
                                                      : HWLOC_TYPE_FILTER_KEEP_NONE);
@@ -381,6 +381,20 @@ static void derive_p2p(gdc_topo_node_t *node)
     node->p2p_source = GDC_TOPO_FACTS_TOPOLOGY;
 }
 
+static size_t last_level_cache(hwloc_topology_t topo)
+{
+    static const hwloc_obj_type_t levels[] = {HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L3CACHE,
+                                              HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L1CACHE};
+
+    for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+        hwloc_obj_t cache = hwloc_get_obj_by_type(topo, levels[i], 0);
+        if (cache != NULL && cache->attr != NULL && cache->attr->cache.size > 0) {
+            return (size_t)cache->attr->cache.size;
+        }
+    }
+    return 0;
+}
+
 static void count_cpus(hwloc_topology_t topo, gdc_topo_node_t *node)
 {
     const char *host = hwloc_obj_get_info_by_name(hwloc_get_root_obj(topo), "HostName");
@@ -389,6 +403,7 @@ static void count_cpus(hwloc_topology_t topo, gdc_topo_node_t *node)
     node->num_numa     = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
     node->num_cores    = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
     node->num_pus      = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    node->llc_bytes    = last_level_cache(topo);
     snprintf(node->hostname, sizeof(node->hostname), "%s", host != NULL ? host : "");
 }
 
