@@ -274,4 +274,22 @@ else
         "--test reduce_scatter --ranks 3 --sizes $(sizes 8 1024) --validate" -- \
         $gdc_launch -n 3 "$bench/gdbench" reduce_scatter -T bfloat16 -o avg -m 1:1K $fast -c
 fi
+
+# bench/tune.sh writes a tuning file gdc accepts, and results stay right under it.
+if [ -x "${top_builddir:-.}/launcher/gdrun" ]; then
+    tuning=$tmp/gdc.tuning
+    run sh "${top_srcdir:-.}/bench/tune.sh" -t "allreduce bcast" -n 2 -m 4:4K -R 1 -i 5 -o "$tuning"
+    if [ "$rc" = 0 ] && grep -q "^# allreduce 4096: " "$tuning" && grep -q "^# bcast 4: " "$tuning"; then
+        GDC_TUNING=$tuning GDC_LOG=info run "${top_builddir:-.}/launcher/gdrun" -n 2 "$bench/gdbench" allreduce \
+            -m 4:4K $fast -c
+        grep -q "tuning file .*rule(s)" "$err" || rc=1
+    else
+        cat "$tuning" >>"$log" 2>/dev/null
+        rc=1
+    fi
+    tap_check "bench/tune.sh: a tuning file gdc loads, allreduce -c under it" "$rc" "$log"
+    run sh "${top_srcdir:-.}/bench/tune.sh" -n 1
+    [ "$rc" = 2 ] && grep -q "at least 2 ranks" "$err"
+    tap_check "bench/tune.sh -n 1: usage error" $? "$log"
+fi
 tap_done
