@@ -278,6 +278,8 @@ fi
 # bench/tune.sh writes a tuning file gdc accepts, and results stay right under it.
 if [ -x "${top_builddir:-.}/launcher/gdrun" ]; then
     tuning=$tmp/gdc.tuning
+    BUILDDIR=${top_builddir:-.}
+    export BUILDDIR # tune.sh finds gdrun and gdbench there (a VPATH build is not beside it)
     run sh "${top_srcdir:-.}/bench/tune.sh" -t "allreduce bcast" -n 2 -m 4:4K -R 1 -i 5 -o "$tuning"
     if [ "$rc" = 0 ] && grep -q "^# allreduce 4096: " "$tuning" && grep -q "^# bcast 4: " "$tuning"; then
         GDC_TUNING=$tuning GDC_LOG=info run "${top_builddir:-.}/launcher/gdrun" -n 2 "$bench/gdbench" allreduce \
