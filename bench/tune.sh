@@ -55,10 +55,14 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gdc-tune.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 unset GDC_TUNING
 
-# The algorithms that apply to a call of `bytes` on this job shape, per the model.
-applicable() { # test bytes
-    "$gdinfo" --plan "$1" --bytes "$2" --ranks "$ranks" 2>/dev/null |
-        awk '!/^#/ && $0 !~ /does not apply/ { print ($1 == "*") ? $2 : $1 }'
+# The model's plan for a call of `bytes` on this job shape.
+plan() { # test bytes
+    "$gdinfo" --plan "$1" --bytes "$2" --ranks "$ranks" 2>/dev/null
+}
+
+# The algorithms of a plan (on stdin) that apply to its call.
+applicable() {
+    awk '!/^#/ && $0 !~ /does not apply/ { print ($1 == "*") ? $2 : $1 }'
 }
 
 # "16K" -> 16384
@@ -70,7 +74,7 @@ max_bytes=$(bytes_of "${sizes##*:}")
 
 # The algorithms of a collective that apply at the smallest or the largest size.
 algorithms() { # test
-    { applicable "$1" "$min_bytes"; applicable "$1" "$max_bytes"; } | sort -u
+    { plan "$1" "$min_bytes" | applicable; plan "$1" "$max_bytes" | applicable; } | sort -u
 }
 
 {
@@ -97,8 +101,9 @@ for test in $tests; do
     # per size: the model's choice and the fastest applicable algorithm (median time); the
     # measured one wins when it beats the model's by more than the noise margin
     for bytes in $(awk '{ print $1 }' "$work/$test.rows" | sort -n -u); do
-        chosen=$("$gdinfo" --plan "$test" --bytes "$bytes" --ranks "$ranks" 2>/dev/null | awk '$1 == "*" { print $2 }')
-        for algo in $(applicable "$test" "$bytes"); do
+        plan "$test" "$bytes" >"$work/plan"
+        chosen=$(awk '$1 == "*" { print $2 }' "$work/plan")
+        for algo in $(applicable <"$work/plan"); do
             awk -v b="$bytes" -v a="$algo" '$1 == b && $2 == a { print $3 }' "$work/$test.rows" | sort -g |
                 awk -v b="$bytes" -v a="$algo" '{ v[NR] = $1 } END { if (NR) print b, a, v[int((NR + 1) / 2)] }'
         done | sort -k3,3g | awk -v c="$chosen" -v margin="$margin" '
