@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "coll_run.h"
+#include "engine/run.h"
 #include "rt_shm.h"
 #include "gdc_rt.h"
 

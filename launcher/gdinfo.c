@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "coll.h"
-#include "coll_algo.h"
-#include "coll_select.h"
+#include "builder.h"
+#include "select/select.h"
 #include "config.h"
 #include "gdc_rt.h"
 #include "rt_shm.h"

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll_exec.h"
-#include "coll_sched.h"
+#include "engine/exec.h"
+#include "engine/sched.h"
 #include "values.h"
 #include "rt_shm.h"
 

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "coll_algo.h"
+#include "builder.h"
 #include "sim.h"
 
 static const int sizes[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 24, 32, 33};

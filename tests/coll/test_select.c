@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "coll_algo.h"
-#include "coll_model.h"
-#include "coll_select.h"
+#include "builder.h"
+#include "select/model.h"
+#include "select/select.h"
 #include "gdc_rt.h"
 
 static int node_of[128];

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "reduce.h"
+#include "kernels/reduce.h"
 
 double test_value(gdc_dtype_t dtype, gdc_op_t op, int r, size_t i)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "reduce.h"
+#include "kernels/reduce.h"
 
 static double now(void)
 {

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "reduce.h"
+#include "kernels/reduce.h"
 #include "reference.h"
 
 typedef struct {

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "reduce.h"
+#include "kernels/reduce.h"
 #include "reference.h"
 
 /* Lengths around the vector widths (up to 64 bytes: 64 int8, 8 float64 per vector) and

@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "reduce.h"
-#include "reduce_cuda.h"
+#include "kernels/reduce.h"
+#include "kernels/reduce_cuda.h"
 #include "reference.h"
 
 #ifdef GDC_HAVE_CUDA

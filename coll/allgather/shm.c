@@ -1,0 +1,42 @@
+/*
+ * allgather shm: each rank copies its block, chunk by chunk, into its shared memory; every
+ * rank copies each peer's chunk out as soon as that peer's counter says it is there.
+ */
+#include "phase/shm.h"
+
+GDC_COLL_BUILDER(gdc_coll_allgather_shm)
+{
+    int    n = args->size, me = args->rank;
+    size_t blk = args->count, chunk = gdc_coll_shm_chunk_elems(args, 1);
+    size_t nchunks = (blk + chunk - 1) / chunk;
+    gdc_coll_region_t mine = args->in_place ? gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)me, blk)
+                                            : gdc_coll_rgn(sched, GDC_COLL_INPUT, 0, blk);
+
+    if (!args->in_place) {
+        gdc_coll_copy(sched, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)me, blk), mine, -1);
+    }
+    for (size_t j = 0; j < nchunks; j++) {
+        size_t            first = j * chunk, len = blk - first < chunk ? blk - first : chunk;
+        size_t            slot  = (j % 2) * chunk * args->dsize;
+        uint32_t          now = (uint32_t)j + 1, prior = j >= 2 ? (uint32_t)j - 1 : 0;
+        gdc_coll_region_t part = mine;
+        int               readers, copied, done = -1;
+
+        part.offset += first * args->dsize;
+        part.length  = len * args->dsize;
+        readers = gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, prior, -1);
+        copied  = gdc_coll_copy(sched, gdc_coll_rgn_shm(me, me, slot, part.length), part, readers);
+        gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, now, copied);
+        for (int p = 0; p < n; p++) {
+            int there;
+            if (p == me) {
+                continue;
+            }
+            there = gdc_coll_wait(sched, p, GDC_COLL_SHM_COPIED, now, done);
+            done  = gdc_coll_copy(sched, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)p + first, len),
+                                  gdc_coll_rgn_shm(p, me, slot, part.length), there);
+        }
+        gdc_coll_signal(sched, GDC_COLL_SHM_DONE, now, done);
+    }
+    return GDC_SUCCESS;
+}

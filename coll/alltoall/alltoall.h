@@ -1,0 +1,21 @@
+/* What the pairwise alltoall and alltoallv share: per-peer block placement. */
+#ifndef GDC_COLL_ALLTOALL_COMMON_H
+#define GDC_COLL_ALLTOALL_COMMON_H
+
+#include "builder.h"
+
+/* Where the block for / from peer p lives, in elements. */
+typedef struct gdc_coll_a2a_layout {
+    size_t (*send_offset)(const gdc_coll_args_t *args, int p);
+    size_t (*send_count)(const gdc_coll_args_t *args, int p);
+    size_t (*recv_offset)(const gdc_coll_args_t *args, int p);
+    size_t (*recv_count)(const gdc_coll_args_t *args, int p);
+} gdc_coll_a2a_layout_t;
+
+/* Pairwise exchange: in round k send to r+k and receive from r-k; at most `window` rounds
+ * of sends in flight. In place, blocks arrive in scratch and are copied into place once the
+ * send that read that place has completed. */
+int gdc_coll_a2a_pairwise(gdc_coll_sched_t *sched, const gdc_coll_args_t *args,
+                          const gdc_coll_a2a_layout_t *layout);
+
+#endif

@@ -1,0 +1,20 @@
+/* alltoall pairwise: n-1 rounds, in round k rank r sends its block for r+k and receives the
+ * block from r-k; a window of rounds in flight. The bandwidth choice. */
+#include "alltoall/alltoall.h"
+
+static size_t block_offset(const gdc_coll_args_t *args, int p)
+{
+    return args->count * (size_t)p;
+}
+
+static size_t block_count(const gdc_coll_args_t *args, int p)
+{
+    return args->count;
+}
+
+static const gdc_coll_a2a_layout_t equal_blocks = {block_offset, block_count, block_offset, block_count};
+
+GDC_COLL_BUILDER(gdc_coll_alltoall_pairwise)
+{
+    return gdc_coll_a2a_pairwise(sched, args, &equal_blocks);
+}

@@ -1,0 +1,55 @@
+/*
+ * alltoall shm: each rank copies, chunk by chunk, its block for every peer into its shared
+ * memory; each rank copies the blocks meant for it out of every peer's segment. In place,
+ * a block's place is overwritten only after this rank copied its own block for that peer
+ * out of it.
+ */
+#include <stdlib.h>
+
+#include "gdc_rt.h"
+#include "phase/shm.h"
+
+GDC_COLL_BUILDER(gdc_coll_alltoall_shm)
+{
+    int    n = args->size, me = args->rank;
+    size_t blk = args->count, chunk = gdc_coll_shm_chunk_elems(args, (size_t)n);
+    size_t nchunks = (blk + chunk - 1) / chunk;
+    int   *given   = malloc((size_t)n * sizeof(int));
+
+    if (given == NULL) {
+        return GDC_ERR_NO_MEMORY;
+    }
+    if (!args->in_place) {
+        gdc_coll_copy(sched, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)me, blk),
+                      gdc_coll_rgn(sched, GDC_COLL_INPUT, blk * (size_t)me, blk), -1);
+    }
+    for (size_t j = 0; j < nchunks; j++) {
+        size_t   first = j * chunk, len = blk - first < chunk ? blk - first : chunk;
+        size_t   slot  = (j % 2) * (size_t)n * chunk * args->dsize;
+        uint32_t now = (uint32_t)j + 1, prior = j >= 2 ? (uint32_t)j - 1 : 0;
+        int      readers = gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, prior, -1), done = -1;
+
+        for (int p = 0; p < n; p++) {
+            given[p] = p == me ? -1
+                               : gdc_coll_copy(sched,
+                                               gdc_coll_rgn_shm(me, me, slot + (size_t)p * chunk * args->dsize,
+                                                                len * args->dsize),
+                                               gdc_coll_rgn(sched, GDC_COLL_INPUT, blk * (size_t)p + first, len), readers);
+        }
+        gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, now, gdc_coll_join(sched, given, n));
+        for (int p = 0; p < n; p++) {
+            int there;
+            if (p == me) {
+                continue;
+            }
+            there = gdc_coll_wait(sched, p, GDC_COLL_SHM_COPIED, now, given[p]);
+            gdc_coll_after(sched, there, done);
+            done = gdc_coll_copy(sched, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)p + first, len),
+                                 gdc_coll_rgn_shm(p, me, slot + (size_t)me * chunk * args->dsize, len * args->dsize),
+                                 there);
+        }
+        gdc_coll_signal(sched, GDC_COLL_SHM_DONE, now, done);
+    }
+    free(given);
+    return GDC_SUCCESS;
+}

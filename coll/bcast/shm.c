@@ -1,0 +1,32 @@
+/*
+ * bcast shm: the root copies the message chunk by chunk into its shared memory (double
+ * buffered), every other rank copies each chunk out as soon as the root's counter says it
+ * is there. Two copies of the data in all, the readers in parallel.
+ */
+#include "phase/shm.h"
+
+GDC_COLL_BUILDER(gdc_coll_bcast_shm)
+{
+    int    me    = args->rank, root = args->root;
+    size_t chunk = gdc_coll_shm_chunk_elems(args, 1);
+    size_t nchunks = (args->count + chunk - 1) / chunk;
+
+    for (size_t j = 0; j < nchunks; j++) {
+        size_t   first = j * chunk, len = args->count - first < chunk ? args->count - first : chunk;
+        size_t   slot  = (j % 2) * chunk * args->dsize;
+        uint32_t now = (uint32_t)j + 1, prior = j >= 2 ? (uint32_t)j - 1 : 0;
+        gdc_coll_region_t data = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, first, len);
+
+        if (me == root) {
+            /* the slot is free once every reader copied chunk j-2 out of it */
+            int readers = gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, prior, -1);
+            int copied  = gdc_coll_copy(sched, gdc_coll_rgn_shm(me, me, slot, data.length), data, readers);
+            gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, now, copied);
+        } else {
+            int there = gdc_coll_wait(sched, root, GDC_COLL_SHM_COPIED, now, -1);
+            int done  = gdc_coll_copy(sched, data, gdc_coll_rgn_shm(root, me, slot, data.length), there);
+            gdc_coll_signal(sched, GDC_COLL_SHM_DONE, now, done);
+        }
+    }
+    return GDC_SUCCESS;
+}

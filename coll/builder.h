@@ -1,0 +1,143 @@
+/* What algorithm builders share: the collectives' tuning parameters and small helpers. */
+#ifndef GDC_COLL_ALGO_H
+#define GDC_COLL_ALGO_H
+
+#include "engine/sched.h"
+
+/* Slots available for the messages between one pair of ranks in one collective (the tag
+ * field is 12 bits); builders keep their slot numbers below it. */
+#define GDC_COLL_MAX_SLOTS 4096u
+
+typedef struct gdc_coll_config {
+    size_t chunk_bytes;       /* pipelining unit of large messages */
+    size_t shm_chunk_bytes;   /* pipelining unit through shared memory (cache-sized) */
+    size_t stream_bytes;      /* outputs from this size on are written around the cache */
+    size_t small_bytes;       /* up to here latency-bound algorithms are preferred */
+    size_t medium_bytes;      /* up to here, bandwidth algorithms with log steps */
+    int    tree_radix;        /* k of the k-nomial trees */
+    const char *profile;      /* GDC_PROFILE */
+    const char *tuning;       /* GDC_TUNING */
+    const char *algo_env[GDC_COLL_TYPE_COUNT]; /* GDC_<COLL>_ALGO */
+} gdc_coll_config_t;
+
+extern gdc_coll_config_t gdc_coll_config;
+
+/* How many chunks to cut `bytes` into for a pipeline of `rounds` messages per pair, so that
+ * every chunk is at most chunk_bytes and rounds * chunks stays within the slots. */
+int gdc_coll_chunks(size_t bytes, int rounds);
+
+/* Largest power of two <= n. */
+static inline int gdc_coll_pof2_floor(int n)
+{
+    int p = 1;
+
+    while (p * 2 <= n) {
+        p *= 2;
+    }
+    return p;
+}
+
+/*
+ * A group of the communicator's ranks that a phase runs over (the whole communicator, the
+ * ranks of one node, the node leaders, ...): phases number their peers 0..size-1 in the group
+ * and the group maps them to communicator ranks.
+ */
+typedef struct gdc_coll_group {
+    int        size;
+    int        me;    /* my index in the group */
+    const int *ranks; /* [size] communicator ranks; NULL: index i is rank i */
+} gdc_coll_group_t;
+
+static inline gdc_coll_group_t gdc_coll_group_all(const gdc_coll_args_t *args)
+{
+    gdc_coll_group_t g = {args->size, args->rank, NULL};
+    return g;
+}
+
+static inline int gdc_coll_group_rank(const gdc_coll_group_t *g, int i)
+{
+    return g->ranks != NULL ? g->ranks[i] : i;
+}
+
+/*
+ * Non-powers of two for the recursive algorithms: with p the largest power of two <= n
+ * and rem = n - p, ranks below 2*rem pair up; the even one of each pair (an "extra") hands
+ * its data to the odd one and waits, the odd ones and the ranks from 2*rem on are the p
+ * participants, numbered 0..p-1.
+ */
+typedef struct gdc_coll_fold {
+    int p;
+    int rem;
+    int newrank; /* -1 for an extra */
+} gdc_coll_fold_t;
+
+static inline gdc_coll_fold_t gdc_coll_fold(int n, int rank)
+{
+    gdc_coll_fold_t f;
+
+    f.p       = gdc_coll_pof2_floor(n);
+    f.rem     = n - f.p;
+    f.newrank = rank < 2 * f.rem ? (rank % 2 ? rank / 2 : -1) : rank - f.rem;
+    return f;
+}
+
+/* The real rank of participant newrank. */
+static inline int gdc_coll_fold_real(const gdc_coll_fold_t *f, int newrank)
+{
+    return newrank < f->rem ? 2 * newrank + 1 : newrank + f->rem;
+}
+
+/* The first real rank whose data participant newrank holds (participants in order hold
+ * consecutive ranks: 2j and 2j+1 for j < rem, j + rem after). */
+static inline int gdc_coll_fold_first(const gdc_coll_fold_t *f, int newrank)
+{
+    return newrank < f->rem ? 2 * newrank : newrank + f->rem;
+}
+
+/* The builders, one file each (named in coll_select.c's table). */
+#define GDC_COLL_BUILDER(name) int name(gdc_coll_sched_t *sched, const gdc_coll_args_t *args)
+GDC_COLL_BUILDER(gdc_coll_allreduce_ring);
+GDC_COLL_BUILDER(gdc_coll_allreduce_recursive_doubling);
+GDC_COLL_BUILDER(gdc_coll_allreduce_rabenseifner);
+GDC_COLL_BUILDER(gdc_coll_allreduce_knomial);
+GDC_COLL_BUILDER(gdc_coll_bcast_binomial);
+GDC_COLL_BUILDER(gdc_coll_bcast_chain);
+GDC_COLL_BUILDER(gdc_coll_bcast_scatter_allgather);
+GDC_COLL_BUILDER(gdc_coll_reduce_binomial);
+GDC_COLL_BUILDER(gdc_coll_reduce_scatter_gather);
+GDC_COLL_BUILDER(gdc_coll_allgather_ring);
+GDC_COLL_BUILDER(gdc_coll_allgather_recursive_doubling);
+GDC_COLL_BUILDER(gdc_coll_allgather_bruck);
+GDC_COLL_BUILDER(gdc_coll_reduce_scatter_ring);
+GDC_COLL_BUILDER(gdc_coll_reduce_scatter_recursive_halving);
+GDC_COLL_BUILDER(gdc_coll_alltoall_pairwise);
+GDC_COLL_BUILDER(gdc_coll_alltoall_bruck);
+GDC_COLL_BUILDER(gdc_coll_alltoallv_pairwise);
+GDC_COLL_BUILDER(gdc_coll_barrier_dissemination);
+GDC_COLL_BUILDER(gdc_coll_gather_binomial);
+GDC_COLL_BUILDER(gdc_coll_scatter_binomial);
+GDC_COLL_BUILDER(gdc_coll_allreduce_shm);
+GDC_COLL_BUILDER(gdc_coll_allreduce_shm_direct);
+GDC_COLL_BUILDER(gdc_coll_bcast_shm);
+GDC_COLL_BUILDER(gdc_coll_allgather_shm);
+GDC_COLL_BUILDER(gdc_coll_alltoall_shm);
+GDC_COLL_BUILDER(gdc_coll_barrier_shm);
+int gdc_coll_shm_supports(const gdc_coll_args_t *args);
+int gdc_coll_allreduce_shm_direct_supports(const gdc_coll_args_t *args);
+
+/* The hierarchical algorithms (coll/hier_*.c) and whether they apply: ranks on more than one
+ * node (with one node they would only add steps to a flat algorithm). */
+GDC_COLL_BUILDER(gdc_coll_allreduce_hier_leader);
+GDC_COLL_BUILDER(gdc_coll_allreduce_hier_rails);
+GDC_COLL_BUILDER(gdc_coll_bcast_hier);
+GDC_COLL_BUILDER(gdc_coll_bcast_hier_rails);
+GDC_COLL_BUILDER(gdc_coll_allgather_hier);
+GDC_COLL_BUILDER(gdc_coll_allgather_hier_rails);
+GDC_COLL_BUILDER(gdc_coll_alltoall_hier);
+GDC_COLL_BUILDER(gdc_coll_barrier_hier);
+int gdc_coll_hier_supports(const gdc_coll_args_t *args);
+int gdc_coll_allreduce_hier_rails_supports(const gdc_coll_args_t *args);
+int gdc_coll_bcast_hier_rails_supports(const gdc_coll_args_t *args);
+int gdc_coll_allgather_hier_rails_supports(const gdc_coll_args_t *args);
+
+#endif

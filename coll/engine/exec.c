@@ -1,0 +1,255 @@
+#include "engine/exec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder.h"
+#include "kernels/copy_stream.h"
+#include "gdc_rt.h"
+#include "kernels/reduce.h"
+
+int gdc_coll_exec_init(gdc_coll_exec_t *exec, const gdc_coll_sched_t *sched,
+                       const gdc_coll_transport_t *transport, void *transport_ctx,
+                       char *const base[GDC_COLL_NUM_BUFS], int on_device)
+{
+    size_t    n = sched->num_steps;
+    uint32_t *block;
+
+    memset(exec, 0, sizeof(*exec));
+    block = malloc((3 * n + 1) * sizeof(uint32_t));
+    if (block == NULL) {
+        return GDC_ERR_NO_MEMORY;
+    }
+    exec->sched         = sched;
+    exec->transport     = transport;
+    exec->transport_ctx = transport_ctx;
+    exec->on_device     = on_device;
+    exec->waiting       = block;
+    exec->queue         = block + n;
+    exec->inflight      = block + 2 * n;
+    gdc_coll_exec_reset(exec, base);
+    return GDC_SUCCESS;
+}
+
+void gdc_coll_exec_reset(gdc_coll_exec_t *exec, char *const base[GDC_COLL_NUM_BUFS])
+{
+    const gdc_coll_sched_t *sched = exec->sched;
+
+    memcpy(exec->base, base, sizeof(exec->base));
+    /* an output larger than the cache: writing it around the cache saves reading it first */
+    exec->stream_output = gdc_coll_output_bytes(&sched->args) >= gdc_coll_config.stream_bytes;
+    exec->queue_head = exec->queue_tail = 0;
+    exec->num_inflight = exec->num_done = 0;
+    exec->status                        = GDC_SUCCESS;
+    for (uint32_t s = 0; s < sched->num_steps; s++) {
+        exec->waiting[s] = sched->steps[s].deps;
+        if (sched->steps[s].deps == 0) {
+            exec->queue[exec->queue_tail++] = s;
+        }
+    }
+    exec->finished = sched->num_steps == 0;
+}
+
+void gdc_coll_exec_fini(gdc_coll_exec_t *exec)
+{
+    free(exec->waiting);
+    exec->waiting = exec->queue = exec->inflight = NULL;
+}
+
+void gdc_coll_exec_set_shm(gdc_coll_exec_t *exec, const gdc_rt_shm_t *shm, uint64_t shm_base)
+{
+    exec->shm      = shm;
+    exec->shm_base = shm_base;
+}
+
+static void *region_ptr(const gdc_coll_exec_t *exec, const gdc_coll_region_t *region)
+{
+    switch (region->buf) {
+    case GDC_COLL_SHM:
+        return (char *)gdc_rt_shm_data(exec->shm, exec->shm->local_index) + region->offset;
+    case GDC_COLL_PEER:
+        return (char *)gdc_rt_shm_data(exec->shm, region->peer) + region->offset;
+    default:
+        return exec->base[region->buf] + region->offset;
+    }
+}
+
+/* Has the peer's counter reached what the wait step asks for? */
+static int wait_satisfied(const gdc_coll_exec_t *exec, const gdc_coll_step_t *step)
+{
+    volatile uint64_t *counter = gdc_rt_shm_counter(exec->shm, step->peer, step->counter);
+
+    return gdc_rt_shm_read(counter) >= exec->shm_base + step->slot;
+}
+
+/* A shared-memory run is over: it has stopped reading its peers' segments, and says so by
+ * raising every counter to the last value of the call (DONE for the next call's waits,
+ * the others so that none lags behind). */
+static void raise_all_counters(gdc_coll_exec_t *exec)
+{
+    uint64_t end = exec->shm_base + exec->sched->shm_epochs;
+
+    for (int c = 0; c < GDC_RT_SHM_COUNTERS; c++) {
+        volatile uint64_t *counter = gdc_rt_shm_counter(exec->shm, exec->shm->local_index, c);
+        if (gdc_rt_shm_read(counter) < end) {
+            gdc_rt_shm_raise(counter, end);
+        }
+    }
+}
+
+static void complete(gdc_coll_exec_t *exec, uint32_t s)
+{
+    const gdc_coll_step_t *step = &exec->sched->steps[s];
+
+    for (uint32_t i = 0; i < step->succ_count; i++) {
+        uint32_t next = exec->sched->succ[step->succ_first + i];
+        if (--exec->waiting[next] == 0) {
+            exec->queue[exec->queue_tail++] = next;
+        }
+    }
+    if (++exec->num_done == exec->sched->num_steps) {
+        if (exec->shm != NULL && exec->sched->shm_epochs > 0) {
+            raise_all_counters(exec);
+        }
+        exec->finished = 1;
+    }
+}
+
+static void fail(gdc_coll_exec_t *exec, int status)
+{
+    gdc_coll_exec_abort(exec, status);
+}
+
+static int run_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step)
+{
+    const gdc_coll_args_t *args  = &exec->sched->args;
+    size_t                 count = step->a.length / args->dsize;
+    void                  *dst   = region_ptr(exec, &step->a);
+
+    switch (step->kind) {
+    case GDC_COLL_STEP_REDUCE:
+        if (exec->on_device) {
+            return gdc_coll_reduce_cuda(dst, region_ptr(exec, &step->b), region_ptr(exec, &step->c),
+                                        count, args->dtype, args->op);
+        }
+        gdc_coll_reduce_host(dst, region_ptr(exec, &step->b), region_ptr(exec, &step->c), count,
+                             args->dtype, args->op);
+        return GDC_SUCCESS;
+    case GDC_COLL_STEP_COPY:
+        if (exec->on_device) {
+            return gdc_rt_cuda_copy(dst, region_ptr(exec, &step->b), step->a.length);
+        }
+        if (exec->stream_output && step->a.buf == GDC_COLL_OUTPUT) {
+            gdc_coll_copy_stream(dst, region_ptr(exec, &step->b), step->a.length);
+        } else {
+            memcpy(dst, region_ptr(exec, &step->b), step->a.length);
+        }
+        return GDC_SUCCESS;
+    case GDC_COLL_STEP_AVG:
+        if (exec->on_device) {
+            return gdc_coll_avg_finish_cuda(dst, count, args->dtype, args->size);
+        }
+        gdc_coll_avg_finish_host(dst, count, args->dtype, args->size);
+        return GDC_SUCCESS;
+    case GDC_COLL_STEP_NOP:
+        return GDC_SUCCESS;
+    case GDC_COLL_STEP_SIGNAL:
+        gdc_rt_shm_raise(gdc_rt_shm_counter(exec->shm, exec->shm->local_index, step->counter),
+                         exec->shm_base + step->slot);
+        return GDC_SUCCESS;
+    default:
+        return GDC_ERR_INTERNAL;
+    }
+}
+
+/* Start every ready step; message steps that complete at once and local steps complete
+ * here, which may make more steps ready. */
+static void run_ready(gdc_coll_exec_t *exec)
+{
+    while (exec->queue_head < exec->queue_tail && !exec->finished) {
+        uint32_t               s    = exec->queue[exec->queue_head++];
+        const gdc_coll_step_t *step = &exec->sched->steps[s];
+        int                    status = GDC_SUCCESS;
+
+        if (step->kind == GDC_COLL_STEP_SEND || step->kind == GDC_COLL_STEP_RECV) {
+            if (!exec->transport->post(exec, s, region_ptr(exec, &step->a), step->a.length, &status)) {
+                exec->inflight[exec->num_inflight++] = s;
+                continue;
+            }
+        } else if (step->kind == GDC_COLL_STEP_WAIT) {
+            if (!wait_satisfied(exec, step)) {
+                exec->inflight[exec->num_inflight++] = s;
+                continue;
+            }
+        } else {
+            status = run_local(exec, step);
+        }
+        if (status != GDC_SUCCESS) {
+            fail(exec, status);
+            return;
+        }
+        complete(exec, s);
+    }
+}
+
+void gdc_coll_exec_start(gdc_coll_exec_t *exec)
+{
+    run_ready(exec);
+}
+
+int gdc_coll_exec_progress(gdc_coll_exec_t *exec)
+{
+    int moved = 0;
+
+    for (uint32_t i = 0; i < exec->num_inflight && !exec->finished;) {
+        uint32_t s      = exec->inflight[i];
+        int      status = GDC_SUCCESS;
+        int      done;
+
+        if (exec->sched->steps[s].kind == GDC_COLL_STEP_WAIT) {
+            /* the transport says whether the peer is still there to raise it */
+            done = wait_satisfied(exec, &exec->sched->steps[s]) || exec->transport->test(exec, s, &status);
+        } else {
+            done = exec->transport->test(exec, s, &status);
+        }
+        if (!done) {
+            i++;
+            continue;
+        }
+        exec->inflight[i] = exec->inflight[--exec->num_inflight];
+        moved             = 1;
+        if (status != GDC_SUCCESS) {
+            fail(exec, status);
+            return 1;
+        }
+        complete(exec, s);
+    }
+    if (moved) {
+        run_ready(exec);
+    }
+    return moved;
+}
+
+void gdc_coll_exec_abort(gdc_coll_exec_t *exec, int status)
+{
+    for (uint32_t i = 0; i < exec->num_inflight; i++) {
+        if (exec->sched->steps[exec->inflight[i]].kind != GDC_COLL_STEP_WAIT) {
+            exec->transport->cancel(exec, exec->inflight[i], status);
+        }
+    }
+    exec->num_inflight = 0;
+    exec->status       = status;
+    exec->finished     = 1;
+}
+
+int gdc_coll_exec_oldest_inflight(const gdc_coll_exec_t *exec)
+{
+    int oldest = -1;
+
+    for (uint32_t i = 0; i < exec->num_inflight; i++) {
+        if (oldest < 0 || exec->inflight[i] < (uint32_t)oldest) {
+            oldest = (int)exec->inflight[i];
+        }
+    }
+    return oldest;
+}

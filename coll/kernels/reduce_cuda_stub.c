@@ -1,0 +1,49 @@
+/*
+ * gdc built without CUDA: the CUDA kernels' functions exist and say GDC_ERR_UNSUPPORTED,
+ * so callers need no #ifdef. Said once at debug: a build without CUDA is a normal one.
+ */
+#include "kernels/reduce.h"
+#include "kernels/reduce_cuda.h"
+#include "rt_log.h"
+
+static int unsupported(const char *fn)
+{
+    static int said;
+
+    if (!said) {
+        said = 1;
+        GDC_LOG_DEBUG("%s: gdc was built without CUDA; device kernels are unavailable", fn);
+    }
+    return GDC_ERR_UNSUPPORTED;
+}
+
+int gdc_coll_cuda_available(void)
+{
+    return unsupported("gdc_coll_cuda_available");
+}
+
+int gdc_coll_cuda_malloc(void **ptr, size_t bytes)
+{
+    return unsupported("gdc_coll_cuda_malloc");
+}
+
+int gdc_coll_cuda_free(void *ptr)
+{
+    return unsupported("gdc_coll_cuda_free");
+}
+
+int gdc_coll_cuda_memcpy(void *dst, const void *src, size_t bytes)
+{
+    return unsupported("gdc_coll_cuda_memcpy");
+}
+
+int gdc_coll_reduce_cuda(void *dst, const void *a, const void *b, size_t count,
+                         gdc_dtype_t dtype, gdc_op_t op)
+{
+    return unsupported("gdc_coll_reduce_cuda");
+}
+
+int gdc_coll_avg_finish_cuda(void *buf, size_t count, gdc_dtype_t dtype, int n)
+{
+    return unsupported("gdc_coll_avg_finish_cuda");
+}

@@ -1,0 +1,38 @@
+/*
+ * What the shared-memory algorithms share. They run when every rank of the call is on one
+ * node and the communicator has shared memory (host buffers): a rank copies what its peers
+ * need into its own segment, raises a counter, and the peers copy or reduce straight out
+ * of it once they see the counter; nobody writes into a segment part until its readers
+ * have said (with another counter) that they are done with it.
+ *
+ * Counter values are chunk numbers + 1 within a call; 0 means "everything the calls before
+ * this one did". When a run is over the executor raises all of a rank's counters to the
+ * call's last value: DONE then says the rank has stopped reading its peers' segments, so
+ * a call that waits for every peer's DONE to reach 0 may overwrite what any of them read
+ * in the calls before (only then: in an earlier call any rank may have read any part of
+ * this rank's segment).
+ */
+#ifndef GDC_COLL_SHM_H
+#define GDC_COLL_SHM_H
+
+#include "builder.h"
+
+enum {
+    GDC_COLL_SHM_COPIED = 0, /* my data for chunk j is in my segment */
+    GDC_COLL_SHM_REDUCED,    /* I have reduced (and published) my part of chunk j */
+    GDC_COLL_SHM_DONE,       /* I am done reading my peers' segments for chunk j */
+    GDC_COLL_SHM_USED        /* counters the algorithms use */
+};
+
+/* Every rank on one node, shared memory there, host buffers. */
+int gdc_coll_shm_supports(const gdc_coll_args_t *args);
+
+/* A step that completes when every other rank's counter has reached value. */
+int gdc_coll_shm_wait_all(gdc_coll_sched_t *sched, int counter, uint32_t value, int dep);
+
+/* Chunking: how many units (elements of the call) go in one pipeline chunk, given that
+ * `slots_per_chunk` copies of a chunk must fit twice (double buffering) in a segment.
+ * At least 1. */
+size_t gdc_coll_shm_chunk_elems(const gdc_coll_args_t *args, size_t slots_per_chunk);
+
+#endif

@@ -1,0 +1,618 @@
+#include "select/model.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder.h"
+#include "engine/sched.h"
+#include "config.h"
+#include "gdc_rt.h"
+
+/* ---------------------------------------------------------------------------------------
+ * Machines
+ */
+
+static void set_link(gdc_coll_machine_t *m, gdc_link_class_t c, double latency_us, double bandwidth_gbs)
+{
+    m->link[c].latency   = latency_us * 1e-6;
+    m->link[c].bandwidth = bandwidth_gbs * 1e9;
+}
+
+void gdc_coll_machine_default(gdc_coll_machine_t *m)
+{
+    memset(m, 0, sizeof(*m));
+    snprintf(m->name, sizeof(m->name), "default");
+    snprintf(m->description, sizeof(m->description),
+             "host memory over UCX shared memory inside a node, TCP-class network between nodes");
+    /* measured on the development machines: UCX sysv/cma and loopback TCP */
+    set_link(m, GDC_LINK_SELF, 0.1, 20);
+    set_link(m, GDC_LINK_SHM, 0.4, 8);
+    set_link(m, GDC_LINK_NVLINK, 3, 450);
+    set_link(m, GDC_LINK_PCIE, 5, 25);
+    set_link(m, GDC_LINK_NET_GDR, 5, 24);
+    set_link(m, GDC_LINK_NET, 15, 1.2);
+    m->reduce_bw     = 12e9;
+    m->reduce_bw_gpu = 1000e9;
+    m->copy_bw       = 20e9;
+    m->copy_bw_gpu   = 1000e9;
+    m->step_overhead  = 0.05e-6;
+    m->signal_latency = 0.1e-6;
+    m->nics_per_node = 1;
+    m->gpus_per_node = 0;
+    m->intra_host    = GDC_LINK_SHM;
+    m->intra_device  = GDC_LINK_SHM;
+    m->inter_host    = GDC_LINK_NET;
+    m->inter_device  = GDC_LINK_NET;
+}
+
+static int class_by_name(const char *name, gdc_link_class_t *c)
+{
+    for (int i = 0; i < GDC_LINK_NUM_CLASSES; i++) {
+        if (strcmp(name, gdc_link_class_name((gdc_link_class_t)i)) == 0) {
+            *c = (gdc_link_class_t)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* One profile line: "link CLASS LATENCY_US BANDWIDTH_GBS", "reduce_GBs X", ... */
+static int profile_line(gdc_coll_machine_t *m, char *line, const char *where, int lineno)
+{
+    char             key[64], a[64], b[64], c[64];
+    int              n = sscanf(line, "%63s %63s %63s %63s", key, a, b, c);
+    gdc_link_class_t cls;
+
+    if (n <= 0 || key[0] == '#') {
+        return 0;
+    }
+    if (strcmp(key, "name") == 0 && n >= 2) {
+        snprintf(m->name, sizeof(m->name), "%s", a);
+    } else if (strcmp(key, "description") == 0 && n >= 2) {
+        char *text = line + strspn(line, " \t") + strlen("description");
+        text += strspn(text, " \t");
+        text[strcspn(text, "\n")] = '\0';
+        snprintf(m->description, sizeof(m->description), "%s", text);
+    } else if (strcmp(key, "link") == 0 && n == 4 && class_by_name(a, &cls) == 0) {
+        set_link(m, cls, atof(b), atof(c));
+    } else if (strcmp(key, "reduce_GBs") == 0 && n >= 2) {
+        m->reduce_bw = atof(a) * 1e9;
+    } else if (strcmp(key, "reduce_gpu_GBs") == 0 && n >= 2) {
+        m->reduce_bw_gpu = atof(a) * 1e9;
+    } else if (strcmp(key, "copy_GBs") == 0 && n >= 2) {
+        m->copy_bw = atof(a) * 1e9;
+    } else if (strcmp(key, "copy_gpu_GBs") == 0 && n >= 2) {
+        m->copy_bw_gpu = atof(a) * 1e9;
+    } else if (strcmp(key, "step_overhead_us") == 0 && n >= 2) {
+        m->step_overhead = atof(a) * 1e-6;
+    } else if (strcmp(key, "signal_us") == 0 && n >= 2) {
+        m->signal_latency = atof(a) * 1e-6;
+    } else if (strcmp(key, "nics_per_node") == 0 && n >= 2) {
+        m->nics_per_node = atoi(a) > 0 ? atoi(a) : 1;
+    } else if (strcmp(key, "gpus_per_node") == 0 && n >= 2) {
+        m->gpus_per_node = atoi(a) >= 0 ? atoi(a) : 0;
+    } else if (strcmp(key, "intra_host") == 0 && n >= 2 && class_by_name(a, &cls) == 0) {
+        m->intra_host = cls;
+    } else if (strcmp(key, "intra_device") == 0 && n >= 2 && class_by_name(a, &cls) == 0) {
+        m->intra_device = cls;
+    } else if (strcmp(key, "inter_host") == 0 && n >= 2 && class_by_name(a, &cls) == 0) {
+        m->inter_host = cls;
+    } else if (strcmp(key, "inter_device") == 0 && n >= 2 && class_by_name(a, &cls) == 0) {
+        m->inter_device = cls;
+    } else {
+        GDC_LOG_ERROR("%s:%d: cannot read \"%s\" (see share/profiles/README)", where, lineno, key);
+        return GDC_ERR_INVALID_ARG;
+    }
+    return 0;
+}
+
+static FILE *open_profile(const char *name_or_path, char *where, size_t where_len)
+{
+    const char *dirs[] = {getenv("GDC_PROFILE_DIR"), GDC_PKGDATADIR "/profiles", GDC_SRCDIR "/share/profiles"};
+    FILE       *f;
+
+    if (strchr(name_or_path, '/') != NULL) {
+        snprintf(where, where_len, "%s", name_or_path);
+        return fopen(where, "r");
+    }
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+        if (dirs[i] == NULL) {
+            continue;
+        }
+        snprintf(where, where_len, "%s/%s.prof", dirs[i], name_or_path);
+        if ((f = fopen(where, "r")) != NULL) {
+            return f;
+        }
+    }
+    return NULL;
+}
+
+int gdc_coll_machine_load(gdc_coll_machine_t *m, const char *name_or_path)
+{
+    char  where[512], line[512];
+    int   lineno = 0, status = GDC_SUCCESS;
+    FILE *f      = open_profile(name_or_path, where, sizeof(where));
+
+    if (f == NULL) {
+        GDC_LOG_ERROR("no machine profile \"%s\" (a name from share/profiles, or a path): %s", name_or_path,
+                      strerror(errno));
+        return GDC_ERR_INVALID_ARG;
+    }
+    while (status == GDC_SUCCESS && fgets(line, sizeof(line), f) != NULL) {
+        status = profile_line(m, line, where, ++lineno);
+    }
+    fclose(f);
+    return status;
+}
+
+int gdc_coll_machine_env(gdc_coll_machine_t *m)
+{
+    for (int c = 0; c < GDC_LINK_NUM_CLASSES; c++) {
+        char        var[64], *p;
+        const char *value;
+        double      latency, bandwidth;
+
+        snprintf(var, sizeof(var), "GDC_LINK_%s", gdc_link_class_name((gdc_link_class_t)c));
+        for (p = var; *p; p++) {
+            *p = *p == '-' ? '_' : (char)toupper((unsigned char)*p);
+        }
+        value = getenv(var);
+        if (value == NULL || value[0] == '\0') {
+            continue;
+        }
+        if (sscanf(value, "%lf,%lf", &latency, &bandwidth) != 2 || latency < 0 || bandwidth <= 0) {
+            GDC_LOG_ERROR("%s=%s is not valid: expected LATENCY_US,BANDWIDTH_GBS such as 0.5,8", var, value);
+            return GDC_ERR_INVALID_ARG;
+        }
+        set_link(m, (gdc_link_class_t)c, latency, bandwidth);
+    }
+    return GDC_SUCCESS;
+}
+
+void gdc_coll_machine_print(const gdc_coll_machine_t *m, FILE *out)
+{
+    fprintf(out, "# machine %s: %s\n", m->name, m->description);
+    for (int c = 0; c < GDC_LINK_NUM_CLASSES; c++) {
+        fprintf(out, "#   %-8s %8.2f us %9.1f GB/s\n", gdc_link_class_name((gdc_link_class_t)c),
+                m->link[c].latency * 1e6, m->link[c].bandwidth / 1e9);
+    }
+    fprintf(out, "#   reduce %.1f GB/s (GPU %.0f), copy %.1f GB/s (GPU %.0f), %.2f us per step, shared-memory "
+                 "signal %.2f us, %d NIC(s) per node\n",
+            m->reduce_bw / 1e9, m->reduce_bw_gpu / 1e9, m->copy_bw / 1e9, m->copy_bw_gpu / 1e9,
+            m->step_overhead * 1e6, m->signal_latency * 1e6, m->nics_per_node);
+}
+
+gdc_link_class_t gdc_coll_machine_class(const gdc_coll_machine_t *m, const gdc_coll_args_t *args, int a, int b,
+                                        int on_device)
+{
+    int same_node;
+
+    if (a == b) {
+        return GDC_LINK_SELF;
+    }
+    same_node = args->node_of == NULL || args->node_of[a] == args->node_of[b];
+    if (same_node) {
+        return on_device ? m->intra_device : m->intra_host;
+    }
+    return on_device ? m->inter_device : m->inter_host;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The timed run
+ */
+
+/* A shared-memory counter in the model: when it reached each value, and who waits. */
+#define MODEL_COUNTERS 8
+
+typedef struct model_waiter {
+    int                  rank;
+    uint32_t             step;
+    uint32_t             target;
+    double               ready;
+    struct model_waiter *next;
+} model_waiter_t;
+
+typedef struct model_counter {
+    double         *reached; /* [value]: when the counter reached it */
+    uint32_t        value, cap;
+    model_waiter_t *waiters;
+} model_counter_t;
+
+typedef struct model_rank {
+    gdc_coll_sched_t *sched;
+    uint32_t         *waiting;
+    double           *ready;
+    double            cpu_free;
+    double            tx_free, rx_free; /* its own links inside the node, each way */
+    model_counter_t   counters[MODEL_COUNTERS];
+    int               local_index;  /* among the ranks of its node: picks its NIC */
+} model_rank_t;
+
+typedef struct model_event {
+    double   time;
+    int      rank;
+    uint32_t step;
+} model_event_t;
+
+/* A send that arrived before its receive was ready, or a receive waiting for its send. */
+typedef struct model_post {
+    int                src, dst;
+    uint32_t           slot;
+    int                is_send;
+    double             time;  /* arrival (send) or ready (receive) */
+    int                rank;
+    uint32_t           step;
+    struct model_post *next;
+} model_post_t;
+
+#define MODEL_BUCKETS 4096
+
+typedef struct model {
+    const gdc_coll_machine_t *m;
+    const gdc_coll_args_t    *args;
+    int                       on_device;
+    model_rank_t             *ranks;
+    model_event_t            *heap;
+    size_t                    heap_len, heap_cap;
+    model_post_t             *posts[MODEL_BUCKETS];
+    double                   *nic_tx, *nic_rx; /* [nodes * nics] */
+    double                    finish;
+    unsigned                  done_steps;
+    gdc_coll_prediction_t    *out;
+    int                       status;
+} model_t;
+
+static int heap_push(model_t *md, double time, int rank, uint32_t step)
+{
+    size_t i;
+
+    if (md->heap_len == md->heap_cap) {
+        size_t         cap = md->heap_cap ? md->heap_cap * 2 : 1024;
+        model_event_t *h   = realloc(md->heap, cap * sizeof(*h));
+        if (h == NULL) {
+            return md->status = GDC_ERR_NO_MEMORY;
+        }
+        md->heap     = h;
+        md->heap_cap = cap;
+    }
+    i = md->heap_len++;
+    while (i > 0 && md->heap[(i - 1) / 2].time > time) {
+        md->heap[i] = md->heap[(i - 1) / 2];
+        i           = (i - 1) / 2;
+    }
+    md->heap[i].time = time;
+    md->heap[i].rank = rank;
+    md->heap[i].step = step;
+    return GDC_SUCCESS;
+}
+
+static model_event_t heap_pop(model_t *md)
+{
+    model_event_t top = md->heap[0], last = md->heap[--md->heap_len];
+    size_t        i = 0;
+
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= md->heap_len) {
+            break;
+        }
+        if (child + 1 < md->heap_len && md->heap[child + 1].time < md->heap[child].time) {
+            child++;
+        }
+        if (md->heap[child].time >= last.time) {
+            break;
+        }
+        md->heap[i] = md->heap[child];
+        i           = child;
+    }
+    if (md->heap_len > 0) {
+        md->heap[i] = last;
+    }
+    return top;
+}
+
+static void complete(model_t *md, int r, uint32_t s, double done)
+{
+    model_rank_t          *mr   = &md->ranks[r];
+    const gdc_coll_step_t *step = &mr->sched->steps[s];
+
+    md->done_steps++;
+    md->finish = done > md->finish ? done : md->finish;
+    for (uint32_t i = 0; i < step->succ_count; i++) {
+        uint32_t next = mr->sched->succ[step->succ_first + i];
+        mr->ready[next] = done > mr->ready[next] ? done : mr->ready[next];
+        if (--mr->waiting[next] == 0) {
+            heap_push(md, mr->ready[next], r, next);
+        }
+    }
+}
+
+static model_post_t **bucket(model_t *md, int src, int dst, uint32_t slot)
+{
+    return &md->posts[((unsigned)src * 40503u + (unsigned)dst * 2654435761u + slot * 97u) % MODEL_BUCKETS];
+}
+
+static model_post_t *take(model_t *md, int src, int dst, uint32_t slot, int is_send)
+{
+    for (model_post_t **link = bucket(md, src, dst, slot); *link != NULL; link = &(*link)->next) {
+        model_post_t *p = *link;
+        if (p->src == src && p->dst == dst && p->slot == slot && p->is_send == is_send) {
+            *link = p->next;
+            return p;
+        }
+    }
+    return NULL;
+}
+
+static void post(model_t *md, int src, int dst, uint32_t slot, int is_send, double time, int rank, uint32_t step)
+{
+    model_post_t  *p = malloc(sizeof(*p));
+    model_post_t **b = bucket(md, src, dst, slot);
+
+    if (p == NULL) {
+        md->status = GDC_ERR_NO_MEMORY;
+        return;
+    }
+    *p    = (model_post_t){src, dst, slot, is_send, time, rank, step, *b};
+    *b    = p;
+}
+
+/* When a message of len bytes from a, ready at t, is all there at b. A link carries one
+ * message at a time each way, latency overlapping: messages between nodes queue on the
+ * sender's and the receiver's NIC, messages inside a node on the two ranks' own links. */
+static double arrival(model_t *md, int a, int b, size_t len, double t)
+{
+    const gdc_coll_machine_t  *m   = md->m;
+    gdc_link_class_t           cls = gdc_coll_machine_class(m, md->args, a, b, md->on_device);
+    const gdc_coll_link_cost_t *lc = &m->link[cls];
+    double                     xfer = (double)len / lc->bandwidth;
+
+    md->out->bytes[cls] += (double)len;
+    md->out->messages[cls]++;
+    double *tx, *rx, start;
+
+    if (cls == GDC_LINK_NET || cls == GDC_LINK_NET_GDR) {
+        int nics = m->nics_per_node;
+        tx       = &md->nic_tx[md->args->node_of[a] * nics + md->ranks[a].local_index % nics];
+        rx       = &md->nic_rx[md->args->node_of[b] * nics + md->ranks[b].local_index % nics];
+    } else {
+        tx = &md->ranks[a].tx_free;
+        rx = &md->ranks[b].rx_free;
+    }
+    /* the sender's link is busy while it sends, the receiver's while it receives; a busy
+     * receiver delays the arrival, not the sender's next message */
+    start = t > *tx ? t : *tx;
+    *tx   = start + xfer;
+    start = start > *rx ? start : *rx;
+    *rx   = start + xfer;
+    return start + lc->latency + xfer;
+}
+
+static double local_cost(const model_t *md, const gdc_coll_step_t *step)
+{
+    const gdc_coll_machine_t *m      = md->m;
+    double                    reduce = md->on_device ? m->reduce_bw_gpu : m->reduce_bw;
+    double                    copy   = md->on_device ? m->copy_bw_gpu : m->copy_bw;
+
+    switch (step->kind) {
+    case GDC_COLL_STEP_REDUCE:
+    case GDC_COLL_STEP_AVG: return m->step_overhead + (double)step->a.length / reduce;
+    case GDC_COLL_STEP_COPY: return m->step_overhead + (double)step->a.length / copy;
+    default: return 0;
+    }
+}
+
+/* A shared-memory signal is seen by a peer one cache-line transfer later. */
+static double seen_at(const model_t *md, double raised)
+{
+    return raised + md->m->signal_latency;
+}
+
+static void raise_counter(model_t *md, int r, int c, uint32_t value, double t)
+{
+    model_counter_t *mc = &md->ranks[r].counters[c];
+
+    if (value >= mc->cap) {
+        uint32_t cap     = value * 2 + 8;
+        double  *reached = realloc(mc->reached, cap * sizeof(double));
+        if (reached == NULL) {
+            md->status = GDC_ERR_NO_MEMORY;
+            return;
+        }
+        mc->reached = reached;
+        mc->cap     = cap;
+    }
+    while (mc->value < value) {
+        mc->reached[++mc->value] = t;
+    }
+    for (model_waiter_t **link = &mc->waiters; *link != NULL;) {
+        model_waiter_t *w = *link;
+        if (w->target <= mc->value) {
+            double at = seen_at(md, mc->reached[w->target]);
+            *link     = w->next;
+            complete(md, w->rank, w->step, at > w->ready ? at : w->ready);
+            free(w);
+        } else {
+            link = &w->next;
+        }
+    }
+}
+
+static void wait_counter(model_t *md, const model_event_t *ev, const gdc_coll_step_t *step)
+{
+    model_counter_t *mc = &md->ranks[step->peer].counters[step->counter];
+    model_waiter_t  *w;
+
+    if (step->slot == 0) { /* what the calls before did: done */
+        complete(md, ev->rank, ev->step, ev->time);
+        return;
+    }
+    if (mc->value >= step->slot) {
+        double at = seen_at(md, mc->reached[step->slot]);
+        complete(md, ev->rank, ev->step, at > ev->time ? at : ev->time);
+        return;
+    }
+    w = malloc(sizeof(*w));
+    if (w == NULL) {
+        md->status = GDC_ERR_NO_MEMORY;
+        return;
+    }
+    *w          = (model_waiter_t){ev->rank, ev->step, step->slot, ev->time, mc->waiters};
+    mc->waiters = w;
+}
+
+static void run_step(model_t *md, const model_event_t *ev)
+{
+    model_rank_t          *mr    = &md->ranks[ev->rank];
+    const gdc_coll_step_t *step  = &mr->sched->steps[ev->step];
+    double                 start = ev->time > mr->cpu_free ? ev->time : mr->cpu_free;
+    int                    me = ev->rank, peer = step->peer;
+    model_post_t          *match;
+
+    switch (step->kind) {
+    case GDC_COLL_STEP_SEND: {
+        double at;
+        mr->cpu_free = start + md->m->step_overhead;
+        at           = arrival(md, me, peer, step->a.length, mr->cpu_free);
+        match        = take(md, me, peer, step->slot, 0);
+        if (match != NULL) {
+            double got = (at > match->time ? at : match->time) + md->m->step_overhead;
+            complete(md, match->rank, match->step, got);
+            free(match);
+        } else {
+            post(md, me, peer, step->slot, 1, at, me, ev->step);
+        }
+        complete(md, me, ev->step, at); /* the sender learns about delivery when it happens */
+        break;
+    }
+    case GDC_COLL_STEP_RECV:
+        match = take(md, peer, me, step->slot, 1);
+        if (match != NULL) {
+            complete(md, me, ev->step, (match->time > ev->time ? match->time : ev->time) + md->m->step_overhead);
+            free(match);
+        } else {
+            post(md, peer, me, step->slot, 0, ev->time, me, ev->step);
+        }
+        break;
+    case GDC_COLL_STEP_SIGNAL:
+        mr->cpu_free = start + md->m->step_overhead;
+        raise_counter(md, me, step->counter, step->slot, mr->cpu_free);
+        complete(md, me, ev->step, mr->cpu_free);
+        break;
+    case GDC_COLL_STEP_WAIT:
+        wait_counter(md, ev, step);
+        break;
+    default:
+        mr->cpu_free = start + local_cost(md, step);
+        complete(md, me, ev->step, mr->cpu_free);
+        break;
+    }
+}
+
+static void model_free(model_t *md, int n)
+{
+    for (int r = 0; r < n && md->ranks != NULL; r++) {
+        gdc_coll_sched_free(md->ranks[r].sched);
+        free(md->ranks[r].waiting);
+        free(md->ranks[r].ready);
+        for (int c = 0; c < MODEL_COUNTERS; c++) {
+            model_counter_t *mc = &md->ranks[r].counters[c];
+            free(mc->reached);
+            while (mc->waiters != NULL) {
+                model_waiter_t *next = mc->waiters->next;
+                free(mc->waiters);
+                mc->waiters = next;
+            }
+        }
+    }
+    for (int b = 0; b < MODEL_BUCKETS; b++) {
+        while (md->posts[b] != NULL) {
+            model_post_t *next = md->posts[b]->next;
+            free(md->posts[b]);
+            md->posts[b] = next;
+        }
+    }
+    free(md->ranks);
+    free(md->heap);
+    free(md->nic_tx);
+    free(md->nic_rx);
+}
+
+static int build_ranks(model_t *md, const gdc_coll_algo_t *algo)
+{
+    const gdc_coll_args_t *args  = md->args;
+    int                    nodes = args->node_of != NULL ? args->num_nodes : 1;
+    int                   *seen  = calloc((size_t)nodes, sizeof(int));
+
+    md->ranks  = calloc((size_t)args->size, sizeof(model_rank_t));
+    md->nic_tx = calloc((size_t)nodes * (size_t)md->m->nics_per_node, sizeof(double));
+    md->nic_rx = calloc((size_t)nodes * (size_t)md->m->nics_per_node, sizeof(double));
+    if (seen == NULL || md->ranks == NULL || md->nic_tx == NULL || md->nic_rx == NULL) {
+        free(seen);
+        return GDC_ERR_NO_MEMORY;
+    }
+    for (int r = 0; r < args->size; r++) {
+        gdc_coll_args_t a  = *args;
+        model_rank_t   *mr = &md->ranks[r];
+        int             status;
+
+        a.rank          = r;
+        mr->local_index = seen[args->node_of != NULL ? args->node_of[r] : 0]++;
+        status          = gdc_coll_sched_build(algo, &a, &mr->sched);
+        if (status != GDC_SUCCESS) {
+            free(seen);
+            return status;
+        }
+        mr->waiting = malloc(((size_t)mr->sched->num_steps + 1) * sizeof(uint32_t));
+        mr->ready   = calloc((size_t)mr->sched->num_steps + 1, sizeof(double));
+        if (mr->waiting == NULL || mr->ready == NULL) {
+            free(seen);
+            return GDC_ERR_NO_MEMORY;
+        }
+        md->out->steps += mr->sched->num_steps;
+        for (uint32_t s = 0; s < mr->sched->num_steps; s++) {
+            mr->waiting[s] = mr->sched->steps[s].deps;
+            if (mr->waiting[s] == 0 && heap_push(md, 0, r, s) != GDC_SUCCESS) {
+                free(seen);
+                return GDC_ERR_NO_MEMORY;
+            }
+        }
+    }
+    free(seen);
+    return GDC_SUCCESS;
+}
+
+int gdc_coll_predict(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
+                     int on_device, gdc_coll_prediction_t *out)
+{
+    model_t md;
+    int     status;
+
+    memset(&md, 0, sizeof(md));
+    memset(out, 0, sizeof(*out));
+    md.m         = m;
+    md.args      = args;
+    md.on_device = on_device;
+    md.out       = out;
+    status       = build_ranks(&md, algo);
+    while (status == GDC_SUCCESS && md.status == GDC_SUCCESS && md.heap_len > 0) {
+        model_event_t ev = heap_pop(&md);
+        run_step(&md, &ev);
+    }
+    if (status == GDC_SUCCESS && md.status != GDC_SUCCESS) {
+        status = md.status;
+    }
+    if (status == GDC_SUCCESS) {
+        unsigned total = out->steps;
+        if (md.done_steps != total) {
+            GDC_LOG_ERROR("internal: the model of %s(%s) stalled with %u of %u steps done", gdc_coll_type_name(args->coll),
+                          algo->name, md.done_steps, total);
+            status = GDC_ERR_INTERNAL;
+        }
+        out->seconds = md.finish;
+    }
+    model_free(&md, args->size);
+    return status;
+}
