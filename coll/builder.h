@@ -1,6 +1,6 @@
-/* What algorithm builders share: the collectives' tuning parameters and small helpers. */
-#ifndef GDC_COLL_ALGO_H
-#define GDC_COLL_ALGO_H
+/* What algorithm builders share: the schedule they build, chunking and rank arithmetic. */
+#ifndef GDC_COLL_BUILDER_H
+#define GDC_COLL_BUILDER_H
 
 #include "engine/sched.h"
 
@@ -8,23 +8,9 @@
  * field is 12 bits); builders keep their slot numbers below it. */
 #define GDC_COLL_MAX_SLOTS 4096u
 
-typedef struct gdc_coll_config {
-    size_t chunk_bytes;       /* pipelining unit of large messages */
-    size_t shm_chunk_bytes;   /* pipelining unit through shared memory (cache-sized) */
-    size_t stream_bytes;      /* outputs from this size on are written around the cache */
-    size_t small_bytes;       /* up to here latency-bound algorithms are preferred */
-    size_t medium_bytes;      /* up to here, bandwidth algorithms with log steps */
-    int    tree_radix;        /* k of the k-nomial trees */
-    const char *profile;      /* GDC_PROFILE */
-    const char *tuning;       /* GDC_TUNING */
-    const char *algo_env[GDC_COLL_TYPE_COUNT]; /* GDC_<COLL>_ALGO */
-} gdc_coll_config_t;
-
-extern gdc_coll_config_t gdc_coll_config;
-
 /* How many chunks to cut `bytes` into for a pipeline of `rounds` messages per pair, so that
- * every chunk is at most chunk_bytes and rounds * chunks stays within the slots. */
-int gdc_coll_chunks(size_t bytes, int rounds);
+ * every chunk is at most config->chunk_bytes and rounds * chunks stays within the slots. */
+int gdc_coll_chunks(const gdc_coll_config_t *config, size_t bytes, int rounds);
 
 /* Largest power of two <= n. */
 static inline int gdc_coll_pof2_floor(int n)
@@ -93,51 +79,5 @@ static inline int gdc_coll_fold_first(const gdc_coll_fold_t *f, int newrank)
 {
     return newrank < f->rem ? 2 * newrank : newrank + f->rem;
 }
-
-/* The builders, one file each (named in coll_select.c's table). */
-#define GDC_COLL_BUILDER(name) int name(gdc_coll_sched_t *sched, const gdc_coll_args_t *args)
-GDC_COLL_BUILDER(gdc_coll_allreduce_ring);
-GDC_COLL_BUILDER(gdc_coll_allreduce_recursive_doubling);
-GDC_COLL_BUILDER(gdc_coll_allreduce_rabenseifner);
-GDC_COLL_BUILDER(gdc_coll_allreduce_knomial);
-GDC_COLL_BUILDER(gdc_coll_bcast_binomial);
-GDC_COLL_BUILDER(gdc_coll_bcast_chain);
-GDC_COLL_BUILDER(gdc_coll_bcast_scatter_allgather);
-GDC_COLL_BUILDER(gdc_coll_reduce_binomial);
-GDC_COLL_BUILDER(gdc_coll_reduce_scatter_gather);
-GDC_COLL_BUILDER(gdc_coll_allgather_ring);
-GDC_COLL_BUILDER(gdc_coll_allgather_recursive_doubling);
-GDC_COLL_BUILDER(gdc_coll_allgather_bruck);
-GDC_COLL_BUILDER(gdc_coll_reduce_scatter_ring);
-GDC_COLL_BUILDER(gdc_coll_reduce_scatter_recursive_halving);
-GDC_COLL_BUILDER(gdc_coll_alltoall_pairwise);
-GDC_COLL_BUILDER(gdc_coll_alltoall_bruck);
-GDC_COLL_BUILDER(gdc_coll_alltoallv_pairwise);
-GDC_COLL_BUILDER(gdc_coll_barrier_dissemination);
-GDC_COLL_BUILDER(gdc_coll_gather_binomial);
-GDC_COLL_BUILDER(gdc_coll_scatter_binomial);
-GDC_COLL_BUILDER(gdc_coll_allreduce_shm);
-GDC_COLL_BUILDER(gdc_coll_allreduce_shm_direct);
-GDC_COLL_BUILDER(gdc_coll_bcast_shm);
-GDC_COLL_BUILDER(gdc_coll_allgather_shm);
-GDC_COLL_BUILDER(gdc_coll_alltoall_shm);
-GDC_COLL_BUILDER(gdc_coll_barrier_shm);
-int gdc_coll_shm_supports(const gdc_coll_args_t *args);
-int gdc_coll_allreduce_shm_direct_supports(const gdc_coll_args_t *args);
-
-/* The hierarchical algorithms (coll/hier_*.c) and whether they apply: ranks on more than one
- * node (with one node they would only add steps to a flat algorithm). */
-GDC_COLL_BUILDER(gdc_coll_allreduce_hier_leader);
-GDC_COLL_BUILDER(gdc_coll_allreduce_hier_rails);
-GDC_COLL_BUILDER(gdc_coll_bcast_hier);
-GDC_COLL_BUILDER(gdc_coll_bcast_hier_rails);
-GDC_COLL_BUILDER(gdc_coll_allgather_hier);
-GDC_COLL_BUILDER(gdc_coll_allgather_hier_rails);
-GDC_COLL_BUILDER(gdc_coll_alltoall_hier);
-GDC_COLL_BUILDER(gdc_coll_barrier_hier);
-int gdc_coll_hier_supports(const gdc_coll_args_t *args);
-int gdc_coll_allreduce_hier_rails_supports(const gdc_coll_args_t *args);
-int gdc_coll_bcast_hier_rails_supports(const gdc_coll_args_t *args);
-int gdc_coll_allgather_hier_rails_supports(const gdc_coll_args_t *args);
 
 #endif

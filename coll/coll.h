@@ -1,6 +1,7 @@
 /*
- * The collectives layer: what a call is (gdc_coll_args_t), what an algorithm is (a builder
- * of schedules, with a name and a description), and the table of algorithms.
+ * The collectives layer's own types: what a call is (gdc_coll_args_t), the parameters its
+ * algorithms read (gdc_coll_config_t), and what an algorithm is (gdc_coll_algo_t: a row of
+ * the table in select/table.c, identified by a gdc_coll_algo_id_t).
  */
 #ifndef GDC_COLL_H
 #define GDC_COLL_H
@@ -24,51 +25,123 @@ typedef enum {
     GDC_COLL_TYPE_COUNT
 } gdc_coll_type_t;
 
-/* One collective call as the algorithms see it: sizes and ranks, never pointers. */
+/*
+ * The parameters builders and the executor read. The layer owns the live set (coll_config.c,
+ * from GDC_* at gdc_init) and hands it to every call in gdc_coll_args_t; tests, gdinfo and
+ * the cost model hand their own.
+ */
+typedef struct gdc_coll_config {
+    size_t chunk_bytes;      /* pipelining unit of large messages (GDC_CHUNK_SIZE) */
+    size_t shm_chunk_bytes;  /* pipelining unit through shared memory, cache-sized (GDC_SHM_CHUNK) */
+    size_t stream_bytes;     /* outputs from this size on are written around the cache (GDC_STREAM_SIZE) */
+    size_t hier_ring_bytes;  /* group phases of hierarchical algorithms above this size run a
+                                ring, smaller ones recursive doubling (GDC_HIER_RING_MIN) */
+    int    tree_radix;       /* k of the k-nomial trees (GDC_TREE_RADIX) */
+} gdc_coll_config_t;
+
+/* The built-in values of every parameter (stream_bytes resolved for a 32 MiB cache). */
+extern const gdc_coll_config_t gdc_coll_config_defaults;
+
+/* One collective call as the algorithms see it: sizes and ranks, never pointers to data. */
 typedef struct gdc_coll_args {
-    gdc_coll_type_t coll;
-    size_t          count;    /* elements: the whole vector (bcast, reduce, allreduce) or the
-                                 block per rank (allgather, reduce_scatter, alltoall, gather,
-                                 scatter) */
-    gdc_dtype_t     dtype;
-    size_t          dsize;    /* bytes per element */
-    gdc_op_t        op;
-    int             root;
-    int             in_place;
-    int             size;     /* communicator size */
-    int             rank;     /* my rank in the communicator */
+    gdc_coll_type_t          coll;
+    size_t                   count;    /* elements: the whole vector (bcast, reduce, allreduce) or the
+                                          block per rank (allgather, reduce_scatter, alltoall, gather,
+                                          scatter) */
+    gdc_dtype_t              dtype;
+    size_t                   dsize;    /* bytes per element */
+    gdc_op_t                 op;
+    int                      root;
+    int                      in_place;
+    int                      size;     /* communicator size */
+    int                      rank;     /* my rank in the communicator */
     /* where the ranks are: node of each rank (0..num_nodes-1), from the communicator */
-    const int      *node_of;
-    int             num_nodes;
-    size_t          shm_bytes; /* shared memory per local rank for the algorithms (0: none) */
-    int             on_device; /* buffers in CUDA device memory */
+    const int               *node_of;
+    int                      num_nodes;
+    size_t                   shm_bytes; /* shared memory per local rank for the algorithms (0: none) */
+    int                      on_device; /* buffers in CUDA device memory */
+    const gdc_coll_config_t *config;    /* the parameters the algorithms follow; never NULL */
     /* alltoallv only: per-peer counts and displacements, in elements */
-    const size_t   *sendcounts;
-    const size_t   *sdispls;
-    const size_t   *recvcounts;
-    const size_t   *rdispls;
+    const size_t            *sendcounts;
+    const size_t            *sdispls;
+    const size_t            *recvcounts;
+    const size_t            *rdispls;
 } gdc_coll_args_t;
 
+/* The user's buffers of a call, as the algorithms' INPUT and OUTPUT. */
+typedef struct gdc_coll_buffers {
+    const void *input;
+    void       *output;
+    const void *probe; /* a buffer the memory type is taken from */
+} gdc_coll_buffers_t;
+
+/* Every algorithm, by collective; the table's order is the order of this list. */
+typedef enum {
+    GDC_COLL_ALGO_ALLREDUCE_RING = 0,
+    GDC_COLL_ALGO_ALLREDUCE_RECURSIVE_DOUBLING,
+    GDC_COLL_ALGO_ALLREDUCE_RABENSEIFNER,
+    GDC_COLL_ALGO_ALLREDUCE_KNOMIAL,
+    GDC_COLL_ALGO_ALLREDUCE_SHM,
+    GDC_COLL_ALGO_ALLREDUCE_SHM_DIRECT,
+    GDC_COLL_ALGO_ALLREDUCE_HIER_LEADER,
+    GDC_COLL_ALGO_ALLREDUCE_HIER_RAILS,
+    GDC_COLL_ALGO_BCAST_BINOMIAL,
+    GDC_COLL_ALGO_BCAST_CHAIN,
+    GDC_COLL_ALGO_BCAST_SCATTER_ALLGATHER,
+    GDC_COLL_ALGO_BCAST_SHM,
+    GDC_COLL_ALGO_BCAST_HIER,
+    GDC_COLL_ALGO_BCAST_HIER_RAILS,
+    GDC_COLL_ALGO_REDUCE_BINOMIAL,
+    GDC_COLL_ALGO_REDUCE_SCATTER_GATHER,
+    GDC_COLL_ALGO_ALLGATHER_RING,
+    GDC_COLL_ALGO_ALLGATHER_RECURSIVE_DOUBLING,
+    GDC_COLL_ALGO_ALLGATHER_BRUCK,
+    GDC_COLL_ALGO_ALLGATHER_SHM,
+    GDC_COLL_ALGO_ALLGATHER_HIER,
+    GDC_COLL_ALGO_ALLGATHER_HIER_RAILS,
+    GDC_COLL_ALGO_REDUCE_SCATTER_RING,
+    GDC_COLL_ALGO_REDUCE_SCATTER_RECURSIVE_HALVING,
+    GDC_COLL_ALGO_ALLTOALL_PAIRWISE,
+    GDC_COLL_ALGO_ALLTOALL_BRUCK,
+    GDC_COLL_ALGO_ALLTOALL_SHM,
+    GDC_COLL_ALGO_ALLTOALL_HIER,
+    GDC_COLL_ALGO_ALLTOALLV_PAIRWISE,
+    GDC_COLL_ALGO_BARRIER_DISSEMINATION,
+    GDC_COLL_ALGO_BARRIER_SHM,
+    GDC_COLL_ALGO_BARRIER_HIER,
+    GDC_COLL_ALGO_GATHER_BINOMIAL,
+    GDC_COLL_ALGO_SCATTER_BINOMIAL,
+    GDC_COLL_ALGO_COUNT
+} gdc_coll_algo_id_t;
+
+/* What an algorithm is made of, for gdinfo and the tests. */
+enum {
+    GDC_COLL_ALGO_FLAG_SHM  = 1u << 0, /* reads and writes the node's shared memory: one node,
+                                          host buffers */
+    GDC_COLL_ALGO_FLAG_HIER = 1u << 1  /* node-aware: phases inside nodes and among them; applies
+                                          when the ranks span nodes */
+};
+
 struct gdc_coll_sched;
+struct gdc_coll_fast;
 
 typedef struct gdc_coll_algo {
-    gdc_coll_type_t coll;
-    const char     *name;
-    const char     *desc;
-    /* Append this rank's steps for args to sched. */
-    int (*build)(struct gdc_coll_sched *sched, const gdc_coll_args_t *args);
+    gdc_coll_algo_id_t id;
+    gdc_coll_type_t    coll;
+    const char        *name;
+    const char        *desc;
+    unsigned           flags; /* GDC_COLL_ALGO_FLAG_* */
     /* Can it run this call? NULL: any call of its collective. */
     int (*supports)(const gdc_coll_args_t *args);
+    /* Append this rank's steps for args to sched. */
+    gdc_status_t (*build)(struct gdc_coll_sched *sched, const gdc_coll_args_t *args);
+    /* Optional: run a blocking call straight, without a schedule (engine/fast.h says how);
+     * returns 0, touching nothing, when this call is not a shape it knows. */
+    int (*run_blocking)(const struct gdc_coll_fast *fast, const gdc_coll_args_t *args,
+                        const gdc_coll_buffers_t *bufs, gdc_status_t *status);
 } gdc_coll_algo_t;
 
 const char *gdc_coll_type_name(gdc_coll_type_t coll);
-
-/* Every algorithm, grouped by collective. */
-extern const gdc_coll_algo_t gdc_coll_algos[];
-extern const int             gdc_coll_num_algos;
-
-/* The algorithm of coll named name, or NULL. */
-const gdc_coll_algo_t *gdc_coll_algo_find(gdc_coll_type_t coll, const char *name);
 
 /* Is the call in place at this rank (GDC_IN_PLACE where the collective allows it)? */
 int gdc_coll_is_in_place(gdc_coll_type_t coll, int rank, int root, const void *sendbuf, const void *recvbuf);

@@ -5,7 +5,8 @@
  */
 #include <string.h>
 
-#include "engine/run.h"
+#include "engine/engine.h"
+#include "gdc_coll.h"
 #include "rt_shm.h"
 #include "gdc_rt.h"
 
@@ -92,6 +93,7 @@ static gdc_coll_args_t make_args(const coll_call_t *call, gdc_comm_t comm, size_
     args.node_of   = comm->node_of;
     args.num_nodes = comm->num_nodes;
     args.shm_bytes = comm->shm != NULL ? comm->shm->data_bytes : 0;
+    args.config    = gdc_coll_config_get();
     return args;
 }
 

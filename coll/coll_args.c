@@ -1,10 +1,24 @@
 /*
- * What a call's buffers are to the algorithms, in one place for the API and for the
- * simulator: whether it is in place, which memory is INPUT and OUTPUT, and how large they are.
+ * What a call is to the algorithms, in one place for the API and for the simulator: the
+ * collectives' names, whether it is in place, which memory is INPUT and OUTPUT, and how
+ * large they are.
  */
 #include "coll.h"
 
 #include <gdc.h>
+
+static const char *const coll_names[GDC_COLL_TYPE_COUNT] = {
+    [GDC_COLL_BARRIER] = "barrier",     [GDC_COLL_BCAST] = "bcast",
+    [GDC_COLL_REDUCE] = "reduce",       [GDC_COLL_ALLREDUCE] = "allreduce",
+    [GDC_COLL_ALLGATHER] = "allgather", [GDC_COLL_REDUCE_SCATTER] = "reduce_scatter",
+    [GDC_COLL_ALLTOALL] = "alltoall",   [GDC_COLL_ALLTOALLV] = "alltoallv",
+    [GDC_COLL_GATHER] = "gather",       [GDC_COLL_SCATTER] = "scatter",
+};
+
+const char *gdc_coll_type_name(gdc_coll_type_t coll)
+{
+    return (unsigned)coll < GDC_COLL_TYPE_COUNT ? coll_names[coll] : "unknown";
+}
 
 int gdc_coll_is_in_place(gdc_coll_type_t coll, int rank, int root, const void *sendbuf, const void *recvbuf)
 {

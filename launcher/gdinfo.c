@@ -15,8 +15,9 @@
 #include <unistd.h>
 
 #include "coll.h"
-#include "builder.h"
+#include "gdc_coll.h"
 #include "select/select.h"
+#include "select/table.h"
 #include "config.h"
 #include "gdc_rt.h"
 #include "rt_shm.h"
@@ -48,9 +49,11 @@ static void usage(FILE *out)
 
 static void print_algorithms(void)
 {
-    for (int i = 0; i < gdc_coll_num_algos; i++) {
-        printf("%-15s %-22s %s\n", gdc_coll_type_name(gdc_coll_algos[i].coll), gdc_coll_algos[i].name,
-               gdc_coll_algos[i].desc);
+    for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
+        const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
+        printf("%-15s %-22s %s%s%s\n", gdc_coll_type_name(algo->coll), algo->name, algo->desc,
+               algo->flags & GDC_COLL_ALGO_FLAG_HIER ? " [needs several nodes]" : "",
+               algo->run_blocking != NULL ? " [blocking fast path]" : "");
     }
 }
 
@@ -156,6 +159,7 @@ static int plan(const plan_opts_t *o)
     size_t                 bytes = 0, dsize;
     gdc_coll_args_t        args;
     gdc_coll_machine_t     *m = &gdc_coll_machine;
+    gdc_coll_select_config_t select;
     const gdc_coll_algo_t *chosen;
     int                    n, nodes = o->nodes > 0 ? o->nodes : 1, device;
     int                   *node_of;
@@ -171,10 +175,11 @@ static int plan(const plan_opts_t *o)
     if (gdc_rt_config_load() != GDC_SUCCESS) {
         return 1;
     }
-    gdc_coll_machine_default(m);
-    if ((o->profile != NULL && gdc_coll_machine_load(m, o->profile) != GDC_SUCCESS) ||
-        (o->profile == NULL && gdc_coll_config.profile != NULL && gdc_coll_machine_load(m, gdc_coll_config.profile) != GDC_SUCCESS) ||
-        gdc_coll_machine_env(m) != GDC_SUCCESS) {
+    select = *gdc_coll_select_config_get();
+    if (o->profile != NULL) {
+        select.profile = o->profile;
+    }
+    if (gdc_coll_select_init(&select) != GDC_SUCCESS) {
         return 1;
     }
     device = o->device || m->gpus_per_node > 0;
@@ -199,7 +204,8 @@ static int plan(const plan_opts_t *o)
     args.num_nodes = nodes;
     args.shm_bytes = gdc_rt_shm_bytes; /* GDC_SHM_SIZE: what the node's ranks would share */
     args.on_device = device;
-    chosen         = gdc_coll_select(&args, device);
+    args.config    = gdc_coll_config_get();
+    chosen         = gdc_coll_select(&args);
 
     printf("# plan: %s of %zu bytes (%zu x float32%s) on %d ranks, %d node(s), %s buffers\n",
            gdc_coll_type_name(coll), bytes, args.count, coll == GDC_COLL_ALLREDUCE || coll == GDC_COLL_REDUCE ||
@@ -209,7 +215,7 @@ static int plan(const plan_opts_t *o)
     printf("# busbw = algbw x %.4g (nccl-tests' factor for %s)\n", bus_factor(coll, n), gdc_coll_type_name(coll));
     printf("#   %-22s %14s %12s %12s %9s  %s\n", "algorithm", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "messages",
            "bytes moved per link class");
-    for (int i = 0; i < gdc_coll_num_algos; i++) {
+    for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
         const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
         gdc_coll_prediction_t  p;
         unsigned               msgs = 0;
@@ -241,6 +247,7 @@ static int plan(const plan_opts_t *o)
         printf("\n");
     }
     printf("# * the algorithm gdc would choose (GDC_%s_ALGO and GDC_TUNING apply)\n", "<COLL>");
+    gdc_coll_select_finalize();
     free(node_of);
     return 0;
 }

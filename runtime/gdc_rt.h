@@ -16,10 +16,20 @@
 #include "rt_tag.h"
 #include "rt_ucx.h"
 
-/* The collectives layer, started and stopped by gdc_init / gdc_finalize. */
-int  gdc_coll_init(void);
-void gdc_coll_finalize(void);
-/* Its parameter table, registered before the configuration is read. */
-void gdc_coll_register_params(void);
+/*
+ * The runtime's part of gdc_init and gdc_finalize, which run the layers above in between
+ * (api/gdc.c). gdc_init: gdc_rt_check_can_init; the layers register their parameters;
+ * gdc_rt_init (configuration, bootstrap, UCX, topology, progress); the layers start;
+ * gdc_rt_init_world (the world communicator, whose creation calls the layers' communicator
+ * hooks). gdc_rt_init_undo unwinds gdc_rt_init when a layer fails to start. gdc_finalize:
+ * gdc_rt_finalize_begin (requests aborted, everyone past a barrier, communicators freed:
+ * returns the barrier's status); the layers stop; gdc_rt_finalize_end.
+ */
+gdc_status_t gdc_rt_check_can_init(void);
+gdc_status_t gdc_rt_init(void);
+void         gdc_rt_init_undo(void);
+gdc_status_t gdc_rt_init_world(void);
+gdc_status_t gdc_rt_finalize_begin(void);
+void         gdc_rt_finalize_end(void);
 
 #endif

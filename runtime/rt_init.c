@@ -1,7 +1,10 @@
-/* gdc_init, gdc_finalize and the other life-cycle calls. */
+/*
+ * The runtime's part of gdc_init and gdc_finalize (api/gdc.c runs them around the layers
+ * above), and the life-cycle calls that are the runtime's alone: gdc_initialized,
+ * gdc_version_string, gdc_abort.
+ */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -18,18 +21,20 @@ int gdc_rt_is_initialized(void)
     return initialized;
 }
 
-int gdc_init(int *argc, char ***argv)
+gdc_status_t gdc_rt_check_can_init(void)
 {
-    int status;
-
-    (void)argc;
-    (void)argv;
     if (initialized || finalized) {
         GDC_LOG_ERROR("gdc_init: gdc is %s", initialized ? "already initialized" :
                                                         "finalized and cannot be initialized again");
         return GDC_ERR_INVALID_ARG;
     }
-    gdc_coll_register_params();
+    return GDC_SUCCESS;
+}
+
+gdc_status_t gdc_rt_init(void)
+{
+    gdc_status_t status;
+
     gdc_rt_topo_register_params();
     status = gdc_rt_config_load();
     if (status != GDC_SUCCESS) {
@@ -57,24 +62,8 @@ int gdc_init(int *argc, char ***argv)
     }
     gdc_rt_topo_report();
     gdc_rt_progress_init(gdc_rt_boot.local_size);
-    status = gdc_coll_init();
-    if (status != GDC_SUCCESS) {
-        goto err_topo;
-    }
-    status = gdc_rt_comm_world_init();
-    if (status != GDC_SUCCESS) {
-        goto err_coll;
-    }
-    initialized = 1;
-    GDC_LOG_INFO("gdc %s: rank %d of %d on %s (node %d of %d, local rank %d of %d), launcher %s",
-                 PACKAGE_VERSION, gdc_rt_boot.rank, gdc_rt_boot.size,
-                 gdc_rt_boot.node_names[gdc_rt_boot.node_of[gdc_rt_boot.rank]],
-                 gdc_rt_boot.node_of[gdc_rt_boot.rank], gdc_rt_boot.num_nodes, gdc_rt_boot.local_rank,
-                 gdc_rt_boot.local_size, gdc_rt_boot.launcher);
     return GDC_SUCCESS;
 
-err_coll:
-    gdc_coll_finalize();
 err_topo:
     gdc_rt_comm_world_unprepare();
     gdc_rt_topo_finalize();
@@ -85,30 +74,53 @@ err_boot:
     return status;
 }
 
-int gdc_finalize(void)
+void gdc_rt_init_undo(void)
 {
-    int status = gdc_rt_check_init("gdc_finalize");
-    int barrier_status;
+    gdc_rt_comm_world_unprepare();
+    gdc_rt_topo_finalize();
+    gdc_rt_ucx_finalize();
+    gdc_rt_boot_finalize();
+}
+
+gdc_status_t gdc_rt_init_world(void)
+{
+    gdc_status_t status = gdc_rt_comm_world_init();
 
     if (status != GDC_SUCCESS) {
         return status;
     }
+    initialized = 1;
+    GDC_LOG_INFO("gdc %s: rank %d of %d on %s (node %d of %d, local rank %d of %d), launcher %s",
+                 PACKAGE_VERSION, gdc_rt_boot.rank, gdc_rt_boot.size,
+                 gdc_rt_boot.node_names[gdc_rt_boot.node_of[gdc_rt_boot.rank]],
+                 gdc_rt_boot.node_of[gdc_rt_boot.rank], gdc_rt_boot.num_nodes, gdc_rt_boot.local_rank,
+                 gdc_rt_boot.local_size, gdc_rt_boot.launcher);
+    return GDC_SUCCESS;
+}
+
+gdc_status_t gdc_rt_finalize_begin(void)
+{
+    gdc_status_t barrier_status;
+
     gdc_rt_request_abort_all(GDC_ERR_NOT_INITIALIZED);
     (void)gdc_rt_ucx_flush();
     /* Nobody tears down its endpoints while a peer may still send to it (or still flush
      * towards it: hence UCX progress while the barrier waits). */
     barrier_status = gdc_rt_boot_barrier(gdc_rt_ucx_progress);
     gdc_rt_comm_finalize_all();
-    gdc_coll_finalize();
+    return barrier_status;
+}
+
+void gdc_rt_finalize_end(void)
+{
     gdc_rt_topo_finalize();
     gdc_rt_ucx_finalize();
     gdc_rt_boot_finalize();
     initialized = 0;
     finalized   = 1;
-    return barrier_status;
 }
 
-int gdc_initialized(int *flag)
+gdc_status_t gdc_initialized(int *flag)
 {
     if (flag == NULL) {
         GDC_LOG_ERROR("gdc_initialized: flag is NULL");
@@ -116,14 +128,6 @@ int gdc_initialized(int *flag)
     }
     *flag = initialized;
     return GDC_SUCCESS;
-}
-
-double gdc_wtime(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 const char *gdc_version_string(void)
@@ -143,10 +147,10 @@ const char *gdc_version_string(void)
     return version;
 }
 
-int gdc_abort(gdc_comm_t comm, int errorcode)
+gdc_status_t gdc_abort(gdc_comm_t comm, int errorcode)
 {
-    char msg[128];
-    int  status = gdc_rt_check_comm("gdc_abort", comm);
+    char         msg[128];
+    gdc_status_t status = gdc_rt_check_comm("gdc_abort", comm);
 
     if (status != GDC_SUCCESS) {
         return status;

@@ -64,6 +64,17 @@ static inline uint64_t gdc_rt_shm_read(volatile uint64_t *counter)
     return __atomic_load_n(counter, __ATOMIC_ACQUIRE);
 }
 
+/* Raise every counter of mine to at least value: how a rank says it is done with a call. */
+static inline void gdc_rt_shm_raise_all(const gdc_rt_shm_t *shm, uint64_t value)
+{
+    for (int c = 0; c < GDC_RT_SHM_COUNTERS; c++) {
+        volatile uint64_t *counter = gdc_rt_shm_counter(shm, shm->local_index, c);
+        if (gdc_rt_shm_read(counter) < value) {
+            gdc_rt_shm_raise(counter, value);
+        }
+    }
+}
+
 /* For tests (the simulator): n process-private segments seen by n ranks as their node's,
  * shms[i] being rank i's view. Free with gdc_rt_shm_free_private. */
 int  gdc_rt_shm_init_private(gdc_rt_shm_t *shms, int n, size_t data_bytes);

@@ -4,6 +4,8 @@
  * many from r + 2^k. ceil(log2 n) rounds for any n, then one rotation into place: the
  * latency choice for small messages on non-powers of two.
  */
+#include "algos.h"
+
 #include "builder.h"
 
 GDC_COLL_BUILDER(gdc_coll_allgather_bruck)

@@ -5,6 +5,8 @@
  * consecutive ranks' blocks, so every exchange is one contiguous range. The phase itself
  * (over any group, blocks of any sizes) is in phase_allgather.c.
  */
+#include "algos.h"
+
 #include "phase/phase.h"
 
 GDC_COLL_BUILDER(gdc_coll_allgather_recursive_doubling)

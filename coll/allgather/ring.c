@@ -1,5 +1,7 @@
 /* allgather ring: every block travels n-1 hops around the ring, pipelined in chunks;
  * bandwidth-optimal. */
+#include "algos.h"
+
 #include "gdc_rt.h"
 #include "phase/ring.h"
 

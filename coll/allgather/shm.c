@@ -2,6 +2,11 @@
  * allgather shm: each rank copies its block, chunk by chunk, into its shared memory; every
  * rank copies each peer's chunk out as soon as that peer's counter says it is there.
  */
+#include "algos.h"
+
+#include <string.h>
+
+#include "engine/fast.h"
 #include "phase/shm.h"
 
 GDC_COLL_BUILDER(gdc_coll_allgather_shm)
@@ -39,4 +44,36 @@ GDC_COLL_BUILDER(gdc_coll_allgather_shm)
         gdc_coll_signal(sched, GDC_COLL_SHM_DONE, now, done);
     }
     return GDC_SUCCESS;
+}
+
+static size_t slot_start(const gdc_coll_args_t *args, int p)
+{
+    return 0;
+}
+
+static size_t block_of(const gdc_coll_args_t *args, int p)
+{
+    return args->count * args->dsize * (size_t)p;
+}
+
+/* The fast path, for blocks of one chunk: my block in my segment, everyone's out of theirs. */
+GDC_COLL_RUN_BLOCKING(gdc_coll_allgather_shm_run_blocking)
+{
+    const gdc_rt_shm_t *shm   = fast->shm;
+    int                 me    = shm->local_index;
+    size_t              bytes = args->count * args->dsize;
+
+    if (args->count > gdc_coll_shm_chunk_elems(args, 1)) {
+        return 0;
+    }
+    if (!args->in_place) {
+        memcpy((char *)bufs->output + block_of(args, me), bufs->input, bytes);
+    }
+    if ((*status = fast->wait(fast, GDC_COLL_SHM_DONE, fast->base, -1)) != GDC_SUCCESS) {
+        return 1;
+    }
+    memcpy(gdc_rt_shm_data(shm, me), bufs->input, bytes);
+    gdc_coll_fast_publish(fast);
+    *status = gdc_coll_fast_collect(fast, args, bufs->output, slot_start, block_of);
+    return 1;
 }

@@ -5,6 +5,8 @@
  * brings the blocks back together. 2 log2(p) rounds moving about 2 count elements in all:
  * bandwidth-optimal with log latency. Non-powers of two fold in as in recursive doubling.
  */
+#include "algos.h"
+
 #include "builder.h"
 
 /* Elements [first, end) of the participant-block range [lo, hi) of a vector cut into p blocks. */

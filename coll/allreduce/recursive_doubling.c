@@ -5,6 +5,8 @@
  * the end. Partners combine in the same operand order (lower rank first), so the result is
  * bit-identical on every rank. The phase itself (over any group) is in phase_allreduce.c.
  */
+#include "algos.h"
+
 #include "phase/phase.h"
 
 GDC_COLL_BUILDER(gdc_coll_allreduce_recursive_doubling)

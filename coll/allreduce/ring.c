@@ -3,6 +3,8 @@
  * reduced, then a pipelined ring allgather passes every block around. 2(n-1) rounds, each
  * moving count/n elements: bandwidth-optimal, latency 2(n-1) messages.
  */
+#include "algos.h"
+
 #include <stdlib.h>
 
 #include "gdc_rt.h"

@@ -10,6 +10,8 @@
  * Segment layout, double buffered by chunk parity s: in[s][p] (part p of the chunk, as
  * copied for its owner p) then res[s] (my part's result).
  */
+#include "algos.h"
+
 #include <stdlib.h>
 
 #include "gdc_rt.h"

@@ -4,9 +4,14 @@
  * the same bits). One cache-line hop between ranks instead of message rounds: the
  * latency path for small messages inside a node.
  */
+#include "algos.h"
+
 #include <stdlib.h>
+#include <string.h>
 
 #include "gdc_rt.h"
+#include "engine/fast.h"
+#include "kernels/reduce.h"
 #include "phase/shm.h"
 
 int gdc_coll_allreduce_shm_direct_supports(const gdc_coll_args_t *args)
@@ -38,4 +43,29 @@ GDC_COLL_BUILDER(gdc_coll_allreduce_shm_direct)
     }
     (void)last; /* the executor raises DONE when the run is over */
     return GDC_SUCCESS;
+}
+
+/* The fast path: publish the vector, wait for everyone's, reduce in rank order. */
+GDC_COLL_RUN_BLOCKING(gdc_coll_allreduce_shm_direct_run_blocking)
+{
+    const gdc_rt_shm_t *shm = fast->shm;
+    int                 me  = shm->local_index;
+
+    if ((*status = fast->wait(fast, GDC_COLL_SHM_DONE, fast->base, -1)) != GDC_SUCCESS) {
+        return 1;
+    }
+    memcpy(gdc_rt_shm_data(shm, me), bufs->input, args->count * args->dsize);
+    gdc_coll_fast_publish(fast);
+    if ((*status = fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, -1)) != GDC_SUCCESS) {
+        return 1;
+    }
+    gdc_coll_reduce_host(bufs->output, gdc_rt_shm_data(shm, 0), gdc_rt_shm_data(shm, 1), args->count, args->dtype,
+                         args->op);
+    for (int p = 2; p < shm->local_size; p++) {
+        gdc_coll_reduce_host(bufs->output, bufs->output, gdc_rt_shm_data(shm, p), args->count, args->dtype, args->op);
+    }
+    if (args->op == GDC_AVG) {
+        gdc_coll_avg_finish_host(bufs->output, args->count, args->dtype, args->size);
+    }
+    return 1;
 }

@@ -5,6 +5,8 @@
  * the block from rank r-i, which one more pass puts in place. ceil(log2 n) messages of
  * about n/2 blocks instead of n-1 messages: for small blocks.
  */
+#include "algos.h"
+
 #include <stdlib.h>
 
 #include "builder.h"

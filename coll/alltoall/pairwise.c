@@ -1,5 +1,7 @@
 /* alltoall pairwise: n-1 rounds, in round k rank r sends its block for r+k and receives the
  * block from r-k; a window of rounds in flight. The bandwidth choice. */
+#include "algos.h"
+
 #include "alltoall/alltoall.h"
 
 static size_t block_offset(const gdc_coll_args_t *args, int p)

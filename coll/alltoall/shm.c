@@ -4,9 +4,14 @@
  * a block's place is overwritten only after this rank copied its own block for that peer
  * out of it.
  */
+#include "algos.h"
+
+#include <string.h>
+
 #include <stdlib.h>
 
 #include "gdc_rt.h"
+#include "engine/fast.h"
 #include "phase/shm.h"
 
 GDC_COLL_BUILDER(gdc_coll_alltoall_shm)
@@ -52,4 +57,45 @@ GDC_COLL_BUILDER(gdc_coll_alltoall_shm)
     }
     free(given);
     return GDC_SUCCESS;
+}
+
+static size_t block_of(const gdc_coll_args_t *args, int p)
+{
+    return args->count * args->dsize * (size_t)p;
+}
+
+/* Where p's segment holds its block for me: at my place among p's blocks. */
+static size_t slot_for_me(const gdc_coll_args_t *args, int p)
+{
+    return gdc_coll_shm_chunk_elems(args, (size_t)args->size) * args->dsize * (size_t)args->rank;
+}
+
+/* The fast path, for blocks of one chunk: my block for p in my segment at p's place, mine
+ * out of theirs (in place, every block goes into my segment before any place is
+ * overwritten). */
+GDC_COLL_RUN_BLOCKING(gdc_coll_alltoall_shm_run_blocking)
+{
+    const gdc_rt_shm_t *shm   = fast->shm;
+    int                 me    = shm->local_index;
+    size_t              bytes = args->count * args->dsize;
+    size_t              chunk = gdc_coll_shm_chunk_elems(args, (size_t)args->size) * args->dsize;
+
+    if (args->count > gdc_coll_shm_chunk_elems(args, (size_t)args->size)) {
+        return 0;
+    }
+    if (!args->in_place) {
+        memcpy((char *)bufs->output + block_of(args, me), (const char *)bufs->input + block_of(args, me), bytes);
+    }
+    if ((*status = fast->wait(fast, GDC_COLL_SHM_DONE, fast->base, -1)) != GDC_SUCCESS) {
+        return 1;
+    }
+    for (int p = 0; p < shm->local_size; p++) {
+        if (p != me) {
+            memcpy((char *)gdc_rt_shm_data(shm, me) + chunk * (size_t)p, (const char *)bufs->input + block_of(args, p),
+                   bytes);
+        }
+    }
+    gdc_coll_fast_publish(fast);
+    *status = gdc_coll_fast_collect(fast, args, bufs->output, slot_for_me, block_of);
+    return 1;
 }

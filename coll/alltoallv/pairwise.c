@@ -1,5 +1,7 @@
 /* alltoallv pairwise: the pairwise exchange with per-peer counts and displacements. In
  * place, the receive counts and displacements describe both directions. */
+#include "algos.h"
+
 #include "alltoall/alltoall.h"
 
 static size_t send_offset(const gdc_coll_args_t *args, int p)

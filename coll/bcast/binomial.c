@@ -1,5 +1,7 @@
 /* bcast binomial: the root's message goes down a binomial tree; ceil(log2 n) rounds of the
  * whole message. The choice for small messages. */
+#include "algos.h"
+
 #include "phase/tree.h"
 
 GDC_COLL_BUILDER(gdc_coll_bcast_binomial)

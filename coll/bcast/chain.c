@@ -1,13 +1,15 @@
 /* bcast chain: the message flows root -> root+1 -> ... in pipelined chunks, so every link
  * carries the whole message once at the same time: bandwidth-optimal for large messages,
  * latency n-1 chunk hops. */
+#include "algos.h"
+
 #include "phase/tree.h"
 
 GDC_COLL_BUILDER(gdc_coll_bcast_chain)
 {
     int n      = args->size;
     int v      = gdc_coll_vrank(args->rank, args->root, n);
-    int chunks = gdc_coll_chunks(args->count * args->dsize, 1);
+    int chunks = gdc_coll_chunks(args->config, args->count * args->dsize, 1);
     int next   = v + 1 < n ? gdc_coll_real_rank(v + 1, args->root, n) : -1;
     int prev   = v > 0 ? gdc_coll_real_rank(v - 1, args->root, n) : -1;
 

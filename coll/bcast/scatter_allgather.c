@@ -3,6 +3,8 @@
  * binomial tree (vrank v gets block v), then a pipelined ring allgather completes it
  * everywhere. About 2 count elements per link instead of count log2(n): large messages.
  */
+#include "algos.h"
+
 #include <stdlib.h>
 
 #include "gdc_rt.h"

@@ -3,6 +3,11 @@
  * buffered), every other rank copies each chunk out as soon as the root's counter says it
  * is there. Two copies of the data in all, the readers in parallel.
  */
+#include "algos.h"
+
+#include <string.h>
+
+#include "engine/fast.h"
 #include "phase/shm.h"
 
 GDC_COLL_BUILDER(gdc_coll_bcast_shm)
@@ -29,4 +34,28 @@ GDC_COLL_BUILDER(gdc_coll_bcast_shm)
         }
     }
     return GDC_SUCCESS;
+}
+
+/* The fast path, for a message of one chunk: the root publishes once its readers are done
+ * with the last call, the others copy it out. */
+GDC_COLL_RUN_BLOCKING(gdc_coll_bcast_shm_run_blocking)
+{
+    const gdc_rt_shm_t *shm   = fast->shm;
+    int                 me    = shm->local_index, root = args->root;
+    size_t              bytes = args->count * args->dsize;
+
+    if (args->count > gdc_coll_shm_chunk_elems(args, 1)) {
+        return 0;
+    }
+    if (me == root) {
+        if ((*status = fast->wait(fast, GDC_COLL_SHM_DONE, fast->base, -1)) == GDC_SUCCESS) {
+            memcpy(gdc_rt_shm_data(shm, me), bufs->output, bytes);
+            gdc_coll_fast_publish(fast);
+        }
+        return 1;
+    }
+    if ((*status = fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, root)) == GDC_SUCCESS) {
+        memcpy(bufs->output, gdc_rt_shm_data(shm, root), bytes);
+    }
+    return 1;
 }

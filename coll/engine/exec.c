@@ -37,7 +37,7 @@ void gdc_coll_exec_reset(gdc_coll_exec_t *exec, char *const base[GDC_COLL_NUM_BU
 
     memcpy(exec->base, base, sizeof(exec->base));
     /* an output larger than the cache: writing it around the cache saves reading it first */
-    exec->stream_output = gdc_coll_output_bytes(&sched->args) >= gdc_coll_config.stream_bytes;
+    exec->stream_output = gdc_coll_output_bytes(&sched->args) >= sched->args.config->stream_bytes;
     exec->queue_head = exec->queue_tail = 0;
     exec->num_inflight = exec->num_done = 0;
     exec->status                        = GDC_SUCCESS;
@@ -82,21 +82,6 @@ static int wait_satisfied(const gdc_coll_exec_t *exec, const gdc_coll_step_t *st
     return gdc_rt_shm_read(counter) >= exec->shm_base + step->slot;
 }
 
-/* A shared-memory run is over: it has stopped reading its peers' segments, and says so by
- * raising every counter to the last value of the call (DONE for the next call's waits,
- * the others so that none lags behind). */
-static void raise_all_counters(gdc_coll_exec_t *exec)
-{
-    uint64_t end = exec->shm_base + exec->sched->shm_epochs;
-
-    for (int c = 0; c < GDC_RT_SHM_COUNTERS; c++) {
-        volatile uint64_t *counter = gdc_rt_shm_counter(exec->shm, exec->shm->local_index, c);
-        if (gdc_rt_shm_read(counter) < end) {
-            gdc_rt_shm_raise(counter, end);
-        }
-    }
-}
-
 static void complete(gdc_coll_exec_t *exec, uint32_t s)
 {
     const gdc_coll_step_t *step = &exec->sched->steps[s];
@@ -109,7 +94,9 @@ static void complete(gdc_coll_exec_t *exec, uint32_t s)
     }
     if (++exec->num_done == exec->sched->num_steps) {
         if (exec->shm != NULL && exec->sched->shm_epochs > 0) {
-            raise_all_counters(exec);
+            /* it has stopped reading its peers' segments: DONE says so to the next call's
+             * waits, and the other counters follow so that none lags behind */
+            gdc_rt_shm_raise_all(exec->shm, exec->shm_base + exec->sched->shm_epochs);
         }
         exec->finished = 1;
     }

@@ -1,28 +1,57 @@
 /*
- * A collective in flight in a real job: a schedule (from the communicator's cache) run by
- * the executor over UCX messages, wrapped in a request that gdc_wait / gdc_test complete.
+ * A collective in flight in a real job: a schedule run by the executor over UCX, the
+ * request that the application waits on, and the per-communicator state the runs share
+ * (their cache, and the queue of shared-memory runs: one at a time per communicator).
+ * Internal to the engine.
  */
 #ifndef GDC_COLL_RUN_H
 #define GDC_COLL_RUN_H
 
-#include "coll.h"
+#include "engine/cache.h"
+#include "engine/exec.h"
+#include "gdc_rt.h"
 
-struct gdc_comm;
-struct gdc_request;
+typedef struct gdc_coll_comm {
+    gdc_coll_cache_t     cache;
+    /* Shared-memory runs reuse the same segments: one at a time per communicator, the
+     * others wait in call order (the same order on every rank). */
+    struct gdc_coll_run *shm_running;
+    struct gdc_coll_run *shm_queue_head, *shm_queue_tail;
+} gdc_coll_comm_t;
 
-/* The user's buffers of a call, as the executor's INPUT and OUTPUT. */
-typedef struct gdc_coll_buffers {
-    const void *input;
-    void       *output;
-    const void *probe; /* a buffer the memory type is taken from */
-} gdc_coll_buffers_t;
+typedef struct gdc_coll_run {
+    gdc_coll_exec_t      exec;
+    struct gdc_request  *req;
+    struct gdc_comm     *comm;
+    gdc_coll_sched_t    *sched;
+    gdc_coll_entry_t    *entry;       /* NULL: the run owns its schedule */
+    gdc_rt_msg_t        *msgs;        /* [sched->num_msgs] */
+    void                *scratch;
+    int                  on_device;
+    uint32_t             seq;
+    struct gdc_coll_run *prev, *next; /* active runs */
+    struct gdc_coll_run *shm_next;    /* waiting for the communicator's shared memory */
+} gdc_coll_run_t;
 
-/* Start args on comm and return its request (already completed for count 0). */
-int gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *args, const gdc_coll_buffers_t *bufs,
-                   struct gdc_request **out);
+/* The executor's messages as UCX tagged messages (engine/transport_ucx.c). */
+extern const gdc_coll_transport_t gdc_coll_ucx_transport;
 
-/* Run args on comm to completion (a blocking call): small calls inside a node take the
- * fast path, the others start and wait. */
-int gdc_coll_run_blocking(struct gdc_comm *comm, const gdc_coll_args_t *args, const gdc_coll_buffers_t *bufs);
+/* The world rank of local rank i of the run's shared memory. */
+int gdc_coll_run_local_world_rank(const gdc_coll_run_t *run, int i);
+
+/* A run of sched with its messages, scratch (next to `near` on the device) and executor. */
+gdc_status_t gdc_coll_run_alloc(gdc_coll_run_t **out, gdc_coll_sched_t *sched, int on_device, const void *near);
+/* Free it (and its schedule when it owns it). */
+void gdc_coll_run_free(gdc_coll_run_t *run);
+
+/* Give run a request and start it on comm with buffers base[] (or queue it behind the
+ * communicator's shared-memory run in progress). */
+gdc_status_t gdc_coll_run_launch(gdc_coll_run_t *run, struct gdc_comm *comm, gdc_coll_entry_t *entry,
+                                 char *const base[GDC_COLL_NUM_BUFS], struct gdc_request **out);
+
+/* Progress every active run (the runtime's progress hook). */
+int gdc_coll_run_progress_all(void);
+/* Forget the active runs (gdc_finalize aborted them). */
+void gdc_coll_run_forget_all(void);
 
 #endif

@@ -35,7 +35,7 @@ gdc_coll_sched_t *gdc_coll_sched_new(const gdc_coll_algo_t *algo, const gdc_coll
     }
     sched->algo = algo;
     sched->args = *args;
-    for (int c = 0; c < 8; c++) {
+    for (int c = 0; c < GDC_RT_SHM_COUNTERS; c++) {
         sched->last_signal[c] = -1;
     }
     /* the schedule outlives the call: keep no pointer into the caller's arrays */
@@ -147,12 +147,12 @@ int gdc_coll_wait(gdc_coll_sched_t *sched, int peer, int counter, uint32_t value
     }
     sched->steps[step].counter = (uint8_t)counter;
     if (sched->last_wait == NULL) {
-        sched->last_wait = malloc(8 * (size_t)sched->args.size * sizeof(int));
+        sched->last_wait = malloc(GDC_RT_SHM_COUNTERS * (size_t)sched->args.size * sizeof(int));
         if (sched->last_wait == NULL) {
             sched->status = GDC_ERR_NO_MEMORY;
             return -1;
         }
-        for (int i = 0; i < 8 * sched->args.size; i++) {
+        for (int i = 0; i < GDC_RT_SHM_COUNTERS * sched->args.size; i++) {
             sched->last_wait[i] = -1;
         }
     }

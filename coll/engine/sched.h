@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "coll.h"
+#include "rt_shm.h"
 
 /* Where a region lives. INPUT is the user's send buffer, or the receive buffer when the
  * call is in place (they are then the same memory: builders must read a place of INPUT
@@ -74,8 +75,8 @@ typedef struct gdc_coll_sched {
     uint32_t               num_msgs;   /* send + recv steps */
     size_t                 scratch_bytes;
     uint32_t               shm_epochs; /* counter values the call uses (shared memory) */
-    int                    last_signal[8]; /* per counter, while building: signals go in order */
-    int                   *last_wait;      /* [8 * size] per counter and peer, while building */
+    int                    last_signal[GDC_RT_SHM_COUNTERS]; /* per counter, while building: signals go in order */
+    int                   *last_wait;      /* [GDC_RT_SHM_COUNTERS * size] per counter and peer, while building */
     int                    status;     /* first error while building */
 } gdc_coll_sched_t;
 

@@ -3,6 +3,8 @@
  * subtree's blocks as one message (kept in vrank order in scratch); ceil(log2 n) rounds.
  * The root with rank 0 gathers straight into its output; another root rotates at the end.
  */
+#include "algos.h"
+
 #include "phase/tree.h"
 
 typedef struct gather_ctx {

@@ -9,6 +9,8 @@
  * blocks are one range; when the communicator's order differs (round-robin placement) they
  * gather in scratch and put the blocks in rank order before broadcasting.
  */
+#include "algos.h"
+
 #include <stdlib.h>
 
 #include "gdc_rt.h"
@@ -64,7 +66,7 @@ static int allgather_leaders(gdc_coll_sched_t *sched, const gdc_coll_args_t *arg
     for (int d = 0; d <= K; d++) {
         bounds[d] = args->count * (size_t)nodes->node_first[d];
     }
-    if (vec.count * args->dsize <= gdc_coll_config.medium_bytes) {
+    if (vec.count * args->dsize <= args->config->hier_ring_bytes) {
         gdc_coll_rd_allgatherv(sched, &nodes->leaders, &vec, NULL, 0, dep);
     } else {
         int                d  = nodes->my_node;
@@ -120,7 +122,7 @@ GDC_COLL_BUILDER(gdc_coll_allgather_hier)
         gdc_coll_pipe_bcast_t pb = {
             .group = nodes.local, .radix = 0, .root = 0,
             .region = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, args->count * (size_t)args->size),
-            .chunks = gdc_coll_chunks(args->count * (size_t)args->size * args->dsize, 2), .slot_base = 1,
+            .chunks = gdc_coll_chunks(args->config, args->count * (size_t)args->size * args->dsize, 2), .slot_base = 1,
             .root_dep = result, .recv_dep = gathered,
         };
         gdc_coll_pipe_bcast(sched, &pb);

@@ -12,6 +12,8 @@
  * A node whose ranks are not consecutive in the communicator (round-robin placement)
  * gathers its package in scratch too.
  */
+#include "algos.h"
+
 #include <stdlib.h>
 
 #include "gdc_rt.h"
@@ -99,7 +101,7 @@ static void allgather_rails(gdc_coll_sched_t *sched, ag_rails_t *t)
         for (int e = 0; e <= K; e++) {
             t->bounds[e] = t->x[b * K + e] - lo;
         }
-        if ((hi - lo) * t->args->dsize <= gdc_coll_config.medium_bytes || per_rail < (uint32_t)(K - 1)) {
+        if ((hi - lo) * t->args->dsize <= t->args->config->hier_ring_bytes || per_rail < (uint32_t)(K - 1)) {
             gdc_coll_rd_allgatherv(sched, &rail, &vec, NULL, (uint32_t)b * per_rail, mine);
         } else {
             int                chunks = gdc_coll_ring_chunks(sched, &vec, K - 1);

@@ -6,6 +6,8 @@
  * vectors go in segments, so that one segment's leaders' allreduce overlaps the next one's
  * reduce.
  */
+#include "algos.h"
+
 #include "gdc_rt.h"
 #include "hier/common.h"
 #include "phase/tree.h"
@@ -33,7 +35,7 @@ static int leader_segment(gdc_coll_sched_t *sched, void *ctx, const gdc_coll_hie
 
     if (L > 1) {
         gdc_coll_tree_reduce_t tr = {
-            .group = l->nodes.local, .radix = gdc_coll_config.tree_radix, .root = LEADER, .slot = seg->slot_base,
+            .group = l->nodes.local, .radix = sched->args.config->tree_radix, .root = LEADER, .slot = seg->slot_base,
             .input = have, .acc = whole, .scratch_base = seg->scratch_base, .avg = 0,
         };
         used1 = gdc_coll_tree_reduce(sched, &tr);
@@ -57,7 +59,7 @@ static int leader_segment(gdc_coll_sched_t *sched, void *ctx, const gdc_coll_hie
         /* a rank's receives overwrite what its reduce sent from: they wait for its phase 1 */
         gdc_coll_pipe_bcast_t pb = {
             .group = l->nodes.local, .radix = 0, .root = LEADER, .region = whole,
-            .chunks = gdc_coll_chunks(whole.length, 1), .slot_base = seg->slot_base + 1,
+            .chunks = gdc_coll_chunks(sched->args.config, whole.length, 1), .slot_base = seg->slot_base + 1,
             .root_dep = result, .recv_dep = reduced,
         };
         if ((uint32_t)pb.chunks >= seg->slots) {

@@ -10,6 +10,8 @@
  * rails); block b's rail is its owner on every node. Large vectors go in segments, so that
  * one segment's rails overlap the next one's reduce-scatter.
  */
+#include "algos.h"
+
 #include <stdlib.h>
 
 #include "gdc_rt.h"

@@ -9,6 +9,8 @@
  * Slots inside a node: e for what goes to the aggregator for node e, the own node's number
  * for the direct blocks, nodes + e for what comes back from e; between nodes: 0.
  */
+#include "algos.h"
+
 #include <stdlib.h>
 
 #include "gdc_rt.h"

@@ -4,6 +4,8 @@
  * to fill them): a leader passes chunk c on inside its node as soon as it has it. The network carries the message
  * once into every node, however the ranks are placed.
  */
+#include "algos.h"
+
 #include <stdlib.h>
 
 #include "gdc_rt.h"
@@ -12,7 +14,7 @@
 GDC_COLL_BUILDER(gdc_coll_bcast_hier)
 {
     gdc_coll_nodes_t nodes;
-    int              status, chunks = gdc_coll_chunks(args->count * args->dsize, 1);
+    int              status, chunks = gdc_coll_chunks(args->config, args->count * args->dsize, 1);
     int             *have = malloc((size_t)chunks * sizeof(int));
 
     if (have == NULL) {

@@ -9,6 +9,8 @@
  * ranks owning consecutive blocks, one rail per block. Large messages go in segments, so
  * that one segment's rails overlap the next one's scatter and the previous one's allgather.
  */
+#include "algos.h"
+
 #include <stdlib.h>
 
 #include "gdc_rt.h"
@@ -63,7 +65,7 @@ static void bcast_rails(gdc_coll_sched_t *sched, bcast_rails_t *br, const gdc_co
         gdc_coll_pipe_bcast_t pb  = {
             .group = gdc_coll_rails_group(nodes, B, b, br->rail), .radix = 0, .root = br->root_node,
             .region = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, seg->offset + gdc_coll_block_offset(seg->count, B, b), cnt),
-            .chunks = gdc_coll_chunks(cnt * sched->args.dsize, 1), .slot_base = seg->slot_base + (uint32_t)b * per_rail,
+            .chunks = gdc_coll_chunks(sched->args.config, cnt * sched->args.dsize, 1), .slot_base = seg->slot_base + (uint32_t)b * per_rail,
             .root_dep = -1, .recv_dep = -1,
         };
 

@@ -146,7 +146,7 @@ void gdc_coll_group_allreduce(gdc_coll_sched_t *sched, gdc_coll_group_allreduce_
     }
     /* the ring needs 2(n-1) slots; two ranks gain nothing from it (the same bytes, one more
      * latency) */
-    if (n == 2 || ar->in.length <= gdc_coll_config.medium_bytes || ar->slots < (uint32_t)(2 * (n - 1))) {
+    if (n == 2 || ar->in.length <= sched->args.config->hier_ring_bytes || ar->slots < (uint32_t)(2 * (n - 1))) {
         gdc_coll_rd_allreduce(sched, ar);
     } else {
         ring_allreduce(sched, ar);

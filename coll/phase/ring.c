@@ -52,7 +52,7 @@ gdc_coll_region_t gdc_coll_vec_chunk_at(const gdc_coll_sched_t *sched, const gdc
 
 int gdc_coll_ring_chunks(const gdc_coll_sched_t *sched, const gdc_coll_vec_t *vec, int rounds)
 {
-    return gdc_coll_chunks(largest_block(vec) * sched->args.dsize, rounds);
+    return gdc_coll_chunks(sched->args.config, largest_block(vec) * sched->args.dsize, rounds);
 }
 
 static int mod(int x, int n)

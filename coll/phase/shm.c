@@ -1,3 +1,5 @@
+#include "algos.h"
+
 #include "phase/shm.h"
 
 #include <stdlib.h>
@@ -33,7 +35,7 @@ int gdc_coll_shm_wait_all(gdc_coll_sched_t *sched, int counter, uint32_t value, 
 size_t gdc_coll_shm_chunk_elems(const gdc_coll_args_t *args, size_t slots_per_chunk)
 {
     size_t fit   = args->shm_bytes / 2 / slots_per_chunk / args->dsize;
-    size_t cache = gdc_coll_config.shm_chunk_bytes / args->dsize;
+    size_t cache = args->config->shm_chunk_bytes / args->dsize;
     size_t elems = fit < cache ? fit : cache;
 
     return elems > 0 ? elems : 1;

@@ -1,4 +1,5 @@
-/* Ordering whole phases: every step of the next one after (a join of) the previous one. */
+/* Ordering whole phases (every step of the next one after a join of the previous one), and
+ * cutting a pipeline into chunks. */
 #include "phase/phase.h"
 
 void gdc_coll_after_range(gdc_coll_sched_t *sched, uint32_t first, int dep)
@@ -29,4 +30,15 @@ int gdc_coll_join_range(gdc_coll_sched_t *sched, uint32_t first, int dep)
         gdc_coll_after(sched, joined, (int)s);
     }
     return joined;
+}
+
+int gdc_coll_chunks(const gdc_coll_config_t *config, size_t bytes, int rounds)
+{
+    size_t chunks     = (bytes + config->chunk_bytes - 1) / config->chunk_bytes;
+    size_t max_chunks = GDC_COLL_MAX_SLOTS / (size_t)(rounds > 0 ? rounds : 1);
+
+    if (chunks > max_chunks) {
+        chunks = max_chunks;
+    }
+    return chunks > 0 ? (int)chunks : 1;
 }

@@ -1,5 +1,7 @@
 /* reduce binomial: partial results climb a binomial tree to the root, ceil(log2 n) rounds
  * of the whole vector. Ranks that are not the root accumulate in scratch. */
+#include "algos.h"
+
 #include "phase/tree.h"
 
 GDC_COLL_BUILDER(gdc_coll_reduce_binomial)

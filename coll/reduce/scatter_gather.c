@@ -3,6 +3,8 @@
  * with block v reduced, then a binomial gather brings the blocks to the root. About 2
  * count elements per link: for large messages, where the binomial tree moves count log2(n).
  */
+#include "algos.h"
+
 #include <stdlib.h>
 
 #include "gdc_rt.h"

@@ -5,6 +5,8 @@
  * its whole vector to its partner and gets its block back at the end), so every exchange
  * is one contiguous range. Work happens in a scratch copy of the vector.
  */
+#include "algos.h"
+
 #include "builder.h"
 
 typedef struct halving {

@@ -4,6 +4,8 @@
  * the receive buffer) is also input block 0: the result is finished in scratch and copied
  * out once the ring has read everything.
  */
+#include "algos.h"
+
 #include <stdlib.h>
 
 #include "gdc_rt.h"

@@ -3,6 +3,8 @@
  * subtree's blocks as one message (in vrank order, in scratch) and passing its children
  * theirs; ceil(log2 n) rounds. A root other than rank 0 rotates its input first.
  */
+#include "algos.h"
+
 #include "phase/tree.h"
 
 typedef struct scatter_ctx {

@@ -204,8 +204,6 @@ gdc_link_class_t gdc_coll_machine_class(const gdc_coll_machine_t *m, const gdc_c
  */
 
 /* A shared-memory counter in the model: when it reached each value, and who waits. */
-#define MODEL_COUNTERS 8
-
 typedef struct model_waiter {
     int                  rank;
     uint32_t             step;
@@ -226,7 +224,7 @@ typedef struct model_rank {
     double           *ready;
     double            cpu_free;
     double            tx_free, rx_free; /* its own links inside the node, each way */
-    model_counter_t   counters[MODEL_COUNTERS];
+    model_counter_t   counters[GDC_RT_SHM_COUNTERS];
     int               local_index;  /* among the ranks of its node: picks its NIC */
 } model_rank_t;
 
@@ -517,7 +515,7 @@ static void model_free(model_t *md, int n)
         gdc_coll_sched_free(md->ranks[r].sched);
         free(md->ranks[r].waiting);
         free(md->ranks[r].ready);
-        for (int c = 0; c < MODEL_COUNTERS; c++) {
+        for (int c = 0; c < GDC_RT_SHM_COUNTERS; c++) {
             model_counter_t *mc = &md->ranks[r].counters[c];
             free(mc->reached);
             while (mc->waiters != NULL) {

@@ -3,22 +3,29 @@
 #define GDC_COLL_SELECT_H
 
 #include "coll.h"
-
 #include "select/model.h"
 
-/* The algorithm for a call: GDC_<COLL>_ALGO when set, else the tuning file's rule for its
- * size, else the cheapest on the cost model; a choice that does not support the call gives
- * way to the next cheapest (logged at info). Every rank of a call chooses the same: the
- * model prices all ranks' schedules from inputs they share. */
-const gdc_coll_algo_t *gdc_coll_select(const gdc_coll_args_t *args, int on_device);
+/* What the choice follows besides the model: GDC_PROFILE, GDC_TUNING, GDC_<COLL>_ALGO. */
+typedef struct gdc_coll_select_config {
+    const char *profile;                     /* machine profile: a name or a path; NULL: built-in */
+    const char *tuning;                      /* tuning file; NULL: none */
+    const char *forced[GDC_COLL_TYPE_COUNT]; /* algorithm names; NULL: choose */
+} gdc_coll_select_config_t;
 
-/* Load the machine (GDC_PROFILE, GDC_LINK_*) and tuning file (GDC_TUNING), check
- * GDC_<COLL>_ALGO names (listing the valid ones on error). */
-int  gdc_coll_select_init(void);
-void gdc_coll_select_finalize(void);
-int  gdc_coll_select_check_forced(void);
+/* Take config (copied; its strings must outlive the selection): load the machine and the
+ * tuning file, check the forced names (listing the valid ones on error). */
+gdc_status_t gdc_coll_select_init(const gdc_coll_select_config_t *config);
+void         gdc_coll_select_finalize(void);
 
-/* The machine the live job's choices are priced on. */
+/* The algorithm for a call (args->on_device says where its buffers are): the forced one
+ * when set, else the tuning file's rule for its size, else the cheapest on the cost model;
+ * a choice that does not support the call gives way to the next cheapest (logged at info,
+ * once per algorithm). Every rank of a call chooses the same: the model prices all ranks'
+ * schedules from inputs they share. NULL when no algorithm applies. */
+const gdc_coll_algo_t *gdc_coll_select(const gdc_coll_args_t *args);
+
+/* The machine the live job's choices are priced on (set by gdc_coll_select_init; tests may
+ * set it themselves). */
 extern gdc_coll_machine_t gdc_coll_machine;
 
 #endif

@@ -1,6 +1,8 @@
 #include "sim.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,12 +10,17 @@
 #include <string.h>
 
 #include "engine/exec.h"
+#include "engine/fast.h"
 #include "engine/sched.h"
 #include "values.h"
 #include "rt_shm.h"
 
 unsigned long sim_total_steps;
 unsigned long sim_total_messages;
+unsigned long sim_total_fast_runs;
+
+/* A rank in a thread of its own waits at most this long for a peer (seconds). */
+#define SIM_THREAD_PATIENCE 30.0
 
 typedef struct sim_msg {
     int             src, dst;
@@ -65,6 +72,10 @@ typedef struct sim {
     size_t            why_len;
     int               failed;
     int               not_applicable; /* the algorithm does not support the call */
+    unsigned          fast_ranks;     /* ranks in threads of their own (see sim_case_t) */
+    pthread_t        *threads;        /* [size] */
+    int              *thread_done;    /* [size] set by the thread when its calls are over */
+    char             *thread_why;     /* [size * 256] what went wrong in a thread */
 } sim_t;
 
 static sim_rank_t *rank_of(sim_t *w, int call, int r)
@@ -72,11 +83,16 @@ static sim_rank_t *rank_of(sim_t *w, int call, int r)
     return &w->ranks[(size_t)call * (size_t)w->c->size + (size_t)r];
 }
 
+static int in_thread(const sim_t *w, int r)
+{
+    return r < 32 && (w->fast_ranks >> r & 1u) != 0;
+}
+
 static void fail(sim_t *w, const char *fmt, ...)
 {
     va_list ap;
 
-    if (w->failed++) {
+    if (__atomic_fetch_add(&w->failed, 1, __ATOMIC_RELAXED) != 0) { /* threads read it */
         return;
     }
     va_start(ap, fmt);
@@ -496,6 +512,7 @@ static int setup_rank(sim_t *w, sim_rank_t *sr, const sim_case_t *c, int call, i
     sr->args.node_of   = w->node_of;
     sr->args.num_nodes = w->num_nodes;
     sr->args.shm_bytes = w->shms != NULL ? SIM_SHM_BYTES : 0;
+    sr->args.config    = c->config != NULL ? c->config : &gdc_coll_config_defaults;
     sr->args.in_place  = c->in_place && (c->algo->coll == GDC_COLL_SCATTER
                                             ? gdc_coll_is_in_place(c->algo->coll, r, c->root, NULL, GDC_IN_PLACE)
                                             : gdc_coll_is_in_place(c->algo->coll, r, c->root, GDC_IN_PLACE, NULL));
@@ -565,6 +582,9 @@ static void teardown(sim_t *w)
     }
     free_table(w->sends);
     free_table(w->recvs);
+    free(w->threads);
+    free(w->thread_done);
+    free(w->thread_why);
 }
 
 static void describe_deadlock(sim_t *w)
@@ -575,8 +595,8 @@ static void describe_deadlock(sim_t *w)
     for (int r = 0; r < w->c->size && used < sizeof(all) - 80; r++) {
         sim_rank_t *sr;
         int         s;
-        if (w->current[r] >= w->ncalls) {
-            continue;
+        if (in_thread(w, r) || w->current[r] >= w->ncalls) {
+            continue; /* a thread's rank is its own thread's to read */
         }
         sr = rank_of(w, w->current[r], r);
         s  = gdc_coll_exec_oldest_inflight(&sr->exec);
@@ -636,23 +656,172 @@ static int progress_rank(sim_t *w, int r)
     return moved || sr->exec.finished;
 }
 
+/* ---------------------------------------------------------------------------------------
+ * Ranks in threads of their own (fast_ranks): they run concurrently with the others, as
+ * processes do, and meet them only in shared memory.
+ */
+
+static int rank_finished(sim_t *w, int r)
+{
+    return in_thread(w, r) ? __atomic_load_n(&w->thread_done[r], __ATOMIC_ACQUIRE) : w->current[r] >= w->ncalls;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int thread_may_go_on(sim_t *w, double give_up)
+{
+    return !__atomic_load_n(&w->failed, __ATOMIC_RELAXED) && now_seconds() < give_up;
+}
+
+/* The fast paths' wait, in a thread: spin (yielding) on the peers' counters. */
+static gdc_status_t thread_wait(const gdc_coll_fast_t *fast, int counter, uint64_t target, int peer)
+{
+    const gdc_rt_shm_t *shm     = fast->shm;
+    double              give_up = now_seconds() + SIM_THREAD_PATIENCE;
+
+    for (;;) {
+        int ready = 1;
+        for (int p = 0; p < shm->local_size && ready; p++) {
+            if (peer < 0 ? p != shm->local_index : p == peer) {
+                ready = gdc_rt_shm_read(gdc_rt_shm_counter(shm, p, counter)) >= target;
+            }
+        }
+        if (ready) {
+            return GDC_SUCCESS;
+        }
+        if (!thread_may_go_on(fast->waiter, give_up)) {
+            return GDC_ERR_TIMEOUT;
+        }
+        sched_yield();
+    }
+}
+
+static void thread_fail(sim_t *w, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void thread_fail(sim_t *w, int r, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(w->thread_why + (size_t)r * 256, 256, fmt, ap);
+    va_end(ap);
+}
+
+/* Rank r's call sr on its own: the fast path where the algorithm takes the call, else the
+ * schedule (which must have no messages). */
+static void thread_call(sim_t *w, sim_rank_t *sr, int r)
+{
+    const gdc_coll_algo_t *algo = sr->sched->algo;
+    gdc_coll_fast_t        fast = {&w->shms[r], w->shm_base[r], thread_wait, w};
+    gdc_coll_buffers_t     bufs = {sr->exec.base[GDC_COLL_INPUT], sr->exec.base[GDC_COLL_OUTPUT], NULL};
+    gdc_status_t           status;
+    double                 give_up;
+
+    if (algo->run_blocking != NULL && algo->run_blocking(&fast, &sr->args, &bufs, &status)) {
+        if (sr->sched->shm_epochs != 1) {
+            thread_fail(w, r, "%s(%s): the fast path uses one counter value, its schedule %u",
+                        gdc_coll_type_name(algo->coll), algo->name, sr->sched->shm_epochs);
+        }
+        w->shm_base[r] += 1;
+        if (status == GDC_SUCCESS) {
+            gdc_coll_fast_finish(&fast);
+        }
+        sr->exec.status   = status;
+        sr->exec.finished = 1;
+        __atomic_add_fetch(&sim_total_fast_runs, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    if (sr->sched->num_msgs > 0) {
+        thread_fail(w, r, "%s(%s) sends messages: a rank in a thread of its own cannot run it",
+                    gdc_coll_type_name(algo->coll), algo->name);
+        gdc_coll_exec_abort(&sr->exec, GDC_ERR_INTERNAL);
+        return;
+    }
+    gdc_coll_exec_set_shm(&sr->exec, &w->shms[r], w->shm_base[r]);
+    w->shm_base[r] += sr->sched->shm_epochs;
+    gdc_coll_exec_start(&sr->exec);
+    give_up = now_seconds() + SIM_THREAD_PATIENCE;
+    while (!sr->exec.finished) {
+        if (gdc_coll_exec_progress(&sr->exec)) {
+            give_up = now_seconds() + SIM_THREAD_PATIENCE;
+        } else if (!thread_may_go_on(w, give_up)) {
+            gdc_coll_exec_abort(&sr->exec, GDC_ERR_TIMEOUT);
+        } else {
+            sched_yield();
+        }
+    }
+}
+
+typedef struct thread_arg {
+    sim_t *w;
+    int    r;
+} thread_arg_t;
+
+static void *thread_main(void *arg)
+{
+    thread_arg_t *ta = arg;
+
+    for (int call = 0; call < ta->w->ncalls; call++) {
+        thread_call(ta->w, rank_of(ta->w, call, ta->r), ta->r);
+    }
+    __atomic_store_n(&ta->w->thread_done[ta->r], 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static int start_threads(sim_t *w, thread_arg_t *args)
+{
+    for (int r = 0; r < w->c->size; r++) {
+        args[r] = (thread_arg_t){w, r};
+        if (in_thread(w, r) && pthread_create(&w->threads[r], NULL, thread_main, &args[r]) != 0) {
+            fail(w, "cannot start the thread of rank %d", r);
+            w->fast_ranks &= (1u << r) - 1; /* the ones started are joined */
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void join_threads(sim_t *w)
+{
+    for (int r = 0; r < w->c->size; r++) {
+        if (in_thread(w, r)) {
+            pthread_join(w->threads[r], NULL);
+        }
+    }
+    for (int r = 0; r < w->c->size && !w->failed; r++) {
+        if (in_thread(w, r) && w->thread_why[(size_t)r * 256] != '\0') {
+            fail(w, "rank %d: %s", r, w->thread_why + (size_t)r * 256);
+        }
+    }
+}
+
 static void run_all(sim_t *w, int *order, unsigned seed)
 {
-    int n = w->c->size;
+    int    n        = w->c->size;
+    double deadline = now_seconds() + SIM_THREAD_PATIENCE + 5;
 
     for (int i = 0; i < n && !w->failed; i++) {
-        start_call(w, order[i]);
-        progress_rank(w, order[i]); /* finished calls move on at once */
+        if (!in_thread(w, order[i])) {
+            start_call(w, order[i]);
+            progress_rank(w, order[i]); /* finished calls move on at once */
+        }
     }
     for (;;) {
-        int moved = 0, all_done = 1;
+        int moved = 0, all_done = 1, threads_running = 0;
         for (int i = 0; i < n && !w->failed; i++) {
-            int         r = order[(i + (int)(seed % 7)) % n];
-            sim_rank_t *sr = w->current[r] < w->ncalls ? rank_of(w, w->current[r], r) : NULL;
+            int         r  = order[(i + (int)(seed % 7)) % n];
+            sim_rank_t *sr = !in_thread(w, r) && w->current[r] < w->ncalls ? rank_of(w, w->current[r], r) : NULL;
             if (sr != NULL && sr->woken) {
                 moved |= progress_rank(w, r);
             }
-            all_done &= w->current[r] >= w->ncalls;
+            all_done &= rank_finished(w, r);
+            threads_running |= in_thread(w, r) && !rank_finished(w, r);
         }
         seed = seed * 1103515245u + 12345u;
         if (all_done || w->failed) {
@@ -662,13 +831,18 @@ static void run_all(sim_t *w, int *order, unsigned seed)
             /* shared-memory waits are satisfied by a peer's counter, not a message: sweep
              * every rank before calling it a deadlock */
             for (int r = 0; r < n && !moved; r++) {
-                moved |= progress_rank(w, r);
+                moved |= !in_thread(w, r) && progress_rank(w, r);
+            }
+            if (!moved && threads_running && now_seconds() < deadline) {
+                sched_yield(); /* a rank in a thread may yet raise what the others wait for */
+                continue;
             }
             if (!moved) {
                 describe_deadlock(w);
                 return;
             }
         }
+        deadline = now_seconds() + SIM_THREAD_PATIENCE + 5;
     }
 }
 
@@ -705,6 +879,7 @@ int sim_run_calls(const sim_case_t *calls, int ncalls, char *why, size_t why_len
     sim_t             w;
     int              *order = malloc((size_t)c->size * sizeof(int));
     unsigned          seed  = c->seed * 2654435761u + 1;
+    thread_arg_t     *targs;
     int               result;
 
     memset(&w, 0, sizeof(w));
@@ -728,9 +903,16 @@ int sim_run_calls(const sim_case_t *calls, int ncalls, char *why, size_t why_len
             memset(gdc_rt_shm_data(&w.shms[r], r), 0x5c, SIM_SHM_BYTES);
         }
     }
-    w.sends = calloc(SIM_BUCKETS, sizeof(sim_msg_t *));
-    w.recvs = calloc(SIM_BUCKETS, sizeof(sim_msg_t *));
-    why[0]  = '\0';
+    w.sends       = calloc(SIM_BUCKETS, sizeof(sim_msg_t *));
+    w.recvs       = calloc(SIM_BUCKETS, sizeof(sim_msg_t *));
+    w.threads     = calloc((size_t)c->size, sizeof(pthread_t));
+    w.thread_done = calloc((size_t)c->size, sizeof(int));
+    w.thread_why  = calloc((size_t)c->size * 256, 1);
+    w.fast_ranks  = c->size < 32 ? c->fast_ranks & ((1u << c->size) - 1) : c->fast_ranks;
+    why[0]        = '\0';
+    if (w.fast_ranks != 0 && w.shms == NULL) {
+        fail(&w, "ranks in threads of their own (fast_ranks) need the ranks on one node");
+    }
     for (int call = 0; call < ncalls && !w.failed && !w.not_applicable; call++) {
         for (int r = 0; r < c->size && !w.failed && !w.not_applicable; r++) {
             setup_rank(&w, rank_of(&w, call, r), &calls[call], call, r);
@@ -749,7 +931,12 @@ int sim_run_calls(const sim_case_t *calls, int ncalls, char *why, size_t why_len
             order[r] = order[j];
             order[j] = t;
         }
-        run_all(&w, order, seed);
+        targs = calloc((size_t)c->size, sizeof(thread_arg_t));
+        if (start_threads(&w, targs) == 0) {
+            run_all(&w, order, seed);
+        }
+        join_threads(&w);
+        free(targs);
         if (!w.failed) {
             check_all(&w);
         }

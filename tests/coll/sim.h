@@ -26,6 +26,12 @@ typedef struct sim_case {
     int                    nodes; /* ranks spread over this many nodes (0 or 1: one node) */
     int                    round_robin; /* rank r on node r % nodes; else blocks, uneven when
                                            size % nodes != 0 (the first nodes get one more) */
+    const gdc_coll_config_t *config;    /* the algorithms' parameters; NULL: the defaults */
+    unsigned               fast_ranks;  /* ranks (bit r: rank r < 32) that run every call of the
+                                           case in a thread of their own, as a process would: the
+                                           algorithm's blocking fast path (run_blocking) where it
+                                           takes the call, else the schedule (shared-memory
+                                           algorithms only: a thread has no mailbox) */
 } sim_case_t;
 
 /* The node of rank r in case c. */
@@ -43,5 +49,6 @@ int sim_run_calls(const sim_case_t *calls, int ncalls, char *why, size_t why_len
 /* Totals over all runs, for the summary line. */
 extern unsigned long sim_total_steps;
 extern unsigned long sim_total_messages;
+extern unsigned long sim_total_fast_runs; /* calls a fast path ran (fast_ranks) */
 
 #endif

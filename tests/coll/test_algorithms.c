@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "builder.h"
+#include "select/table.h"
 #include "sim.h"
 
 static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 64};
@@ -37,6 +38,10 @@ static int reduces(gdc_coll_type_t coll)
 
 static unsigned long runs, not_applicable;
 
+/* The algorithms' parameters of every case; sweeps change them (small chunks make the
+ * pipelines' hard cases). */
+static gdc_coll_config_t cfg;
+
 static void run_case(const sim_case_t *c)
 {
     char why[512];
@@ -47,7 +52,7 @@ static void run_case(const sim_case_t *c)
     if (result < 0) {
         fail_msg("%s %s: size %d count %zu dtype %d op %d root %d %s seed %u chunk %zu: %s",
                  gdc_coll_type_name(c->algo->coll), c->algo->name, c->size, c->count, (int)c->dtype, (int)c->op,
-                 c->root, c->in_place ? "in place" : "out of place", c->seed, gdc_coll_config.chunk_bytes, why);
+                 c->root, c->in_place ? "in place" : "out of place", c->seed, cfg.chunk_bytes, why);
     }
 }
 
@@ -68,7 +73,7 @@ static void sweep_algorithm(const gdc_coll_algo_t *algo)
             for (int ri = 0; ri < nroots; ri++) {
                 for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
                     for (unsigned seed = 0; seed < 2; seed++) {
-                        sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, roots[ri], in_place, seed, 1, 0};
+                        sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, roots[ri], in_place, seed, 1, 0, &cfg, 0};
                         run_case(&c);
                     }
                 }
@@ -99,7 +104,7 @@ static void sweep_dtypes(const gdc_coll_algo_t *algo)
             size_t counts[] = {1, (size_t)n + 1, 1000};
             for (int ci = 0; ci < 3; ci++) {
                 for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
-                    sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, n > 2 ? 1 : 0, in_place, 3, 1, 0};
+                    sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, n > 2 ? 1 : 0, in_place, 3, 1, 0, &cfg, 0};
                     if (reduces(algo->coll)) {
                         c.dtype = reductions[t].dtype;
                         c.op    = reductions[t].op;
@@ -117,19 +122,19 @@ static void sweep_collective(gdc_coll_type_t coll)
 {
     int found = 0;
 
-    for (int i = 0; i < gdc_coll_num_algos; i++) {
+    for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
         const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
         if (algo->coll != coll) {
             continue;
         }
         found++;
-        gdc_coll_config.chunk_bytes = 256 * 1024;
+        cfg.chunk_bytes = 256 * 1024;
         sweep_algorithm(algo);
-        gdc_coll_config.chunk_bytes     = 96; /* many chunks per block: the pipelines' hard cases */
-        gdc_coll_config.shm_chunk_bytes = 96;
+        cfg.chunk_bytes     = 96; /* many chunks per block: the pipelines' hard cases */
+        cfg.shm_chunk_bytes = 96;
+        cfg.stream_bytes    = 0; /* every copy into the output with non-temporal stores */
         sweep_algorithm(algo);
-        gdc_coll_config.chunk_bytes     = 256 * 1024;
-        gdc_coll_config.shm_chunk_bytes = 256 * 1024;
+        cfg = gdc_coll_config_defaults;
         sweep_dtypes(algo);
     }
     assert_true(found > 0);
@@ -172,7 +177,7 @@ static void test_shm_sequences(void **state)
     char     why[512];
     unsigned pick = 12345;
 
-    gdc_coll_config.shm_chunk_bytes = 200; /* many chunks: both slots of every segment in use */
+    cfg.shm_chunk_bytes = 200; /* many chunks: both slots of every segment in use */
     for (int si = 0; si < (int)(sizeof(sizes_seq) / sizeof(sizes_seq[0])); si++) {
         for (unsigned seed = 0; seed < 40; seed++) {
             sim_case_t calls[CALLS];
@@ -183,7 +188,7 @@ static void test_shm_sequences(void **state)
                 m    = (int)((pick >> 8) % (sizeof(menu) / sizeof(menu[0])));
                 calls[i] = (sim_case_t){gdc_coll_algo_find(menu[m].coll, menu[m].name), n,
                                         (size_t)(1 + (pick >> 4) % 700), menu[m].dtype, menu[m].op,
-                                        (int)((pick >> 12) % (unsigned)n), (int)((pick >> 16) & 1), seed, 1, 0};
+                                        (int)((pick >> 12) % (unsigned)n), (int)((pick >> 16) & 1), seed, 1, 0, &cfg, 0};
                 assert_non_null(calls[i].algo);
             }
             runs++;
@@ -192,20 +197,90 @@ static void test_shm_sequences(void **state)
             }
         }
     }
-    gdc_coll_config.shm_chunk_bytes = 256 * 1024;
+    cfg.shm_chunk_bytes = 256 * 1024;
 }
 
-/* The table lists each algorithm once, with a name and a description. */
+/* Every algorithm with a blocking fast path: its fast-path ranks (each in a thread of its
+ * own, as a process) against ranks that run its schedule, in every mix. Sequences put it
+ * between other shared-memory algorithms and give it calls too large for its fast path (a
+ * thread's rank then runs the schedule), so that counter values carry over from either side
+ * to the other. */
+static void test_fast_paths(void **state)
+{
+    static const unsigned masks[]   = {~0u, 1u, ~1u, 0x55555555u, 0xaaaaaaaau};
+    static const int      shapes[]  = {2, 3, 4, 5, 8};
+    static const size_t   counts[]  = {1, 7, 60, 300}; /* 300 int32 are more than one 256-byte chunk */
+    static const struct {
+        gdc_coll_type_t coll;
+        const char     *name;
+    } others[] = {{GDC_COLL_ALLREDUCE, "shm"}, {GDC_COLL_BCAST, "shm"}, {GDC_COLL_ALLGATHER, "shm"},
+                  {GDC_COLL_ALLTOALL, "shm"}, {GDC_COLL_BARRIER, "shm"}, {GDC_COLL_ALLREDUCE, "shm_direct"}};
+    enum { CALLS = 6 };
+    unsigned long fast_before = sim_total_fast_runs, pick = 777;
+    int           with_hook   = 0;
+    char          why[512];
+
+    cfg.shm_chunk_bytes = 256;
+    for (int a = 0; a < GDC_COLL_ALGO_COUNT; a++) {
+        const gdc_coll_algo_t *algo = &gdc_coll_algos[a];
+        if (algo->run_blocking == NULL) {
+            continue;
+        }
+        with_hook++;
+        assert_true(algo->flags & GDC_COLL_ALGO_FLAG_SHM);
+        for (int si = 0; si < (int)(sizeof(shapes) / sizeof(shapes[0])); si++) {
+            for (int mi = 0; mi < (int)(sizeof(masks) / sizeof(masks[0])); mi++) {
+                sim_case_t calls[CALLS];
+                int        n = shapes[si];
+                for (int i = 0; i < CALLS; i++) {
+                    const gdc_coll_algo_t *at = algo;
+                    pick = pick * 1103515245u + 12345u;
+                    if (i % 2 == 1) {
+                        size_t o = (pick >> 8) % (sizeof(others) / sizeof(others[0]));
+                        at       = gdc_coll_algo_find(others[o].coll, others[o].name);
+                    }
+                    calls[i] = (sim_case_t){at, n, counts[(i / 2 + (size_t)mi) % 4], GDC_INT32, GDC_SUM,
+                                            (int)((pick >> 12) % (unsigned)n), (int)((pick >> 16) & 1),
+                                            (unsigned)mi, 1, 0, &cfg, masks[mi]};
+                }
+                runs++;
+                if (sim_run_calls(calls, CALLS, why, sizeof(why)) != 0) {
+                    fail_msg("%s(%s) with fast ranks %#x of %d: %s", gdc_coll_type_name(algo->coll), algo->name,
+                             masks[mi], n, why[0] != '\0' ? why : "not applicable");
+                }
+            }
+        }
+    }
+    cfg = gdc_coll_config_defaults;
+    assert_int_equal(with_hook, 5); /* allreduce shm_direct; barrier, bcast, allgather, alltoall shm */
+    print_message("# fast paths: %lu calls ran on them, mixed with schedule ranks\n",
+                  sim_total_fast_runs - fast_before);
+    assert_true(sim_total_fast_runs - fast_before >= 500);
+}
+
+/* The table lists each algorithm once, at its id, with a name and a description; the
+ * collectives' algorithms are contiguous (the order gdinfo prints and the model breaks ties
+ * by). */
 static void test_algorithm_table(void **state)
 {
-    for (int i = 0; i < gdc_coll_num_algos; i++) {
+    int seen[GDC_COLL_TYPE_COUNT] = {0};
+
+    for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
+        gdc_coll_type_t coll = gdc_coll_algos[i].coll;
+
+        assert_int_equal(gdc_coll_algos[i].id, i);
+        assert_true(coll < GDC_COLL_TYPE_COUNT);
+        if (i == 0 || coll != gdc_coll_algos[i - 1].coll) {
+            assert_false(seen[coll]); /* a collective's rows do not come back later */
+            seen[coll] = 1;
+        }
         assert_non_null(gdc_coll_algos[i].name);
         assert_non_null(gdc_coll_algos[i].desc);
         assert_non_null(gdc_coll_algos[i].build);
         assert_ptr_equal(gdc_coll_algo_find(gdc_coll_algos[i].coll, gdc_coll_algos[i].name), &gdc_coll_algos[i]);
     }
     assert_null(gdc_coll_algo_find(GDC_COLL_ALLREDUCE, "no_such_algorithm"));
-    assert_true(gdc_coll_num_algos >= 20);
+    assert_true(GDC_COLL_ALGO_COUNT >= 34);
 }
 
 static void test_summary(void **state)
@@ -230,8 +305,10 @@ int main(void)
         cmocka_unit_test(test_gather),
         cmocka_unit_test(test_scatter),
         cmocka_unit_test(test_shm_sequences),
+        cmocka_unit_test(test_fast_paths),
         cmocka_unit_test(test_summary),
     };
 
+    cfg = gdc_coll_config_defaults;
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

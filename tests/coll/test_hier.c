@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "builder.h"
+#include "select/table.h"
 #include "sim.h"
 
 static const int sizes[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 24, 32, 33};
@@ -27,6 +28,10 @@ static const int sizes[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 
 #define MAX_NODES 5
 
 static unsigned long runs;
+
+/* The algorithms' parameters of every case; sweeps change them (small chunks make the
+ * pipelines' hard cases). */
+static gdc_coll_config_t cfg;
 
 static int is_hier(const gdc_coll_algo_t *algo)
 {
@@ -63,7 +68,7 @@ static void run_case(const sim_case_t *c)
         fail_msg("%s %s: size %d on %d nodes (%s) count %zu dtype %d op %d root %d %s seed %u chunk %zu: %s",
                  gdc_coll_type_name(c->algo->coll), c->algo->name, c->size, c->nodes,
                  c->round_robin ? "round robin" : "blocks", c->count, (int)c->dtype, (int)c->op, c->root,
-                 c->in_place ? "in place" : "out of place", c->seed, gdc_coll_config.chunk_bytes, why);
+                 c->in_place ? "in place" : "out of place", c->seed, cfg.chunk_bytes, why);
     }
 }
 
@@ -97,7 +102,7 @@ static void int_cases(const gdc_coll_algo_t *algo, int n, int nodes, int rr)
         for (int ri = 0; ri < nroots; ri++) {
             for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
                 sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, roots[guard ? 2 : ri], in_place,
-                                (unsigned)(ci + ri + in_place) % 3, nodes, rr};
+                                (unsigned)(ci + ri + in_place) % 3, nodes, rr, &cfg, 0};
                 run_case(&c);
             }
         }
@@ -112,7 +117,7 @@ static void pipeline_cases(const gdc_coll_algo_t *algo, int n, int nodes, int rr
     for (int ri = 0; ri < (is_rooted(algo->coll) ? 3 : 1); ri++) {
         for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
             size_t     count = algo->coll == GDC_COLL_ALLTOALL ? 50 : 2000 + (size_t)n;
-            sim_case_t c     = {algo, n, count, GDC_INT32, GDC_SUM, roots[ri], in_place, 1, nodes, rr};
+            sim_case_t c     = {algo, n, count, GDC_INT32, GDC_SUM, roots[ri], in_place, 1, nodes, rr, &cfg, 0};
             run_case(&c);
         }
     }
@@ -136,7 +141,7 @@ static void dtype_cases(const gdc_coll_algo_t *algo, int n, int nodes, int rr)
         size_t counts[] = {1, (size_t)n + 1, 700};
         for (int ci = 0; ci < 3; ci++) {
             for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
-                sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, n - 1, in_place, 2, nodes, rr};
+                sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, n - 1, in_place, 2, nodes, rr, &cfg, 0};
                 if (reduces(algo->coll)) {
                     c.dtype = reductions[t].dtype;
                     c.op    = reductions[t].op;
@@ -155,7 +160,7 @@ static void sweep(gdc_coll_type_t coll)
     static const int guard_shapes[] = {2, 3, 5, 7, 8, 12, 13, 17, 24, 33};
     int              found = 0;
 
-    for (int i = 0; i < gdc_coll_num_algos; i++) {
+    for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
         const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
         if (algo->coll != coll) {
             continue;
@@ -167,9 +172,9 @@ static void sweep(gdc_coll_type_t coll)
         }
         found++;
         each_layout(algo, sizes, NUM_SIZES, int_cases);
-        gdc_coll_config.chunk_bytes = 96; /* many chunks per block, several segments */
+        cfg.chunk_bytes = 96; /* many chunks per block, several segments */
         each_layout(algo, sizes, NUM_SIZES, pipeline_cases);
-        gdc_coll_config.chunk_bytes = 256 * 1024;
+        cfg.chunk_bytes = 256 * 1024;
         each_layout(algo, dtype_shapes, (int)(sizeof(dtype_shapes) / sizeof(dtype_shapes[0])), dtype_cases);
     }
     guard = 0;
@@ -196,7 +201,7 @@ static void test_flat_guard(void **state)
 
     guard = 1;
     for (size_t k = 0; k < sizeof(others) / sizeof(others[0]); k++) {
-        for (int i = 0; i < gdc_coll_num_algos; i++) {
+        for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
             if (gdc_coll_algos[i].coll == others[k]) {
                 each_layout(&gdc_coll_algos[i], shapes, (int)(sizeof(shapes) / sizeof(shapes[0])), int_cases);
             }
@@ -216,9 +221,10 @@ static void test_supports(void **state)
     memset(&a, 0, sizeof(a));
     a.size  = 8;
     a.count = 1000;
-    a.dtype = GDC_FLOAT32;
-    a.dsize = 4;
-    for (int i = 0; i < gdc_coll_num_algos; i++) {
+    a.dtype  = GDC_FLOAT32;
+    a.dsize  = 4;
+    a.config = &cfg;
+    for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
         const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
         if (!is_hier(algo)) {
             continue;
@@ -259,5 +265,6 @@ int main(void)
         cmocka_unit_test(test_summary),
     };
 
+    cfg = gdc_coll_config_defaults;
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "builder.h"
 #include "select/model.h"
 #include "select/select.h"
+#include "select/table.h"
 #include "gdc_rt.h"
 
 static int node_of[128];
@@ -33,6 +34,7 @@ static gdc_coll_args_t call(gdc_coll_type_t coll, size_t bytes, int n, int nodes
     a.count     = bytes / 4;
     a.node_of   = node_of;
     a.num_nodes = nodes;
+    a.config    = &gdc_coll_config_defaults;
     for (int r = 0; r < n; r++) {
         node_of[r] = r * nodes / n;
     }
@@ -51,15 +53,23 @@ static double predict(const gdc_coll_machine_t *m, gdc_coll_type_t coll, const c
 
 static const char *chosen(gdc_coll_type_t coll, size_t bytes, int n, int nodes, int device)
 {
-    gdc_coll_args_t        a    = call(coll, bytes, n, nodes);
-    const gdc_coll_algo_t *algo = gdc_coll_select(&a, device);
+    gdc_coll_args_t        a = call(coll, bytes, n, nodes);
+    const gdc_coll_algo_t *algo;
+
+    a.on_device = device;
+    algo        = gdc_coll_select(&a);
 
     assert_non_null(algo);
     return algo->name;
 }
 
+/* The selection's parameters of the test that runs: nothing forced, no tuning file. */
+static gdc_coll_select_config_t sel;
+
 static int setup_default(void **state)
 {
+    memset(&sel, 0, sizeof(sel));
+    assert_int_equal(gdc_coll_select_init(&sel), GDC_SUCCESS);
     gdc_coll_machine_default(&gdc_coll_machine);
     return 0;
 }
@@ -185,15 +195,19 @@ static void test_selection_default_nodes(void **state)
  * apply and the next cheapest runs instead. */
 static void test_forced_hier_on_one_node(void **state)
 {
-    gdc_coll_config.algo_env[GDC_COLL_ALLREDUCE] = "hier_rails";
-    gdc_coll_config.algo_env[GDC_COLL_BARRIER]   = "hier";
+    const char *unforced = chosen(GDC_COLL_ALLREDUCE, 1 << 20, 8, 1, 0);
+
+    sel.forced[GDC_COLL_ALLREDUCE] = "hier_rails";
+    sel.forced[GDC_COLL_BARRIER]   = "hier";
+    assert_int_equal(gdc_coll_select_init(&sel), GDC_SUCCESS);
     assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 1 << 20, 8, 2, 0), "hier_rails");
     assert_string_equal(chosen(GDC_COLL_BARRIER, 0, 8, 2, 0), "hier");
-    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 1 << 20, 8, 1, 0), chosen(GDC_COLL_ALLREDUCE, 1 << 20, 8, 1, 0));
+    /* on one node: what the model chooses when nothing is forced */
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 1 << 20, 8, 1, 0), unforced);
     assert_string_not_equal(chosen(GDC_COLL_ALLREDUCE, 1 << 20, 8, 1, 0), "hier_rails");
     assert_string_equal(chosen(GDC_COLL_BARRIER, 0, 8, 1, 0), "dissemination");
-    gdc_coll_config.algo_env[GDC_COLL_ALLREDUCE] = NULL;
-    gdc_coll_config.algo_env[GDC_COLL_BARRIER]   = NULL;
+    memset(&sel, 0, sizeof(sel));
+    assert_int_equal(gdc_coll_select_init(&sel), GDC_SUCCESS);
 }
 
 static void test_profile_errors(void **state)
@@ -231,36 +245,39 @@ static void write_file(const char *path, const char *text)
 /* GDC_TUNING pins choices by size; a forced name wins over both. */
 static void test_tuning_and_forcing(void **state)
 {
-    const char *path = "/tmp/gdc-test-tuning";
+    char path[64];
 
+    snprintf(path, sizeof(path), "%s/gdc-test-tuning.%d", getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp",
+             (int)getpid());
     write_file(path, "# comment\nallreduce 0-4K knomial\nallreduce 1M- rabenseifner\nbcast 64K chain\n");
-    gdc_coll_config.tuning = path;
-    assert_int_equal(gdc_coll_select_init(), GDC_SUCCESS);
+    sel.tuning = path;
+    assert_int_equal(gdc_coll_select_init(&sel), GDC_SUCCESS);
     assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 8, 8, 1, 0), "knomial");
     assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 4096, 8, 1, 0), "knomial");
     assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 64 << 10, 8, 1, 0), "rabenseifner"); /* the model's */
     assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 16 << 20, 8, 1, 0), "rabenseifner");
     assert_string_equal(chosen(GDC_COLL_BCAST, 64 << 10, 8, 1, 0), "chain");
-    gdc_coll_config.algo_env[GDC_COLL_ALLREDUCE] = "ring";
+    sel.forced[GDC_COLL_ALLREDUCE] = "ring";
+    assert_int_equal(gdc_coll_select_init(&sel), GDC_SUCCESS);
     assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 8, 8, 1, 0), "ring");
-    gdc_coll_config.algo_env[GDC_COLL_ALLREDUCE] = NULL;
+    sel.forced[GDC_COLL_ALLREDUCE] = NULL;
     gdc_coll_select_finalize();
 
     write_file(path, "allreduce 0-4K no_such_algorithm\n");
-    assert_int_equal(gdc_coll_select_init(), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_coll_select_init(&sel), GDC_ERR_INVALID_ARG);
     write_file(path, "allreduce 4K-1K ring\n");
-    assert_int_equal(gdc_coll_select_init(), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_coll_select_init(&sel), GDC_ERR_INVALID_ARG);
     write_file(path, "allreduceX 0- ring\n");
-    assert_int_equal(gdc_coll_select_init(), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_coll_select_init(&sel), GDC_ERR_INVALID_ARG);
     gdc_coll_select_finalize();
-    gdc_coll_config.tuning = "/no/such/file";
-    assert_int_equal(gdc_coll_select_init(), GDC_ERR_INVALID_ARG);
-    gdc_coll_config.tuning = NULL;
+    sel.tuning = "/no/such/file";
+    assert_int_equal(gdc_coll_select_init(&sel), GDC_ERR_INVALID_ARG);
+    sel.tuning = NULL;
     unlink(path);
-    gdc_coll_config.algo_env[GDC_COLL_BCAST] = "no_such";
-    assert_int_equal(gdc_coll_select_init(), GDC_ERR_INVALID_ARG);
-    gdc_coll_config.algo_env[GDC_COLL_BCAST] = NULL;
-    assert_int_equal(gdc_coll_select_init(), GDC_SUCCESS);
+    sel.forced[GDC_COLL_BCAST] = "no_such";
+    assert_int_equal(gdc_coll_select_init(&sel), GDC_ERR_INVALID_ARG);
+    sel.forced[GDC_COLL_BCAST] = NULL;
+    assert_int_equal(gdc_coll_select_init(&sel), GDC_SUCCESS);
 }
 
 int main(void)

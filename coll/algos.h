@@ -1,0 +1,79 @@
+/*
+ * Every algorithm's entry points, one file each under coll/<collective>/ and coll/hier/:
+ * its builder, and where it has them, its `supports` test and its blocking fast path. The
+ * table (select/table.c) names them; an algorithm's file includes this header for its own
+ * prototypes.
+ */
+#ifndef GDC_COLL_ALGOS_H
+#define GDC_COLL_ALGOS_H
+
+#include "builder.h"
+
+struct gdc_coll_fast;
+
+#define GDC_COLL_BUILDER(name) gdc_status_t name(gdc_coll_sched_t *sched, const gdc_coll_args_t *args)
+#define GDC_COLL_SUPPORTS(name) int name(const gdc_coll_args_t *args)
+#define GDC_COLL_RUN_BLOCKING(name) \
+    int name(const struct gdc_coll_fast *fast, const gdc_coll_args_t *args, const gdc_coll_buffers_t *bufs, \
+             gdc_status_t *status)
+
+GDC_COLL_BUILDER(gdc_coll_allreduce_ring);
+GDC_COLL_BUILDER(gdc_coll_allreduce_recursive_doubling);
+GDC_COLL_BUILDER(gdc_coll_allreduce_rabenseifner);
+GDC_COLL_BUILDER(gdc_coll_allreduce_knomial);
+GDC_COLL_BUILDER(gdc_coll_allreduce_shm);
+GDC_COLL_BUILDER(gdc_coll_allreduce_shm_direct);
+GDC_COLL_SUPPORTS(gdc_coll_allreduce_shm_direct_supports);
+GDC_COLL_RUN_BLOCKING(gdc_coll_allreduce_shm_direct_run_blocking);
+
+GDC_COLL_BUILDER(gdc_coll_bcast_binomial);
+GDC_COLL_BUILDER(gdc_coll_bcast_chain);
+GDC_COLL_BUILDER(gdc_coll_bcast_scatter_allgather);
+GDC_COLL_BUILDER(gdc_coll_bcast_shm);
+GDC_COLL_RUN_BLOCKING(gdc_coll_bcast_shm_run_blocking);
+
+GDC_COLL_BUILDER(gdc_coll_reduce_binomial);
+GDC_COLL_BUILDER(gdc_coll_reduce_scatter_gather);
+
+GDC_COLL_BUILDER(gdc_coll_allgather_ring);
+GDC_COLL_BUILDER(gdc_coll_allgather_recursive_doubling);
+GDC_COLL_BUILDER(gdc_coll_allgather_bruck);
+GDC_COLL_BUILDER(gdc_coll_allgather_shm);
+GDC_COLL_RUN_BLOCKING(gdc_coll_allgather_shm_run_blocking);
+
+GDC_COLL_BUILDER(gdc_coll_reduce_scatter_ring);
+GDC_COLL_BUILDER(gdc_coll_reduce_scatter_recursive_halving);
+
+GDC_COLL_BUILDER(gdc_coll_alltoall_pairwise);
+GDC_COLL_BUILDER(gdc_coll_alltoall_bruck);
+GDC_COLL_BUILDER(gdc_coll_alltoall_shm);
+GDC_COLL_RUN_BLOCKING(gdc_coll_alltoall_shm_run_blocking);
+
+GDC_COLL_BUILDER(gdc_coll_alltoallv_pairwise);
+
+GDC_COLL_BUILDER(gdc_coll_barrier_dissemination);
+GDC_COLL_BUILDER(gdc_coll_barrier_shm);
+GDC_COLL_RUN_BLOCKING(gdc_coll_barrier_shm_run_blocking);
+
+GDC_COLL_BUILDER(gdc_coll_gather_binomial);
+GDC_COLL_BUILDER(gdc_coll_scatter_binomial);
+
+/* Every rank on one node, shared memory there, host buffers (phase/shm.c). */
+GDC_COLL_SUPPORTS(gdc_coll_shm_supports);
+
+/* The hierarchical algorithms (coll/hier/) and whether they apply: ranks on more than one
+ * node (with one node they would only add steps to a flat algorithm). */
+GDC_COLL_BUILDER(gdc_coll_allreduce_hier_leader);
+GDC_COLL_BUILDER(gdc_coll_allreduce_hier_rails);
+GDC_COLL_BUILDER(gdc_coll_bcast_hier);
+GDC_COLL_BUILDER(gdc_coll_bcast_hier_rails);
+GDC_COLL_BUILDER(gdc_coll_allgather_hier);
+GDC_COLL_BUILDER(gdc_coll_allgather_hier_rails);
+GDC_COLL_BUILDER(gdc_coll_alltoall_hier);
+GDC_COLL_BUILDER(gdc_coll_barrier_hier);
+GDC_COLL_SUPPORTS(gdc_coll_hier_supports);
+GDC_COLL_SUPPORTS(gdc_coll_allreduce_hier_rails_supports);
+GDC_COLL_SUPPORTS(gdc_coll_bcast_hier_rails_supports);
+GDC_COLL_SUPPORTS(gdc_coll_allgather_hier_rails_supports);
+
+#endif

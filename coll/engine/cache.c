@@ -1,0 +1,161 @@
+/* What a communicator remembers of its calls (see cache.h). */
+#include "engine/cache.h"
+
+#include <string.h>
+
+#include "engine/run.h"
+#include "select/select.h"
+
+static gdc_coll_key_t make_key(const gdc_coll_algo_t *algo, const gdc_coll_args_t *args)
+{
+    gdc_coll_key_t key;
+
+    memset(&key, 0, sizeof(key));
+    key.algo      = algo;
+    key.coll      = args->coll;
+    key.count     = args->count;
+    key.dtype     = args->dtype;
+    key.op        = args->op;
+    key.root      = args->root;
+    key.in_place  = args->in_place;
+    key.on_device = args->on_device;
+    return key;
+}
+
+static unsigned hash_key(const gdc_coll_key_t *key)
+{
+    uint64_t h = (uint64_t)(uintptr_t)key->algo * 0x9e3779b97f4a7c15ull;
+
+    h ^= key->count + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
+    h ^= ((uint64_t)key->dtype << 32 | (uint64_t)key->op << 16 | (uint64_t)(unsigned)key->root << 2 |
+          (uint64_t)key->in_place << 1 | (uint64_t)key->on_device) +
+         (h << 6) + (h >> 2);
+    return (unsigned)(h ^ (h >> 29));
+}
+
+static int same_key(const gdc_coll_key_t *a, const gdc_coll_key_t *b)
+{
+    return a->algo == b->algo && a->coll == b->coll && a->count == b->count && a->dtype == b->dtype &&
+           a->op == b->op && a->root == b->root && a->in_place == b->in_place && a->on_device == b->on_device;
+}
+
+/* Is this call the same shape as the last one (and its schedule still cached)? */
+static int repeats_last(const gdc_coll_cache_t *cache, const gdc_coll_args_t *args)
+{
+    const gdc_coll_entry_t *e = cache->last;
+    gdc_coll_key_t          key;
+
+    if (e == NULL || e->sched == NULL) {
+        return 0;
+    }
+    key = make_key(e->key.algo, args);
+    return same_key(&key, &cache->last_key) && same_key(&key, &e->key);
+}
+
+const gdc_coll_algo_t *gdc_coll_cache_algo(gdc_coll_cache_t *cache, const gdc_coll_args_t *args)
+{
+    gdc_coll_key_t     key;
+    gdc_coll_choice_t *choice;
+
+    if (args->coll == GDC_COLL_ALLTOALLV) {
+        return gdc_coll_select(args); /* its counts are its own: no shape to remember */
+    }
+    if (repeats_last(cache, args)) {
+        return cache->last->key.algo;
+    }
+    key    = make_key(NULL, args);
+    choice = &cache->choices[hash_key(&key) % GDC_COLL_CHOICES];
+    if (choice->algo != NULL && same_key(&choice->key, &key)) {
+        return choice->algo;
+    }
+    choice->algo = gdc_coll_select(args);
+    if (choice->algo != NULL) {
+        choice->key = key;
+        GDC_LOG_INFO("%s of %zu x %s on %d ranks (%d node(s)%s): %s", gdc_coll_type_name(args->coll), args->count,
+                     gdc_rt_dtype_name(args->dtype), args->size, args->num_nodes,
+                     args->on_device ? ", device memory" : "", choice->algo->name);
+    }
+    return choice->algo;
+}
+
+static void drop_entry(gdc_coll_entry_t *entry)
+{
+    if (entry->spare != NULL) {
+        entry->spare->entry = entry; /* the run must not free the schedule the entry frees */
+        gdc_coll_run_free(entry->spare);
+        entry->spare = NULL;
+    }
+    gdc_coll_sched_free(entry->sched);
+    entry->sched = NULL;
+}
+
+/* The entry of key, or NULL with *victim the entry to evict for it (NULL: all busy). */
+static gdc_coll_entry_t *find(gdc_coll_cache_t *cache, const gdc_coll_key_t *key, gdc_coll_entry_t **victim)
+{
+    unsigned h = hash_key(key);
+
+    *victim = NULL;
+    for (int i = 0; i < GDC_COLL_CACHE_PROBE; i++) {
+        gdc_coll_entry_t *e = &cache->entries[(h + (unsigned)i) % GDC_COLL_CACHE_SIZE];
+        if (e->sched != NULL && same_key(&e->key, key)) {
+            return e;
+        }
+        if (e->users == 0 && (*victim == NULL || e->sched == NULL ||
+                              ((*victim)->sched != NULL && e->stamp < (*victim)->stamp))) {
+            *victim = e;
+        }
+    }
+    return NULL;
+}
+
+gdc_status_t gdc_coll_cache_sched(gdc_coll_cache_t *cache, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
+                                  gdc_coll_entry_t **entry, gdc_coll_sched_t **sched)
+{
+    gdc_coll_key_t    key = make_key(algo, args);
+    gdc_coll_entry_t *e, *victim;
+    gdc_status_t      status;
+
+    if (args->coll == GDC_COLL_ALLTOALLV) {
+        *entry = NULL; /* counts differ per call: no cache */
+        return gdc_coll_sched_build(algo, args, sched);
+    }
+    if (repeats_last(cache, args) && cache->last->key.algo == algo) {
+        *entry = cache->last; /* a loop: the choice and the lookup are already done */
+        *sched = cache->last->sched;
+        return GDC_SUCCESS;
+    }
+    cache->clock++;
+    e = find(cache, &key, &victim);
+    if (e == NULL) {
+        status = gdc_coll_sched_build(algo, args, sched);
+        if (status != GDC_SUCCESS) {
+            return status;
+        }
+        e = victim;
+        if (e != NULL) {
+            if (e->sched != NULL) {
+                drop_entry(e);
+            }
+            e->key   = key;
+            e->sched = *sched;
+        }
+    }
+    if (e != NULL) {
+        e->stamp = cache->clock;
+        *sched   = e->sched;
+        cache->last_key = key;
+    }
+    cache->last = e;
+    *entry      = e;
+    return GDC_SUCCESS;
+}
+
+void gdc_coll_cache_clear(gdc_coll_cache_t *cache)
+{
+    for (int i = 0; i < GDC_COLL_CACHE_SIZE; i++) {
+        if (cache->entries[i].sched != NULL) {
+            drop_entry(&cache->entries[i]);
+        }
+    }
+    cache->last = NULL;
+}

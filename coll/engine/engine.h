@@ -1,0 +1,27 @@
+/*
+ * The engine's face to the rest of the layer: start a collective in a real job (a schedule
+ * run by the executor over UCX, wrapped in a request that gdc_wait / gdc_test complete), or
+ * run a blocking one to completion; and the engine's life with the runtime (progress and
+ * communicator hooks).
+ */
+#ifndef GDC_COLL_ENGINE_H
+#define GDC_COLL_ENGINE_H
+
+#include "coll.h"
+
+struct gdc_comm;
+struct gdc_request;
+
+/* Start args on comm and return its request (already completed for count 0). */
+gdc_status_t gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *args, const gdc_coll_buffers_t *bufs,
+                            struct gdc_request **out);
+
+/* Run args on comm to completion (a blocking call): the algorithm's blocking fast path when
+ * it has one for the call (engine/fast.h), else start and wait. */
+gdc_status_t gdc_coll_run_blocking(struct gdc_comm *comm, const gdc_coll_args_t *args, const gdc_coll_buffers_t *bufs);
+
+/* Hook the engine into the runtime's progress and communicators; unhook it. */
+void gdc_coll_engine_init(void);
+void gdc_coll_engine_finalize(void);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * Blocking fast paths. A blocking call of a few bytes inside a node spends most of its
+ * time in the executor's bookkeeping, not in the one cache-line hop it needs; so an
+ * algorithm may run such calls straight (its run_blocking hook) on the node's shared memory.
+ * A hook follows its schedule's protocol to the letter (the same segment offsets, counters
+ * and values), so that a rank on the fast path and a rank running the schedule (because it
+ * has a nonblocking shared-memory call in flight) work together; and it uses one counter
+ * value, as the schedule of every shape it takes does.
+ */
+#ifndef GDC_COLL_FAST_H
+#define GDC_COLL_FAST_H
+
+#include "coll.h"
+#include "rt_shm.h"
+
+typedef struct gdc_coll_fast {
+    const gdc_rt_shm_t *shm;
+    uint64_t            base; /* counter values of the calls before this one */
+    /* Wait until local rank `peer`'s counter `counter` reaches `target` (peer < 0: every other
+     * local rank's): stalls, GDC_TIMEOUT and dead peers are the waiter's to report. */
+    gdc_status_t (*wait)(const struct gdc_coll_fast *fast, int counter, uint64_t target, int peer);
+    void               *waiter; /* the wait's own state */
+} gdc_coll_fast_t;
+
+/* Copy, from every other local rank p's segment at from(args, p), one block of the call into
+ * output at to(args, p), each once p's COPIED counter says it is there. */
+typedef size_t (*gdc_coll_fast_place_t)(const gdc_coll_args_t *args, int p);
+
+gdc_status_t gdc_coll_fast_collect(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output,
+                                   gdc_coll_fast_place_t from, gdc_coll_fast_place_t to);
+
+/* Publish: raise my COPIED counter to the call's value (base + 1). */
+void gdc_coll_fast_publish(const gdc_coll_fast_t *fast);
+
+/* The end of a call on the fast path, as the executor ends a shared-memory run: every
+ * counter of mine to the call's value. */
+void gdc_coll_fast_finish(const gdc_coll_fast_t *fast);
+
+#endif

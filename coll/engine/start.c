@@ -1,0 +1,149 @@
+/* Starting a collective in a real job, and the engine's place in the runtime: the
+ * per-communicator state and the progress hook. */
+#include <stdlib.h>
+
+#include "engine/engine.h"
+#include "engine/run.h"
+
+/* Host, or CUDA device memory (a device buffer and a host one in one call is refused). */
+static gdc_status_t buffers_memtype(const gdc_coll_args_t *args, const gdc_coll_buffers_t *bufs, int *on_device)
+{
+    gdc_rt_memtype_t in  = gdc_rt_memtype_of(bufs->input);
+    gdc_rt_memtype_t out = gdc_rt_memtype_of(bufs->output);
+
+    if (bufs->input == NULL) {
+        in = out;
+    }
+    if (bufs->output == NULL) {
+        out = in;
+    }
+    if ((in == GDC_RT_MEM_CUDA) != (out == GDC_RT_MEM_CUDA)) {
+        GDC_LOG_ERROR("gdc_%s: the input is %s memory and the output %s memory; pass both in the same "
+                      "kind of memory",
+                      gdc_coll_type_name(args->coll), gdc_rt_memtype_name(in), gdc_rt_memtype_name(out));
+        return GDC_ERR_UNSUPPORTED;
+    }
+    *on_device = in == GDC_RT_MEM_CUDA;
+    return GDC_SUCCESS;
+}
+
+static gdc_status_t completed_request(struct gdc_request **out)
+{
+    static const gdc_rt_request_ops_t done_ops = {.name = "empty collective", .abort = NULL};
+    struct gdc_request               *req      = gdc_rt_request_new(&done_ops);
+
+    if (req == NULL) {
+        return GDC_ERR_NO_MEMORY;
+    }
+    req->completed = 1;
+    req->status    = GDC_SUCCESS;
+    *out           = req;
+    return GDC_SUCCESS;
+}
+
+static int is_empty(const gdc_coll_args_t *args)
+{
+    return args->coll != GDC_COLL_BARRIER && args->coll != GDC_COLL_ALLTOALLV && args->count == 0;
+}
+
+/* The kept run of the entry, or a new one. */
+static gdc_status_t take_run(gdc_coll_entry_t *entry, gdc_coll_sched_t *sched, int on_device, const void *near,
+                             gdc_coll_run_t **run)
+{
+    if (entry != NULL && entry->spare != NULL && entry->spare->on_device == on_device) {
+        *run         = entry->spare;
+        entry->spare = NULL;
+        return GDC_SUCCESS;
+    }
+    return gdc_coll_run_alloc(run, sched, on_device, near);
+}
+
+gdc_status_t gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *call, const gdc_coll_buffers_t *bufs,
+                            struct gdc_request **out)
+{
+    gdc_coll_args_t        args = *call;
+    gdc_coll_comm_t       *cc   = comm->coll;
+    const gdc_coll_algo_t *algo;
+    gdc_coll_entry_t      *entry = NULL;
+    gdc_coll_sched_t      *sched;
+    gdc_coll_run_t        *run;
+    char                  *base[GDC_COLL_NUM_BUFS];
+    gdc_status_t           status;
+
+    if (is_empty(&args)) {
+        return completed_request(out);
+    }
+    status = buffers_memtype(&args, bufs, &args.on_device);
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    algo = gdc_coll_cache_algo(&cc->cache, &args);
+    if (algo == NULL) {
+        GDC_LOG_ERROR("internal: no algorithm for %s", gdc_coll_type_name(args.coll));
+        return GDC_ERR_INTERNAL;
+    }
+    status = gdc_coll_cache_sched(&cc->cache, algo, &args, &entry, &sched);
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    status = take_run(entry, sched, args.on_device, bufs->probe, &run);
+    if (status != GDC_SUCCESS) {
+        goto err_sched;
+    }
+    base[GDC_COLL_INPUT]   = (char *)bufs->input;
+    base[GDC_COLL_OUTPUT]  = bufs->output;
+    base[GDC_COLL_SCRATCH] = run->scratch;
+    status = gdc_coll_run_launch(run, comm, entry, base, out);
+    if (status != GDC_SUCCESS) {
+        goto err_run;
+    }
+    GDC_LOG_DEBUG("%s(%s) seq %u: %zu x %s on %d ranks", gdc_coll_type_name(args.coll), algo->name, run->seq,
+                  args.count, gdc_rt_dtype_name(args.dtype), args.size);
+    return GDC_SUCCESS;
+
+err_run:
+    run->entry = entry; /* the cache keeps its schedule */
+    gdc_coll_run_free(run);
+    return status;
+err_sched:
+    if (entry == NULL) {
+        gdc_coll_sched_free(sched);
+    }
+    return status;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The engine in the runtime
+ */
+
+static int comm_created(struct gdc_comm *comm)
+{
+    comm->coll = calloc(1, sizeof(gdc_coll_comm_t));
+    return comm->coll != NULL ? GDC_SUCCESS : GDC_ERR_NO_MEMORY;
+}
+
+static void comm_destroyed(struct gdc_comm *comm)
+{
+    gdc_coll_comm_t *cc = comm->coll;
+
+    if (cc == NULL) {
+        return;
+    }
+    gdc_coll_cache_clear(&cc->cache);
+    free(cc);
+    comm->coll = NULL;
+}
+
+static const gdc_rt_comm_hooks_t comm_hooks = {comm_created, comm_destroyed};
+
+void gdc_coll_engine_init(void)
+{
+    gdc_rt_comm_set_hooks(&comm_hooks);
+    gdc_rt_progress_set_hook(gdc_coll_run_progress_all);
+}
+
+void gdc_coll_engine_finalize(void)
+{
+    gdc_rt_progress_set_hook(NULL);
+    gdc_coll_run_forget_all();
+}
