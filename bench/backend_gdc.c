@@ -1,11 +1,10 @@
 /*
  * gdbench's gdc backend: gdc.h only, as a user's program would be.
  *
- * The harness's own barrier and statistics use gdc_barrier and gdc_allreduce. Where this
- * gdc does not implement them (GDC_ERR_UNSUPPORTED), they fall back, once and with a note
- * on stderr, to versions made of gdc point-to-point messages, so that the point-to-point
- * tests run on any gdc. The benchmarked collectives never fall back: an unsupported one
- * is reported as such (exit status 3).
+ * The harness's own barrier and statistics are gdc_barrier and gdc_allreduce, like the
+ * benchmarked collectives: a gdc that cannot run them fails the run (exit status 1)
+ * rather than being measured with something else. A benchmarked collective that gdc
+ * reports as not supported (GDC_ERR_UNSUPPORTED) ends the run with exit status 3.
  */
 #include "gdbench_backend.h"
 
@@ -14,12 +13,7 @@
 
 #include <gdc.h>
 
-/* Tags of the fallback barrier and statistics; the tests use small tags (1, 2). */
-#define TAG_FALLBACK_BARRIER 7001
-#define TAG_FALLBACK_STATS   7002
-
 static int           world_rank = -1, world_size = 0;
-static int           barrier_fallback, allreduce_fallback;
 static gdc_request_t slots[GDBENCH_BE_SLOTS];
 static char          library_short[64];
 
@@ -132,109 +126,20 @@ int gdbench_be_check_support(const gdbench_options_t *opts)
 }
 
 /* ---------------------------------------------------------------------------------------
- * The harness's barrier and statistics, with their point-to-point fallbacks
+ * The harness's barrier and statistics
  */
-static void note_fallback(int *flag, const char *what, const char *instead)
-{
-    if (!*flag && world_rank == 0) {
-        fprintf(stderr, "gdbench: note: this gdc does not support %s yet; %s\n", what, instead);
-    }
-    *flag = 1;
-}
-
-/* Dissemination barrier: in round k, signal rank + 2^k and wait for rank - 2^k. */
-static int p2p_barrier(void)
-{
-    char          out = 0, in;
-    gdc_request_t req;
-
-    for (int dist = 1; dist < world_size; dist *= 2) {
-        int to = (world_rank + dist) % world_size, from = (world_rank - dist + world_size) % world_size;
-        if (check(gdc_isend(&out, 1, GDC_BYTE, to, TAG_FALLBACK_BARRIER, GDC_COMM_WORLD, &req), "gdc_isend") !=
-                GDBENCH_OK ||
-            check(gdc_recv(&in, 1, GDC_BYTE, from, TAG_FALLBACK_BARRIER, GDC_COMM_WORLD), "gdc_recv") != GDBENCH_OK ||
-            check(gdc_wait(&req), "gdc_wait") != GDBENCH_OK) {
-            return GDBENCH_ERR;
-        }
-    }
-    return GDBENCH_OK;
-}
-
 int gdbench_be_barrier(void)
 {
-    int status;
-
-    if (!barrier_fallback) {
-        status = check(gdc_barrier(GDC_COMM_WORLD), "gdc_barrier");
-        if (status != GDBENCH_UNSUPPORTED) {
-            return status;
-        }
-        note_fallback(&barrier_fallback, "gdc_barrier",
-                      "gdbench's barrier between iterations is made of gdc_send/gdc_recv instead");
-    }
-    return p2p_barrier();
-}
-
-static void combine(double *acc, const double *in, int n, gdbench_stat_op_t op)
-{
-    for (int i = 0; i < n; i++) {
-        switch (op) {
-        case GDBENCH_STAT_MIN: acc[i] = in[i] < acc[i] ? in[i] : acc[i]; break;
-        case GDBENCH_STAT_MAX: acc[i] = in[i] > acc[i] ? in[i] : acc[i]; break;
-        default: acc[i] += in[i]; break;
-        }
-    }
-}
-
-/* Every rank sends its values to rank 0, which combines them in rank order and sends the
- * result back: n-1 messages each way, for a few doubles once per size. */
-static int p2p_reduce_doubles(double *values, int n, gdbench_stat_op_t op)
-{
-    double in[8];
-
-    if (n > (int)(sizeof(in) / sizeof(in[0]))) {
-        gdbench_set_error("internal: too many statistics (%d)", n);
-        return GDBENCH_ERR;
-    }
-    if (world_rank != 0) {
-        if (check(gdc_send(values, (size_t)n, GDC_FLOAT64, 0, TAG_FALLBACK_STATS, GDC_COMM_WORLD), "gdc_send") !=
-            GDBENCH_OK) {
-            return GDBENCH_ERR;
-        }
-        return check(gdc_recv(values, (size_t)n, GDC_FLOAT64, 0, TAG_FALLBACK_STATS, GDC_COMM_WORLD), "gdc_recv");
-    }
-    for (int r = 1; r < world_size; r++) {
-        if (check(gdc_recv(in, (size_t)n, GDC_FLOAT64, r, TAG_FALLBACK_STATS, GDC_COMM_WORLD), "gdc_recv") !=
-            GDBENCH_OK) {
-            return GDBENCH_ERR;
-        }
-        combine(values, in, n, op);
-    }
-    for (int r = 1; r < world_size; r++) {
-        if (check(gdc_send(values, (size_t)n, GDC_FLOAT64, r, TAG_FALLBACK_STATS, GDC_COMM_WORLD), "gdc_send") !=
-            GDBENCH_OK) {
-            return GDBENCH_ERR;
-        }
-    }
-    return GDBENCH_OK;
+    return check(gdc_barrier(GDC_COMM_WORLD), "gdc_barrier");
 }
 
 int gdbench_be_reduce_doubles(double *values, int n, gdbench_stat_op_t op)
 {
     static const gdc_op_t ops[] = {[GDBENCH_STAT_MIN] = GDC_MIN, [GDBENCH_STAT_MAX] = GDC_MAX,
                                    [GDBENCH_STAT_SUM] = GDC_SUM};
-    int                   status;
 
-    if (!allreduce_fallback) {
-        status = check(gdc_allreduce(GDC_IN_PLACE, values, (size_t)n, GDC_FLOAT64, ops[op], GDC_COMM_WORLD),
-                       "gdc_allreduce");
-        if (status != GDBENCH_UNSUPPORTED) {
-            return status;
-        }
-        note_fallback(&allreduce_fallback, "gdc_allreduce",
-                      "gdbench combines its statistics across ranks with gdc_send/gdc_recv instead");
-    }
-    return p2p_reduce_doubles(values, n, op);
+    return check(gdc_allreduce(GDC_IN_PLACE, values, (size_t)n, GDC_FLOAT64, ops[op], GDC_COMM_WORLD),
+                 "gdc_allreduce");
 }
 
 /* ---------------------------------------------------------------------------------------

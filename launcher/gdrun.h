@@ -1,15 +1,18 @@
 /*
  * gdrun internals: the job and its ranks, shared by the launcher's files.
  *
- *   gdrun.c        main, options, the job's life (start, event loop, end)
- *   gdrun_layout.c which (emulated) node each rank is on, and the strings PMIx wants for it
- *   gdrun_env.c    environment arrays for the ranks
- *   gdrun_pmix.c   the PMIx server: init, job registration, per-rank setup, upcalls
- *   gdrun_procs.c  fork/exec, reaping, failure detection, ending the job
- *   gdrun_io.c     rank output forwarding (line-atomic, optionally tagged), stdin to rank 0
- *   gdrun_bind.c   hwloc binding plan (--bind-to, --report-bindings)
- *   gdrun_guard.c  a helper process that cleans up if gdrun itself is killed
- *   gdrun_slurm.c  the other launcher: the job as one `srun --mpi=pmix` step (--launcher)
+ *   gdrun.c         main: the options, then the local job or the Slurm step
+ *   gdrun_options.c the command line (options, --help, --version)
+ *   gdrun_msg.c     messages on stderr (errors, -v, GDC_LOG=info)
+ *   gdrun_job.c     the local job's life (start, event loop, signals, timers, end)
+ *   gdrun_layout.c  which (emulated) node each rank is on, and the strings PMIx wants for it
+ *   gdrun_env.c     environment arrays for the ranks
+ *   gdrun_pmix.c    the PMIx server: init, job registration, per-rank setup, upcalls
+ *   gdrun_procs.c   fork/exec, reaping, failure detection, ending the job
+ *   gdrun_io.c      rank output forwarding (line-atomic, optionally tagged), stdin to rank 0
+ *   gdrun_bind.c    hwloc binding plan (--bind-to, --report-bindings)
+ *   gdrun_guard.c   a helper process that cleans up if gdrun itself is killed
+ *   gdrun_slurm.c   the other launcher: the job as one `srun --mpi=pmix` step (--launcher)
  *
  * One thread runs gdrun's libevent loop; the PMIx server library runs its own progress
  * thread, whose upcalls are handed to the loop (gdrun_pmix.c). Everything else in this
@@ -126,11 +129,19 @@ typedef struct gdrun_job {
     int                exit_code;     /* the job's status: the first failure's, else 0 */
 } gdrun_job_t;
 
-/* gdrun.c */
+/* gdrun_options.c: fills opt from the command line; exits on --help, --version (0) and
+ * on bad options (GDRUN_EXIT_USAGE, with a message). */
+void gdrun_options_parse(gdrun_options_t *opt, int argc, char **argv);
+
+/* gdrun_msg.c */
 void gdrun_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gdrun_debug(const gdrun_job_t *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* What a user may want to know (the launcher chosen and why): with -v or GDC_LOG=info|debug. */
 void gdrun_info(const gdrun_options_t *opt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* gdrun_job.c */
+/* Run the job on this node under gdrun's own PMIx server; gdrun's exit status. */
+int  gdrun_job_run(const gdrun_options_t *opt);
 /* The loop may have nothing left to do: stop it when every rank is reaped and all output
  * has been forwarded. */
 void gdrun_job_check_done(gdrun_job_t *job);
