@@ -50,7 +50,6 @@ static struct {
     int  tried;
     int  ok;
     void *lib;
-    char driver_version[80];
     nvml_return_t (*init)(void);
     nvml_return_t (*shutdown)(void);
     nvml_return_t (*handle_by_bus_id)(const char *, nvml_device_t *);
@@ -59,7 +58,6 @@ static struct {
     nvml_return_t (*memory_info)(nvml_device_t, nvml_memory_t *);
     nvml_return_t (*get_name)(nvml_device_t, char *, unsigned);
     nvml_return_t (*nvlink_state)(nvml_device_t, unsigned, int *);
-    nvml_return_t (*driver_version_fn)(char *, unsigned);
 } nvml;
 
 /* One entry point into *fn_ptr (a function pointer's address); 0 when found. */
@@ -238,16 +236,12 @@ int gdc_rt_topo_nvml_load(void)
         load_symbol(nvml.lib, "nvmlDeviceGetBAR1MemoryInfo", &nvml.bar1_info) ||
         load_symbol(nvml.lib, "nvmlDeviceGetMemoryInfo", &nvml.memory_info) ||
         load_symbol(nvml.lib, "nvmlDeviceGetName", &nvml.get_name) ||
-        load_symbol(nvml.lib, "nvmlDeviceGetNvLinkState", &nvml.nvlink_state) ||
-        load_symbol(nvml.lib, "nvmlSystemGetDriverVersion", &nvml.driver_version_fn)) {
+        load_symbol(nvml.lib, "nvmlDeviceGetNvLinkState", &nvml.nvlink_state)) {
         goto err_close;
     }
     if (nvml.init() != NVML_SUCCESS) {
         GDC_LOG_DEBUG("nvmlInit failed: NVML facts unavailable");
         goto err_close;
-    }
-    if (nvml.driver_version_fn(nvml.driver_version, sizeof(nvml.driver_version)) != NVML_SUCCESS) {
-        nvml.driver_version[0] = '\0';
     }
     nvml.ok = 1;
     return 1;
@@ -257,11 +251,6 @@ err_close:
     memset(&nvml, 0, sizeof(nvml));
     nvml.tried = 1;
     return 0;
-}
-
-const char *gdc_rt_topo_nvml_driver_version(void)
-{
-    return nvml.ok ? nvml.driver_version : "";
 }
 
 static int nvml_handle(const char *busid, nvml_device_t *dev)

@@ -50,8 +50,6 @@ typedef struct gdc_topo_nvml_gpu {
 } gdc_topo_nvml_gpu_t;
 /* Facts NVML has about one GPU; 0 on success. */
 int gdc_rt_topo_nvml_gpu(const char *busid, gdc_topo_nvml_gpu_t *out);
-/* Driver version as NVML reports it ("550.54.15"), or "" */
-const char *gdc_rt_topo_nvml_driver_version(void);
 /* Shut NVML down and drop the driver handles (finalize). */
 void gdc_rt_topo_probe_unload(void);
 
