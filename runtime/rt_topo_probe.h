@@ -1,7 +1,7 @@
 /*
- * What the topology model asks the machine: hwloc loading, the CUDA driver and NVML
- * (dlopen'd at run time, so the same binary runs without a driver), sysfs and procfs; and
- * gdinfo --doctor's checks built on them. Internal to the runtime and gdinfo.
+ * What the topology model asks the machine: hwloc loading, the CUDA driver (rt_cuda.h) and
+ * NVML (both loaded at run time, so the same binary runs without a driver), sysfs and
+ * procfs; and gdinfo --doctor's checks built on them. Internal to the runtime and gdinfo.
  */
 #ifndef GDC_RT_TOPO_PROBE_H
 #define GDC_RT_TOPO_PROBE_H
@@ -26,7 +26,7 @@ int gdc_rt_topo_probe_node(const char *xml_path, gdc_topo_node_t **out);
  * CUDA driver (rt_topo_cuda.c)
  */
 
-/* Load the driver's entry points the model needs; 1 when a driver with devices is there. */
+/* 1 when the CUDA driver is there with a device and the entry points the model uses. */
 int gdc_rt_topo_cuda_load(void);
 /* The PCI bus id of the GPU this process uses (see rt_topo.h for the rule); 0 on success.
  * *from_context is set when a CUDA context was current. */
@@ -50,7 +50,7 @@ typedef struct gdc_topo_nvml_gpu {
 } gdc_topo_nvml_gpu_t;
 /* Facts NVML has about one GPU; 0 on success. */
 int gdc_rt_topo_nvml_gpu(const char *busid, gdc_topo_nvml_gpu_t *out);
-/* Shut NVML down and drop the driver handles (finalize). */
+/* Shut NVML down (finalize). The CUDA driver stays loaded for the process. */
 void gdc_rt_topo_probe_unload(void);
 
 /* ---------------------------------------------------------------------------------------
