@@ -15,6 +15,8 @@
 
 #include "config.h"
 #include "gdc_rt.h"
+#include "gdinfo_doctor.h"
+#include "gdinfo_sysfs.h"
 #include "rt_topo.h"
 #include "rt_topo_probe.h"
 
@@ -40,14 +42,14 @@ static void print_gpus(const gdc_topo_node_t *node)
 {
     for (int g = 0; g < node->num_gpus; g++) {
         const gdc_topo_gpu_t *gpu = &node->gpus[g];
-        gdc_topo_pcie_link_t  link;
+        gdinfo_pcie_link_t    link;
         char                  numa[16] = "-", pcie[32] = "";
 
         if (gpu->pci.numa >= 0) {
             snprintf(numa, sizeof(numa), "%d", gpu->pci.numa);
         }
         /* what the device can do (an idle GPU runs its link slower) */
-        if (xml_path() == NULL && gdc_rt_topo_sysfs_pcie_link(gpu->pci.busid, &link) == 0) {
+        if (xml_path() == NULL && gdinfo_sysfs_pcie_link(gpu->pci.busid, &link) == 0) {
             snprintf(pcie, sizeof(pcie), "PCIe Gen%d x%d, ", link.max_gen, link.max_width);
         }
         printf("  GPU %-2d %s  %-28s %sNUMA %-2s nearest RDMA NIC: %s%s%s%s\n", g, gpu->pci.busid, gpu->model, pcie,
@@ -78,7 +80,7 @@ static void print_p2p(const gdc_topo_node_t *node)
                                                      : "the PCI tree");
 }
 
-static void print_findings(const gdc_topo_node_t *node, const gdc_topo_ucx_info_t *ucx)
+static void print_findings(const gdc_topo_node_t *node, const gdinfo_ucx_info_t *ucx)
 {
     gdc_topo_finding_t findings[32];
     gdc_topo_env_t     env;
@@ -99,14 +101,14 @@ static void print_findings(const gdc_topo_node_t *node, const gdc_topo_ucx_info_
 
 int gdinfo_topo_summary(void)
 {
-    gdc_topo_node_t    *node;
-    gdc_topo_ucx_info_t ucx;
-    char                summary[1024];
+    gdc_topo_node_t  *node;
+    gdinfo_ucx_info_t ucx;
+    char              summary[1024];
 
     if (load_config() != GDC_SUCCESS || gdc_rt_topo_probe_node(xml_path(), &node) != GDC_SUCCESS) {
         return 1;
     }
-    if (gdc_rt_topo_ucx_probe(&ucx) != GDC_SUCCESS) {
+    if (gdinfo_ucx_probe(&ucx) != GDC_SUCCESS) {
         memset(&ucx, 0, sizeof(ucx));
     }
     gdc_rt_topo_node_summary(node, summary, sizeof(summary));
@@ -132,22 +134,22 @@ typedef struct doctor_counts {
     int by_status[4];
 } doctor_counts_t;
 
-static void print_check(const gdc_doctor_check_t *check, void *arg)
+static void print_check(const gdinfo_doctor_check_t *check, void *arg)
 {
     doctor_counts_t *counts = arg;
 
     counts->by_status[check->status]++;
-    printf("%-4s  %-11s  %s\n", gdc_doctor_status_name(check->status), check->name, check->text);
+    printf("%-4s  %-11s  %s\n", gdinfo_doctor_status_name(check->status), check->name, check->text);
 }
 
 int gdinfo_topo_doctor(void)
 {
-    gdc_doctor_input_t  in;
-    gdc_topo_node_t    *node;
-    doctor_counts_t     counts = {{0, 0, 0, 0}};
-    gdc_doctor_status_t worst;
+    gdinfo_doctor_input_t  in;
+    gdc_topo_node_t       *node;
+    doctor_counts_t        counts = {{0, 0, 0, 0}};
+    gdinfo_doctor_status_t worst;
 
-    if (load_config() != GDC_SUCCESS || gdc_rt_topo_doctor_probe(xml_path(), &in, &node) != GDC_SUCCESS) {
+    if (load_config() != GDC_SUCCESS || gdinfo_doctor_probe(xml_path(), &in, &node) != GDC_SUCCESS) {
         return 1;
     }
     printf("gdinfo --doctor: GPU fast-path checks on node %s%s%s\n", node->hostname[0] ? node->hostname : "?",
@@ -155,12 +157,13 @@ int gdinfo_topo_doctor(void)
     if (node->num_gpus == 0) {
         printf("no NVIDIA GPU on this node: the GPU fast-path checks do not apply, nothing to fix\n");
     }
-    worst = gdc_rt_topo_doctor(&in, print_check, &counts);
-    printf("summary: %d ok, %d warn, %d fail, %d n/a\n", counts.by_status[GDC_DOCTOR_OK],
-           counts.by_status[GDC_DOCTOR_WARN], counts.by_status[GDC_DOCTOR_FAIL], counts.by_status[GDC_DOCTOR_NA]);
+    worst = gdinfo_doctor_run(&in, print_check, &counts);
+    printf("summary: %d ok, %d warn, %d fail, %d n/a\n", counts.by_status[GDINFO_DOCTOR_OK],
+           counts.by_status[GDINFO_DOCTOR_WARN], counts.by_status[GDINFO_DOCTOR_FAIL],
+           counts.by_status[GDINFO_DOCTOR_NA]);
     gdc_rt_topo_node_free(node);
     gdc_rt_topo_probe_unload();
-    return worst == GDC_DOCTOR_FAIL ? 1 : 0;
+    return worst == GDINFO_DOCTOR_FAIL ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------------------------------

@@ -197,9 +197,3 @@ int gdc_rt_parse_bytes(const char *text, size_t *bytes)
     *bytes = (size_t)(value << shift);
     return 0;
 }
-
-int gdc_rt_parse_size(const char *value, void *dest, const char **why)
-{
-    *why = "a byte count such as 65536, 64K, 16M or 1G";
-    return gdc_rt_parse_bytes(value, (size_t *)dest);
-}

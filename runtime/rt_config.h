@@ -58,7 +58,6 @@ void gdc_rt_config_foreach(gdc_rt_param_visit_fn_t visit, void *arg);
 /* Parsers shared by the layers. */
 int gdc_rt_parse_seconds(const char *value, void *dest, const char **why); /* double >= 0 */
 int gdc_rt_parse_string(const char *value, void *dest, const char **why);  /* const char * */
-int gdc_rt_parse_size(const char *value, void *dest, const char **why);    /* size_t, K/M/G suffix */
 
 /* Parse "123", "4K", "16M", "1G" (powers of 1024) into *bytes; 0 on success. */
 int gdc_rt_parse_bytes(const char *text, size_t *bytes);

@@ -394,11 +394,6 @@ const gdc_topo_rank_t *gdc_rt_topo_me(void)
     return topo.initialized ? &topo.me : NULL;
 }
 
-const gdc_topo_env_t *gdc_rt_topo_env(void)
-{
-    return topo.initialized ? &topo.env : NULL;
-}
-
 int gdc_rt_topo_replayed(void)
 {
     return topo.replayed;

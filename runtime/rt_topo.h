@@ -222,8 +222,6 @@ const char *gdc_topo_finding_kind_name(gdc_topo_finding_kind_t kind); /* "no-rdm
 const gdc_topo_node_t *gdc_rt_topo_my_node(void);
 /* My record: GPU, NUMA binding, GPUDirect capability. */
 const gdc_topo_rank_t *gdc_rt_topo_me(void);
-/* What was probed of the node's software. */
-const gdc_topo_env_t *gdc_rt_topo_env(void);
 /* Is the model replayed from GDC_TOPO_XML rather than discovered? */
 int gdc_rt_topo_replayed(void);
 /* GDC_TOPO_XML as the configuration read it ("" when unset). */

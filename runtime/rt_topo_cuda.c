@@ -1,36 +1,16 @@
 /*
- * The CUDA driver and NVML as the topology model uses them, loaded with dlopen so the
- * same binary runs where no driver is installed. The few types and entry points are
- * declared here, with the values of the CUDA driver API and nvml.h, so the build needs
- * neither header.
+ * The CUDA driver and NVML as the topology model uses them. The driver through gdc's one
+ * wrapper (rt_cuda.h); NVML, a library of its own, dlopen'd here so the same binary runs
+ * where it is not installed. NVML's few types and entry points are declared with the
+ * values of nvml.h, so the build needs no header of it.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "rt_cuda.h"
 #include "rt_log.h"
-#include "rt_memtype.h"
 #include "rt_topo_probe.h"
-
-typedef int   cu_result_t;
-typedef int   cu_device_t;
-typedef void *cu_context_t;
-
-#define CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED 124
-
-static struct {
-    int  tried;
-    int  ok;
-    void *lib;
-    cu_result_t (*init)(unsigned);
-    cu_result_t (*device_get_count)(int *);
-    cu_result_t (*device_get)(cu_device_t *, int);
-    cu_result_t (*device_get_pci_bus_id)(char *, int, cu_device_t);
-    cu_result_t (*device_can_access_peer)(int *, cu_device_t, cu_device_t);
-    cu_result_t (*device_get_attribute)(int *, int, cu_device_t);
-    cu_result_t (*ctx_get_current)(cu_context_t *);
-    cu_result_t (*ctx_get_device)(cu_device_t *);
-} cu;
 
 typedef int   nvml_return_t;
 typedef void *nvml_device_t;
@@ -50,7 +30,6 @@ static struct {
     int  tried;
     int  ok;
     void *lib;
-    char driver_version[80];
     nvml_return_t (*init)(void);
     nvml_return_t (*shutdown)(void);
     nvml_return_t (*handle_by_bus_id)(const char *, nvml_device_t *);
@@ -59,7 +38,6 @@ static struct {
     nvml_return_t (*memory_info)(nvml_device_t, nvml_memory_t *);
     nvml_return_t (*get_name)(nvml_device_t, char *, unsigned);
     nvml_return_t (*nvlink_state)(nvml_device_t, unsigned, int *);
-    nvml_return_t (*driver_version_fn)(char *, unsigned);
 } nvml;
 
 /* One entry point into *fn_ptr (a function pointer's address); 0 when found. */
@@ -77,49 +55,25 @@ static int load_symbol(void *lib, const char *name, void *fn_ptr)
 
 int gdc_rt_topo_cuda_load(void)
 {
-    int count = 0;
+    const gdc_rt_cuda_api_t *cu = &gdc_rt_cuda;
 
-    if (cu.tried) {
-        return cu.ok;
-    }
-    cu.tried = 1;
-    gdc_rt_memtype_init();
-    if (!gdc_rt_cuda_available()) {
+    if (!gdc_rt_cuda_load()) {
         return 0; /* no driver, or no device: nothing to ask */
     }
-    cu.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (cu.lib == NULL || load_symbol(cu.lib, "cuInit", &cu.init) ||
-        load_symbol(cu.lib, "cuDeviceGetCount", &cu.device_get_count) ||
-        load_symbol(cu.lib, "cuDeviceGet", &cu.device_get) ||
-        load_symbol(cu.lib, "cuDeviceGetPCIBusId", &cu.device_get_pci_bus_id) ||
-        load_symbol(cu.lib, "cuDeviceCanAccessPeer", &cu.device_can_access_peer) ||
-        load_symbol(cu.lib, "cuDeviceGetAttribute", &cu.device_get_attribute) ||
-        load_symbol(cu.lib, "cuCtxGetCurrent", &cu.ctx_get_current) ||
-        load_symbol(cu.lib, "cuCtxGetDevice", &cu.ctx_get_device)) {
+    if (cu->cuDeviceGet == NULL || cu->cuDeviceGetPCIBusId == NULL || cu->cuDeviceCanAccessPeer == NULL ||
+        cu->cuDeviceGetAttribute == NULL || cu->cuCtxGetCurrent == NULL || cu->cuCtxGetDevice == NULL) {
         GDC_LOG_DEBUG("CUDA driver lacks an entry point the topology model uses");
-        goto err_close;
+        return 0;
     }
-    if (cu.init(0) != 0 || cu.device_get_count(&count) != 0 || count == 0) {
-        goto err_close;
-    }
-    cu.ok = 1;
     return 1;
-
-err_close:
-    if (cu.lib != NULL) {
-        dlclose(cu.lib);
-    }
-    memset(&cu, 0, sizeof(cu));
-    cu.tried = 1;
-    return 0;
 }
 
 /* A visible device's bus id, lower case ("0000:18:00.0"). */
-static int device_busid(cu_device_t dev, char *busid, size_t len)
+static int device_busid(gdc_rt_cu_device_t dev, char *busid, size_t len)
 {
     char buf[32];
 
-    if (cu.device_get_pci_bus_id(buf, (int)sizeof(buf), dev) != 0) {
+    if (gdc_rt_cuda.cuDeviceGetPCIBusId(buf, (int)sizeof(buf), dev) != GDC_RT_CUDA_SUCCESS) {
         return -1;
     }
     for (char *p = buf; *p; p++) {
@@ -131,36 +85,39 @@ static int device_busid(cu_device_t dev, char *busid, size_t len)
 
 int gdc_rt_topo_cuda_my_gpu(int local_rank, char *busid, size_t len, int *from_context)
 {
-    cu_context_t ctx = NULL;
-    cu_device_t  dev;
-    int          count = 0;
+    const gdc_rt_cuda_api_t *cu  = &gdc_rt_cuda;
+    gdc_rt_cu_context_t      ctx = NULL;
+    gdc_rt_cu_device_t       dev;
+    int                      count = 0;
 
     if (!gdc_rt_topo_cuda_load()) {
         return -1;
     }
     *from_context = 0;
-    if (cu.ctx_get_current(&ctx) == 0 && ctx != NULL && cu.ctx_get_device(&dev) == 0) {
+    if (cu->cuCtxGetCurrent(&ctx) == GDC_RT_CUDA_SUCCESS && ctx != NULL &&
+        cu->cuCtxGetDevice(&dev) == GDC_RT_CUDA_SUCCESS) {
         *from_context = 1;
-    } else if (cu.device_get_count(&count) != 0 || count <= 0 || cu.device_get(&dev, local_rank % count) != 0) {
+    } else if (cu->cuDeviceGetCount(&count) != GDC_RT_CUDA_SUCCESS || count <= 0 ||
+               cu->cuDeviceGet(&dev, local_rank % count) != GDC_RT_CUDA_SUCCESS) {
         return -1;
     }
     return device_busid(dev, busid, len);
 }
 
 /* The visible device with this bus id, or -1. */
-static int visible_device(const char *busid, cu_device_t *out)
+static int visible_device(const char *busid, gdc_rt_cu_device_t *out)
 {
     int count = 0;
 
-    if (!gdc_rt_topo_cuda_load() || cu.device_get_count(&count) != 0) {
+    if (!gdc_rt_topo_cuda_load() || gdc_rt_cuda.cuDeviceGetCount(&count) != GDC_RT_CUDA_SUCCESS) {
         return -1;
     }
     for (int i = 0; i < count; i++) {
-        cu_device_t dev;
-        char        id[32];
-        unsigned    d1, b1, v1, f1, d2, b2, v2, f2;
+        gdc_rt_cu_device_t dev;
+        char               id[32];
+        unsigned           d1, b1, v1, f1, d2, b2, v2, f2;
 
-        if (cu.device_get(&dev, i) == 0 && device_busid(dev, id, sizeof(id)) == 0 &&
+        if (gdc_rt_cuda.cuDeviceGet(&dev, i) == GDC_RT_CUDA_SUCCESS && device_busid(dev, id, sizeof(id)) == 0 &&
             sscanf(id, "%x:%x:%x.%x", &d1, &b1, &v1, &f1) == 4 &&
             sscanf(busid, "%x:%x:%x.%x", &d2, &b2, &v2, &f2) == 4 && d1 == d2 && b1 == b2 && v1 == v2 &&
             f1 == f2) {
@@ -173,35 +130,38 @@ static int visible_device(const char *busid, cu_device_t *out)
 
 int gdc_rt_topo_cuda_dma_buf(const char *busid)
 {
-    cu_device_t dev;
-    int         supported = 0;
+    gdc_rt_cu_device_t dev;
+    int                supported = 0;
 
     if (visible_device(busid, &dev) != 0) {
         return 0;
     }
-    return cu.device_get_attribute(&supported, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, dev) == 0 && supported;
+    return gdc_rt_cuda.cuDeviceGetAttribute(&supported, GDC_RT_CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, dev) ==
+               GDC_RT_CUDA_SUCCESS &&
+           supported;
 }
 
 int gdc_rt_topo_cuda_fill_p2p(gdc_topo_node_t *node)
 {
-    int count = 0, pairs = 0;
+    const gdc_rt_cuda_api_t *cu    = &gdc_rt_cuda;
+    int                      count = 0, pairs = 0;
 
-    if (!gdc_rt_topo_cuda_load() || cu.device_get_count(&count) != 0) {
+    if (!gdc_rt_topo_cuda_load() || cu->cuDeviceGetCount(&count) != GDC_RT_CUDA_SUCCESS) {
         return 0;
     }
     for (int i = 0; i < count; i++) {
         for (int j = i + 1; j < count; j++) {
-            cu_device_t di, dj;
-            char        bi[32], bj[32];
-            int         gi, gj, access = 0;
+            gdc_rt_cu_device_t di, dj;
+            char               bi[32], bj[32];
+            int                gi, gj, access = 0;
 
-            if (cu.device_get(&di, i) != 0 || cu.device_get(&dj, j) != 0 || device_busid(di, bi, sizeof(bi)) ||
-                device_busid(dj, bj, sizeof(bj))) {
+            if (cu->cuDeviceGet(&di, i) != GDC_RT_CUDA_SUCCESS || cu->cuDeviceGet(&dj, j) != GDC_RT_CUDA_SUCCESS ||
+                device_busid(di, bi, sizeof(bi)) || device_busid(dj, bj, sizeof(bj))) {
                 continue;
             }
             gi = gdc_rt_topo_node_find_gpu(node, bi);
             gj = gdc_rt_topo_node_find_gpu(node, bj);
-            if (gi < 0 || gj < 0 || cu.device_can_access_peer(&access, di, dj) != 0) {
+            if (gi < 0 || gj < 0 || cu->cuDeviceCanAccessPeer(&access, di, dj) != GDC_RT_CUDA_SUCCESS) {
                 continue;
             }
             /* CUDA tells access, not the wire: keep NVLink where the PCI tree showed NVSwitch. */
@@ -238,16 +198,12 @@ int gdc_rt_topo_nvml_load(void)
         load_symbol(nvml.lib, "nvmlDeviceGetBAR1MemoryInfo", &nvml.bar1_info) ||
         load_symbol(nvml.lib, "nvmlDeviceGetMemoryInfo", &nvml.memory_info) ||
         load_symbol(nvml.lib, "nvmlDeviceGetName", &nvml.get_name) ||
-        load_symbol(nvml.lib, "nvmlDeviceGetNvLinkState", &nvml.nvlink_state) ||
-        load_symbol(nvml.lib, "nvmlSystemGetDriverVersion", &nvml.driver_version_fn)) {
+        load_symbol(nvml.lib, "nvmlDeviceGetNvLinkState", &nvml.nvlink_state)) {
         goto err_close;
     }
     if (nvml.init() != NVML_SUCCESS) {
         GDC_LOG_DEBUG("nvmlInit failed: NVML facts unavailable");
         goto err_close;
-    }
-    if (nvml.driver_version_fn(nvml.driver_version, sizeof(nvml.driver_version)) != NVML_SUCCESS) {
-        nvml.driver_version[0] = '\0';
     }
     nvml.ok = 1;
     return 1;
@@ -257,11 +213,6 @@ err_close:
     memset(&nvml, 0, sizeof(nvml));
     nvml.tried = 1;
     return 0;
-}
-
-const char *gdc_rt_topo_nvml_driver_version(void)
-{
-    return nvml.ok ? nvml.driver_version : "";
 }
 
 static int nvml_handle(const char *busid, nvml_device_t *dev)
@@ -338,8 +289,4 @@ void gdc_rt_topo_probe_unload(void)
         dlclose(nvml.lib);
     }
     memset(&nvml, 0, sizeof(nvml));
-    if (cu.lib != NULL) {
-        dlclose(cu.lib);
-    }
-    memset(&cu, 0, sizeof(cu));
 }

@@ -1,7 +1,7 @@
 /*
- * gdinfo --doctor's checks on fixtures with fake sysfs/procfs trees: what a GPU machine
- * would show (PCIe links, BAR1, peer-memory module, IOMMU, ACS), without one. And the
- * sysfs readers' edge cases, and UCX's probe on this machine.
+ * gdinfo --doctor's checks (launcher/gdinfo_doctor.c) on fixtures with fake sysfs/procfs
+ * trees: what a GPU machine would show (PCIe links, BAR1, peer-memory module, IOMMU, ACS),
+ * without one. And the sysfs readers' edge cases, and UCX's probe on this machine.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +17,8 @@
 
 #include <gdc.h>
 
+#include "gdinfo_doctor.h"
+#include "gdinfo_sysfs.h"
 #include "rt_topo.h"
 #include "rt_topo_probe.h"
 
@@ -143,23 +145,23 @@ static int teardown_root(void **state)
  * Collecting the checks
  */
 typedef struct results {
-    int                count;
-    gdc_doctor_check_t checks[64];
+    int                   count;
+    gdinfo_doctor_check_t checks[64];
 } results_t;
 
-static void collect(const gdc_doctor_check_t *check, void *arg)
+static void collect(const gdinfo_doctor_check_t *check, void *arg)
 {
     results_t *r = arg;
 
     assert_true(r->count < 64);
     if (getenv("GDC_TEST_VERBOSE") != NULL) { /* show what the checks say, as TAP comments */
-        printf("# %-4s %-11s %s\n", gdc_doctor_status_name(check->status), check->name, check->text);
+        printf("# %-4s %-11s %s\n", gdinfo_doctor_status_name(check->status), check->name, check->text);
     }
     r->checks[r->count++] = *check;
 }
 
 /* The n-th result of check `name` (0-based); fails the test when there is none. */
-static const gdc_doctor_check_t *result(const results_t *r, const char *name, int nth)
+static const gdinfo_doctor_check_t *result(const results_t *r, const char *name, int nth)
 {
     for (int i = 0; i < r->count; i++) {
         if (strcmp(r->checks[i].name, name) == 0 && nth-- == 0) {
@@ -170,13 +172,13 @@ static const gdc_doctor_check_t *result(const results_t *r, const char *name, in
     return NULL;
 }
 
-static void expect(const results_t *r, const char *name, int nth, gdc_doctor_status_t status, const char *text)
+static void expect(const results_t *r, const char *name, int nth, gdinfo_doctor_status_t status, const char *text)
 {
-    const gdc_doctor_check_t *c = result(r, name, nth);
+    const gdinfo_doctor_check_t *c = result(r, name, nth);
 
     if (c->status != status || (text != NULL && strstr(c->text, text) == NULL)) {
-        fail_msg("%s #%d: got %s \"%s\", expected %s with \"%s\"", name, nth, gdc_doctor_status_name(c->status),
-                 c->text, gdc_doctor_status_name(status), text != NULL ? text : "");
+        fail_msg("%s #%d: got %s \"%s\", expected %s with \"%s\"", name, nth, gdinfo_doctor_status_name(c->status),
+                 c->text, gdinfo_doctor_status_name(status), text != NULL ? text : "");
     }
 }
 
@@ -191,9 +193,9 @@ static gdc_topo_node_t *load_fixture(const char *name)
     return node;
 }
 
-static gdc_doctor_input_t live_input(const gdc_topo_node_t *node)
+static gdinfo_doctor_input_t live_input(const gdc_topo_node_t *node)
 {
-    gdc_doctor_input_t in;
+    gdinfo_doctor_input_t in;
 
     memset(&in, 0, sizeof(in));
     in.node          = node;
@@ -215,10 +217,10 @@ static gdc_doctor_input_t live_input(const gdc_topo_node_t *node)
  */
 static void test_workstation(void **state)
 {
-    gdc_topo_node_t   *node = load_fixture("workstation-1gpu.xml");
-    const char        *gpu  = "/sys/devices/pci0000:10/0000:10:01.0/0000:11:00.0";
-    gdc_doctor_input_t in;
-    results_t          r = {0};
+    gdc_topo_node_t      *node = load_fixture("workstation-1gpu.xml");
+    const char           *gpu  = "/sys/devices/pci0000:10/0000:10:01.0/0000:11:00.0";
+    gdinfo_doctor_input_t in;
+    results_t             r = {0};
 
     assert_string_equal(node->gpus[0].pci.busid, "0000:11:00.0");
     pci_device("/sys/devices/pci0000:10/0000:10:01.0", "16.0 GT/s PCIe\n", 16, "16.0 GT/s PCIe\n", 16);
@@ -232,16 +234,16 @@ static void test_workstation(void **state)
     in.ucx.gdr_copy  = 0;
     assert_null(in.peermem); /* nvidia and nvidia_uvm are not peer-memory modules */
 
-    assert_int_equal(gdc_rt_topo_doctor(&in, collect, &r), GDC_DOCTOR_WARN);
-    expect(&r, "cuda-driver", 0, GDC_DOCTOR_OK, "sees 1 of the 1 GPU");
-    expect(&r, "ucx-cuda", 0, GDC_DOCTOR_WARN, "missing gdr_copy");
-    expect(&r, "peermem", 0, GDC_DOCTOR_NA, "no RDMA NIC");
-    expect(&r, "gpu-nic", 0, GDC_DOCTOR_NA, "no RDMA NIC");
-    expect(&r, "pcie-link", 0, GDC_DOCTOR_OK, "Gen4 x16 (idle now");
-    expect(&r, "bar1", 0, GDC_DOCTOR_WARN, "BAR1 is 256 MiB");
-    expect(&r, "p2p", 0, GDC_DOCTOR_NA, "one GPU");
-    expect(&r, "iommu", 0, GDC_DOCTOR_WARN, "2 groups");
-    expect(&r, "acs", 0, GDC_DOCTOR_OK, NULL);
+    assert_int_equal(gdinfo_doctor_run(&in, collect, &r), GDINFO_DOCTOR_WARN);
+    expect(&r, "cuda-driver", 0, GDINFO_DOCTOR_OK, "sees 1 of the 1 GPU");
+    expect(&r, "ucx-cuda", 0, GDINFO_DOCTOR_WARN, "missing gdr_copy");
+    expect(&r, "peermem", 0, GDINFO_DOCTOR_NA, "no RDMA NIC");
+    expect(&r, "gpu-nic", 0, GDINFO_DOCTOR_NA, "no RDMA NIC");
+    expect(&r, "pcie-link", 0, GDINFO_DOCTOR_OK, "Gen4 x16 (idle now");
+    expect(&r, "bar1", 0, GDINFO_DOCTOR_WARN, "BAR1 is 256 MiB");
+    expect(&r, "p2p", 0, GDINFO_DOCTOR_NA, "one GPU");
+    expect(&r, "iommu", 0, GDINFO_DOCTOR_WARN, "2 groups");
+    expect(&r, "acs", 0, GDINFO_DOCTOR_OK, NULL);
     assert_int_equal(r.count, 9);
     gdc_rt_topo_node_free(node);
 }
@@ -251,15 +253,15 @@ static void test_workstation(void **state)
  */
 static void test_dgx(void **state)
 {
-    gdc_topo_node_t   *node = load_fixture("dgx-h100.xml");
-    const char        *rp   = "/sys/devices/pci0000:10/0000:10:01.0";
-    const char        *up   = "/sys/devices/pci0000:10/0000:10:01.0/0000:11:00.0";
-    const char        *dn0  = "/sys/devices/pci0000:10/0000:10:01.0/0000:11:00.0/0000:12:00.0";
-    const char        *dn1  = "/sys/devices/pci0000:10/0000:10:01.0/0000:11:00.0/0000:12:01.0";
-    const char        *gpu  = "/sys/devices/pci0000:10/0000:10:01.0/0000:11:00.0/0000:12:00.0/0000:13:00.0";
-    const char        *nic  = "/sys/devices/pci0000:10/0000:10:01.0/0000:11:00.0/0000:12:01.0/0000:14:00.0";
-    gdc_doctor_input_t in;
-    results_t          r = {0};
+    gdc_topo_node_t      *node = load_fixture("dgx-h100.xml");
+    const char           *rp   = "/sys/devices/pci0000:10/0000:10:01.0";
+    const char           *up   = "/sys/devices/pci0000:10/0000:10:01.0/0000:11:00.0";
+    const char           *dn0  = "/sys/devices/pci0000:10/0000:10:01.0/0000:11:00.0/0000:12:00.0";
+    const char           *dn1  = "/sys/devices/pci0000:10/0000:10:01.0/0000:11:00.0/0000:12:01.0";
+    const char           *gpu  = "/sys/devices/pci0000:10/0000:10:01.0/0000:11:00.0/0000:12:00.0/0000:13:00.0";
+    const char           *nic  = "/sys/devices/pci0000:10/0000:10:01.0/0000:11:00.0/0000:12:01.0/0000:14:00.0";
+    gdinfo_doctor_input_t in;
+    results_t             r = {0};
 
     assert_string_equal(node->gpus[0].pci.busid, "0000:13:00.0");
     assert_string_equal(node->nics[node->gpus[0].nic].pci.busid, "0000:14:00.0");
@@ -280,25 +282,26 @@ static void test_dgx(void **state)
     in = live_input(node);
     assert_string_equal(in.peermem, "nvidia_peermem");
 
-    assert_int_equal(gdc_rt_topo_doctor(&in, collect, &r), GDC_DOCTOR_WARN);
-    expect(&r, "cuda-driver", 0, GDC_DOCTOR_OK, "sees 8 of the 8 GPUs");
-    expect(&r, "ucx-cuda", 0, GDC_DOCTOR_OK, "cuda_copy cuda_ipc gdr_copy");
-    expect(&r, "peermem", 0, GDC_DOCTOR_OK, "nvidia_peermem is loaded");
+    assert_int_equal(gdinfo_doctor_run(&in, collect, &r), GDINFO_DOCTOR_WARN);
+    expect(&r, "cuda-driver", 0, GDINFO_DOCTOR_OK, "sees 8 of the 8 GPUs");
+    expect(&r, "ucx-cuda", 0, GDINFO_DOCTOR_OK, "cuda_copy cuda_ipc gdr_copy");
+    expect(&r, "peermem", 0, GDINFO_DOCTOR_OK, "nvidia_peermem is loaded");
     for (int g = 0; g < 8; g++) {
         char want[32];
         snprintf(want, sizeof(want), "mlx5_%d, same PCIe switch", g);
-        expect(&r, "gpu-nic", g, GDC_DOCTOR_OK, want);
+        expect(&r, "gpu-nic", g, GDINFO_DOCTOR_OK, want);
     }
-    expect(&r, "pcie-link", 0, GDC_DOCTOR_OK, "GPU 0 (0000:13:00.0): Gen5 x16");
-    expect(&r, "pcie-link", 1, GDC_DOCTOR_NA, "no PCIe link attributes");
+    expect(&r, "pcie-link", 0, GDINFO_DOCTOR_OK, "GPU 0 (0000:13:00.0): Gen5 x16");
+    expect(&r, "pcie-link", 1, GDINFO_DOCTOR_NA, "no PCIe link attributes");
     /* GPUs first (8), then the RDMA NICs: mlx5_0 is the 9th */
-    expect(&r, "pcie-link", 8, GDC_DOCTOR_WARN, "mlx5_0 (0000:14:00.0): a Gen5 x16 device in a Gen4 x16 port (0000:12:01.0)");
-    expect(&r, "bar1", 0, GDC_DOCTOR_OK, "BAR1 128 GiB");
-    expect(&r, "bar1", 1, GDC_DOCTOR_NA, NULL);
-    expect(&r, "p2p", 0, GDC_DOCTOR_OK, "over NVLink");
-    expect(&r, "iommu", 0, GDC_DOCTOR_OK, "passthrough");
-    expect(&r, "acs", 0, GDC_DOCTOR_WARN, "redirects peer-to-peer traffic at 0000:12:00.0:");
-    expect(&r, "acs", 1, GDC_DOCTOR_NA, "not in sysfs");
+    expect(&r, "pcie-link", 8, GDINFO_DOCTOR_WARN,
+           "mlx5_0 (0000:14:00.0): a Gen5 x16 device in a Gen4 x16 port (0000:12:01.0)");
+    expect(&r, "bar1", 0, GDINFO_DOCTOR_OK, "BAR1 128 GiB");
+    expect(&r, "bar1", 1, GDINFO_DOCTOR_NA, NULL);
+    expect(&r, "p2p", 0, GDINFO_DOCTOR_OK, "over NVLink");
+    expect(&r, "iommu", 0, GDINFO_DOCTOR_OK, "passthrough");
+    expect(&r, "acs", 0, GDINFO_DOCTOR_WARN, "redirects peer-to-peer traffic at 0000:12:00.0:");
+    expect(&r, "acs", 1, GDINFO_DOCTOR_NA, "not in sysfs");
     gdc_rt_topo_node_free(node);
 }
 
@@ -313,37 +316,37 @@ static void test_config_space_needs_root(void **state)
     pci_device(dn, "16.0 GT/s PCIe\n", 16, NULL, 0);
     pci_device(dev, "16.0 GT/s PCIe\n", 16, NULL, 0);
     pci_config(dn, 0x001d, 64); /* what a non-root reader gets */
-    assert_int_equal(gdc_rt_topo_sysfs_acs_redirect("0000:12:00.0", bridges, sizeof(bridges)), -1);
+    assert_int_equal(gdinfo_sysfs_acs_redirect("0000:12:00.0", bridges, sizeof(bridges)), -1);
     pci_config(dn, 0x001d, 4096);
-    assert_int_equal(gdc_rt_topo_sysfs_acs_redirect("0000:12:00.0", bridges, sizeof(bridges)), 1);
+    assert_int_equal(gdinfo_sysfs_acs_redirect("0000:12:00.0", bridges, sizeof(bridges)), 1);
     assert_string_equal(bridges, "0000:11:00.0");
-    assert_int_equal(gdc_rt_topo_sysfs_acs_redirect("0000:99:00.0", bridges, sizeof(bridges)), -2);
+    assert_int_equal(gdinfo_sysfs_acs_redirect("0000:99:00.0", bridges, sizeof(bridges)), -2);
 }
 
 static void test_sysfs_readers(void **state)
 {
-    const char          *rp  = "/sys/devices/pci0000:00/0000:00:03.0";
-    const char          *dev = "/sys/devices/pci0000:00/0000:00:03.0/0000:01:00.0";
-    gdc_topo_pcie_link_t link;
-    uint64_t             bytes = 0;
+    const char        *rp  = "/sys/devices/pci0000:00/0000:00:03.0";
+    const char        *dev = "/sys/devices/pci0000:00/0000:00:03.0/0000:01:00.0";
+    gdinfo_pcie_link_t link;
+    uint64_t           bytes = 0;
 
     pci_device(rp, "8 GT/s\n", 8, NULL, 0);                    /* older kernels print no ".0 ... PCIe" */
     pci_device(dev, "16.0 GT/s PCIe\n", 255, "Unknown\n", 0); /* 255: width unknown */
-    assert_int_equal(gdc_rt_topo_sysfs_pcie_link("0000:01:00.0", &link), 0);
+    assert_int_equal(gdinfo_sysfs_pcie_link("0000:01:00.0", &link), 0);
     assert_int_equal(link.max_gen, 4);
     assert_int_equal(link.max_width, 0);
     assert_int_equal(link.cur_gen, 0);
     assert_int_equal(link.port_gen, 3);
     assert_int_equal(link.port_width, 8);
     assert_string_equal(link.port, "0000:00:03.0");
-    assert_int_equal(gdc_rt_topo_sysfs_pcie_link("0000:7f:00.0", &link), -1);
-    assert_int_equal(gdc_rt_topo_sysfs_bar_size("0000:01:00.0", 1, &bytes), -1); /* no resource file */
+    assert_int_equal(gdinfo_sysfs_pcie_link("0000:7f:00.0", &link), -1);
+    assert_int_equal(gdinfo_sysfs_bar_size("0000:01:00.0", 1, &bytes), -1); /* no resource file */
     pci_resource(dev, 32ull << 30);
-    assert_int_equal(gdc_rt_topo_sysfs_bar_size("0000:01:00.0", 0, &bytes), 0);
+    assert_int_equal(gdinfo_sysfs_bar_size("0000:01:00.0", 0, &bytes), 0);
     assert_int_equal(bytes, 16ull << 20);
-    assert_int_equal(gdc_rt_topo_sysfs_bar_size("0000:01:00.0", 1, &bytes), 0);
+    assert_int_equal(gdinfo_sysfs_bar_size("0000:01:00.0", 1, &bytes), 0);
     assert_int_equal(bytes, 32ull << 30);
-    assert_int_equal(gdc_rt_topo_sysfs_bar_size("0000:01:00.0", 2, &bytes), -1); /* upper half of BAR1 */
+    assert_int_equal(gdinfo_sysfs_bar_size("0000:01:00.0", 2, &bytes), -1); /* upper half of BAR1 */
     /* peer-memory module as a /sys/module entry (built in, or /proc/modules unreadable) */
     assert_null(gdc_rt_topo_sysfs_peermem());
     make_dirs("/sys/module/nv_peer_mem");
@@ -355,16 +358,16 @@ static void test_sysfs_readers(void **state)
  */
 static void test_no_gpu_is_all_na(void **state)
 {
-    gdc_topo_node_t   *node = load_fixture("vm.xml");
-    gdc_doctor_input_t in;
-    results_t          r = {0};
+    gdc_topo_node_t      *node = load_fixture("vm.xml");
+    gdinfo_doctor_input_t in;
+    results_t             r = {0};
 
     memset(&in, 0, sizeof(in));
     in.node = node;
-    assert_int_equal(gdc_rt_topo_doctor(&in, collect, &r), GDC_DOCTOR_OK);
+    assert_int_equal(gdinfo_doctor_run(&in, collect, &r), GDINFO_DOCTOR_OK);
     assert_int_equal(r.count, 9);
     for (int i = 0; i < r.count; i++) {
-        assert_int_equal(r.checks[i].status, GDC_DOCTOR_NA);
+        assert_int_equal(r.checks[i].status, GDINFO_DOCTOR_NA);
         assert_non_null(strstr(r.checks[i].text, "GPU"));
     }
     gdc_rt_topo_node_free(node);
@@ -372,9 +375,9 @@ static void test_no_gpu_is_all_na(void **state)
 
 static void test_ucx_probe(void **state)
 {
-    gdc_topo_ucx_info_t ucx;
+    gdinfo_ucx_info_t ucx;
 
-    assert_int_equal(gdc_rt_topo_ucx_probe(&ucx), GDC_SUCCESS);
+    assert_int_equal(gdinfo_ucx_probe(&ucx), GDC_SUCCESS);
     assert_true(strlen(ucx.transports) > 0);
     assert_non_null(strstr(ucx.transports, "self"));
     assert_true(strlen(ucx.module_dir) > 0);
@@ -385,10 +388,10 @@ static void test_ucx_probe(void **state)
 
 static void test_status_names(void **state)
 {
-    assert_string_equal(gdc_doctor_status_name(GDC_DOCTOR_OK), "ok");
-    assert_string_equal(gdc_doctor_status_name(GDC_DOCTOR_WARN), "warn");
-    assert_string_equal(gdc_doctor_status_name(GDC_DOCTOR_FAIL), "fail");
-    assert_string_equal(gdc_doctor_status_name(GDC_DOCTOR_NA), "n/a");
+    assert_string_equal(gdinfo_doctor_status_name(GDINFO_DOCTOR_OK), "ok");
+    assert_string_equal(gdinfo_doctor_status_name(GDINFO_DOCTOR_WARN), "warn");
+    assert_string_equal(gdinfo_doctor_status_name(GDINFO_DOCTOR_FAIL), "fail");
+    assert_string_equal(gdinfo_doctor_status_name(GDINFO_DOCTOR_NA), "n/a");
 }
 
 int main(void)
