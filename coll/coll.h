@@ -26,7 +26,7 @@ typedef enum {
 } gdc_coll_type_t;
 
 /*
- * The parameters builders and the executor read. The layer owns the live set (coll_config.c,
+ * The parameters builders and the executor read. The layer owns the live set (coll_init.c,
  * from GDC_* at gdc_init) and hands it to every call in gdc_coll_args_t; tests, gdinfo and
  * the cost model hand their own.
  */

@@ -74,7 +74,7 @@ static void print_build(void)
 #else
     printf("  CUDA    kernels not built (configure found no CUDA toolkit)\n");
 #endif
-    gdc_rt_memtype_init();
+    (void)gdc_rt_cuda_load();
     if (gdc_rt_cuda_available()) {
         printf("  driver  CUDA %d.%d, %d device(s)\n", gdc_rt_cuda_driver_version() / 1000,
                gdc_rt_cuda_driver_version() % 1000 / 10, gdc_rt_cuda_device_count());

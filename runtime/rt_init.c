@@ -40,7 +40,7 @@ gdc_status_t gdc_rt_init(void)
     if (status != GDC_SUCCESS) {
         return status;
     }
-    gdc_rt_memtype_init();
+    (void)gdc_rt_cuda_load();
     status = gdc_rt_boot_init();
     if (status != GDC_SUCCESS) {
         return status;

@@ -2,11 +2,6 @@
 
 #include "rt_cuda.h"
 
-void gdc_rt_memtype_init(void)
-{
-    (void)gdc_rt_cuda_load();
-}
-
 gdc_rt_memtype_t gdc_rt_memtype_of(const void *ptr)
 {
     unsigned int mem_type   = 0;

@@ -16,10 +16,6 @@ typedef enum {
     GDC_RT_MEM_CUDA_MANAGED  /* managed memory: addressable by both */
 } gdc_rt_memtype_t;
 
-/* Load the driver if present (gdc_rt_cuda_load); safe to call more than once. Never
- * fails: without a driver, CUDA support is simply absent. */
-void gdc_rt_memtype_init(void);
-
 gdc_rt_memtype_t gdc_rt_memtype_of(const void *ptr);
 const char *gdc_rt_memtype_name(gdc_rt_memtype_t type);
 

@@ -3,7 +3,7 @@
  * participant 2^k away; log2(p) rounds. Non-powers of two fold in: an extra rank gives its
  * block to its partner first and receives the whole result at the end. Participants hold
  * consecutive ranks' blocks, so every exchange is one contiguous range. The phase itself
- * (over any group, blocks of any sizes) is in phase_allgather.c.
+ * (over any group, blocks of any sizes) is in phase/allgather.c.
  */
 #include "algos.h"
 

@@ -3,7 +3,7 @@
  * result with the participant 2^k away and combines; log2(p) rounds. Non-powers of two
  * fold in: the extra ranks hand their vector to a partner first and get the result back at
  * the end. Partners combine in the same operand order (lower rank first), so the result is
- * bit-identical on every rank. The phase itself (over any group) is in phase_allreduce.c.
+ * bit-identical on every rank. The phase itself (over any group) is in phase/allreduce.c.
  */
 #include "algos.h"
 

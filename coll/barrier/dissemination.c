@@ -1,6 +1,6 @@
 /* barrier dissemination: in round k rank r signals r+2^k and waits for r-2^k; after
  * ceil(log2 n) rounds every rank has heard, directly or not, from every other. The phase
- * (over any group) is in phase_barrier.c. */
+ * (over any group) is in phase/barrier.c. */
 #include "algos.h"
 
 #include "phase/phase.h"

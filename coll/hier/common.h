@@ -1,5 +1,5 @@
 /*
- * What the hierarchical algorithms share beyond the node view (hier.h): cutting a large
+ * What the hierarchical algorithms share beyond the node view (hier/nodes.h): cutting a large
  * vector into segments whose phases overlap (segment s+1 works inside the nodes while
  * segment s crosses the network), the rails partition, and whether an algorithm applies.
  */

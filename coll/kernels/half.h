@@ -1,7 +1,7 @@
 /*
  * fp16 (IEEE binary16) and bfloat16 conversions, and the few portability helpers the
  * element operations need, as inline functions shared by the host kernels (C) and the
- * CUDA kernels (coll/reduce_cuda.cu): both compile this same code, so the same inputs
+ * CUDA kernels (coll/kernels/reduce_cuda.cu): both compile this same code, so the same inputs
  * give the same bits on the CPU and on the GPU.
  *
  * The conversions are branch-free (every case is computed and the right one selected),

@@ -4,7 +4,7 @@
  *
  * Results are deterministic and portable: the same inputs give the same bits in every
  * build, on the host and on the GPU, and whatever the order of the operands (every
- * operation is commutative bit for bit). The rules are in coll/reduce_ops.h: integers
+ * operation is commutative bit for bit). The rules are in coll/kernels/reduce_ops.h: integers
  * wrap, fp16 / bf16 compute in float and round once to nearest even, MIN / MAX follow
  * IEEE minimumNumber / maximumNumber (a NaN loses to a number, -0 < +0), and every NaN
  * result is the type's canonical quiet NaN.
@@ -57,10 +57,10 @@ float gdc_coll_bf16_to_float(uint16_t b);  uint16_t gdc_coll_float_to_bf16(float
 
 /* Beyond the contract above:
  * - every NaN result, of the kernels and of float -> fp16 / bf16, is the canonical quiet
- *   NaN of the type (see coll/half.h), so NaN bits never depend on operand order;
+ *   NaN of the type (see coll/kernels/half.h), so NaN bits never depend on operand order;
  * - the CUDA functions also say GDC_ERR_INVALID_ARG for what the host ones refuse (no
  *   kernel for dtype/op, partial overlap, n < 1) and for buffers that are not device
- *   memory of one device (see coll/reduce_cuda.h). */
+ *   memory of one device (see coll/kernels/reduce_cuda.h). */
 
 /* The host kernel set in use: "avx2" (x86-64 with AVX2 and F16C) or "generic" (plain C,
  * vectorized for the target's baseline), chosen from the CPU at first use; for gdinfo

@@ -1,7 +1,7 @@
 /*
  * CUDA side of the reduction kernels, beyond the two entry points of reduce.h: whether a
  * device can run them, and the device memory the tests (and the executor's scratch
- * buffers) need. Plain C, no CUDA headers. Built without CUDA (coll/reduce_cuda_stub.c),
+ * buffers) need. Plain C, no CUDA headers. Built without CUDA (coll/kernels/reduce_cuda_stub.c),
  * or with no usable device, every function returns GDC_ERR_UNSUPPORTED.
  *
  * Contract of the device kernels (gdc_coll_reduce_cuda, gdc_coll_avg_finish_cuda):

@@ -1,7 +1,7 @@
 /*
  * The element operations of the reduction kernels: r = a OP b for one element, and the
- * division that finishes GDC_AVG. Shared by the host kernels (coll/reduce_host.c) and the
- * CUDA kernels (coll/reduce_cuda.cu), so both give the same bits by construction.
+ * division that finishes GDC_AVG. Shared by the host kernels (coll/kernels/reduce_host.c) and the
+ * CUDA kernels (coll/kernels/reduce_cuda.cu), so both give the same bits by construction.
  *
  * Semantics
  * - Integers: SUM and PROD wrap modulo 2^bits. They are computed in an unsigned type

@@ -1,5 +1,5 @@
 /*
- * fp16 / bf16 conversions of coll/half.h (through reduce.h's functions) against the
+ * fp16 / bf16 conversions of coll/kernels/half.h (through reduce.h's functions) against the
  * independent reference: every one of the 65536 bit patterns of each format decoded and
  * round-tripped, every rounding midpoint between neighbours (and the floats just around
  * it), special values, and a million random floats.

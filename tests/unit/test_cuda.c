@@ -28,7 +28,6 @@ static void test_load_is_idempotent(void **state)
 
     assert_int_equal(gdc_rt_cuda_load(), available);
     assert_int_equal(gdc_rt_cuda_load(), available);
-    gdc_rt_memtype_init(); /* the older name, still gdc_init's */
     assert_int_equal(gdc_rt_cuda_available(), available);
     assert_true(available ? gdc_rt_cuda_device_count() > 0 : gdc_rt_cuda_device_count() == 0);
 }
