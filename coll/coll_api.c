@@ -18,10 +18,10 @@ typedef struct coll_call {
     int             rooted;
 } coll_call_t;
 
-static int check_common(const coll_call_t *call, gdc_comm_t comm, gdc_dtype_t dtype, gdc_op_t op,
-                        int root)
+static gdc_status_t check_common(const coll_call_t *call, gdc_comm_t comm, gdc_dtype_t dtype, gdc_op_t op,
+                                 int root)
 {
-    int status;
+    gdc_status_t status;
 
     if ((status = gdc_rt_check_comm(call->fn, comm)) != GDC_SUCCESS ||
         (status = gdc_rt_check_dtype(call->fn, dtype)) != GDC_SUCCESS) {
@@ -36,7 +36,7 @@ static int check_common(const coll_call_t *call, gdc_comm_t comm, gdc_dtype_t dt
     return GDC_SUCCESS;
 }
 
-static int bad(const char *fn, const char *what)
+static gdc_status_t bad(const char *fn, const char *what)
 {
     GDC_LOG_ERROR("%s: %s", fn, what);
     return GDC_ERR_INVALID_ARG;
@@ -44,7 +44,7 @@ static int bad(const char *fn, const char *what)
 
 /* A user buffer of `count` elements that must be there (not NULL when count > 0, not
  * GDC_IN_PLACE). */
-static int check_data(const char *fn, const char *name, const void *buf, size_t count, gdc_dtype_t dtype)
+static gdc_status_t check_data(const char *fn, const char *name, const void *buf, size_t count, gdc_dtype_t dtype)
 {
     if (buf == GDC_IN_PLACE) {
         GDC_LOG_ERROR("%s: %s cannot be GDC_IN_PLACE here", fn, name);
@@ -54,10 +54,10 @@ static int check_data(const char *fn, const char *name, const void *buf, size_t 
 }
 
 /* sendbuf (count_in elements, or GDC_IN_PLACE where allowed) and recvbuf (count_out). */
-static int check_send_recv(const char *fn, const void *sendbuf, size_t count_in, const void *recvbuf,
-                           size_t count_out, gdc_dtype_t dtype, int in_place_ok)
+static gdc_status_t check_send_recv(const char *fn, const void *sendbuf, size_t count_in, const void *recvbuf,
+                                    size_t count_out, gdc_dtype_t dtype, int in_place_ok)
 {
-    int status;
+    gdc_status_t status;
 
     if (sendbuf == GDC_IN_PLACE && !in_place_ok) {
         return bad(fn, "sendbuf is GDC_IN_PLACE, which is only valid at the root here");
@@ -99,8 +99,8 @@ static gdc_coll_args_t make_args(const coll_call_t *call, gdc_comm_t comm, size_
 
 /* Start the call with the user's buffers (GDC_IN_PLACE markers included); with req NULL,
  * run it to completion (a blocking call). */
-static int start(gdc_comm_t comm, const gdc_coll_args_t *args, const void *sendbuf, void *recvbuf,
-                 gdc_request_t *req)
+static gdc_status_t start(gdc_comm_t comm, const gdc_coll_args_t *args, const void *sendbuf, void *recvbuf,
+                          gdc_request_t *req)
 {
     gdc_coll_buffers_t bufs;
 
@@ -109,7 +109,7 @@ static int start(gdc_comm_t comm, const gdc_coll_args_t *args, const void *sendb
     return req != NULL ? gdc_coll_start(comm, args, &bufs, req) : gdc_coll_run_blocking(comm, args, &bufs);
 }
 
-static int check_req(const char *fn, gdc_request_t *req)
+static gdc_status_t check_req(const char *fn, gdc_request_t *req)
 {
     return gdc_rt_check_pointer(fn, "req", req);
 }
@@ -121,9 +121,9 @@ static int check_req(const char *fn, gdc_request_t *req)
 static const coll_call_t ibarrier_call = {"gdc_ibarrier", GDC_COLL_BARRIER, 0, 0};
 static const coll_call_t barrier_call  = {"gdc_barrier", GDC_COLL_BARRIER, 0, 0};
 
-static int barrier_start(const coll_call_t *call, gdc_comm_t comm, gdc_request_t *req)
+static gdc_status_t barrier_start(const coll_call_t *call, gdc_comm_t comm, gdc_request_t *req)
 {
-    int             status = gdc_rt_check_comm(call->fn, comm);
+    gdc_status_t    status = gdc_rt_check_comm(call->fn, comm);
     gdc_coll_args_t args;
 
     if (status != GDC_SUCCESS) {
@@ -133,9 +133,9 @@ static int barrier_start(const coll_call_t *call, gdc_comm_t comm, gdc_request_t
     return start(comm, &args, NULL, NULL, req);
 }
 
-int gdc_ibarrier(gdc_comm_t comm, gdc_request_t *req)
+gdc_status_t gdc_ibarrier(gdc_comm_t comm, gdc_request_t *req)
 {
-    int status = gdc_rt_check_init(ibarrier_call.fn);
+    gdc_status_t status = gdc_rt_check_init(ibarrier_call.fn);
 
     if (status != GDC_SUCCESS || (status = check_req(ibarrier_call.fn, req)) != GDC_SUCCESS) {
         return status;
@@ -143,7 +143,7 @@ int gdc_ibarrier(gdc_comm_t comm, gdc_request_t *req)
     return barrier_start(&ibarrier_call, comm, req);
 }
 
-int gdc_barrier(gdc_comm_t comm)
+gdc_status_t gdc_barrier(gdc_comm_t comm)
 {
     return barrier_start(&barrier_call, comm, NULL);
 }
@@ -151,10 +151,10 @@ int gdc_barrier(gdc_comm_t comm)
 static const coll_call_t ibcast_call = {"gdc_ibcast", GDC_COLL_BCAST, 0, 1};
 static const coll_call_t bcast_call  = {"gdc_bcast", GDC_COLL_BCAST, 0, 1};
 
-static int bcast_start(const coll_call_t *call, void *buf, size_t count, gdc_dtype_t dtype, int root,
-                       gdc_comm_t comm, gdc_request_t *req)
+static gdc_status_t bcast_start(const coll_call_t *call, void *buf, size_t count, gdc_dtype_t dtype, int root,
+                                gdc_comm_t comm, gdc_request_t *req)
 {
-    int             status = check_common(call, comm, dtype, GDC_SUM, root);
+    gdc_status_t    status = check_common(call, comm, dtype, GDC_SUM, root);
     gdc_coll_args_t args;
 
     if (status != GDC_SUCCESS || (status = check_data(call->fn, "buf", buf, count, dtype)) != GDC_SUCCESS) {
@@ -164,9 +164,9 @@ static int bcast_start(const coll_call_t *call, void *buf, size_t count, gdc_dty
     return start(comm, &args, buf, buf, req);
 }
 
-int gdc_ibcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm, gdc_request_t *req)
+gdc_status_t gdc_ibcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm, gdc_request_t *req)
 {
-    int status = gdc_rt_check_init(ibcast_call.fn);
+    gdc_status_t status = gdc_rt_check_init(ibcast_call.fn);
 
     if (status != GDC_SUCCESS || (status = check_req(ibcast_call.fn, req)) != GDC_SUCCESS) {
         return status;
@@ -174,7 +174,7 @@ int gdc_ibcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t 
     return bcast_start(&ibcast_call, buf, count, dtype, root, comm, req);
 }
 
-int gdc_bcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm)
+gdc_status_t gdc_bcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm)
 {
     return bcast_start(&bcast_call, buf, count, dtype, root, comm, NULL);
 }
@@ -186,10 +186,10 @@ int gdc_bcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t c
 static const coll_call_t ireduce_call = {"gdc_ireduce", GDC_COLL_REDUCE, 1, 1};
 static const coll_call_t reduce_call  = {"gdc_reduce", GDC_COLL_REDUCE, 1, 1};
 
-static int reduce_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
-                        gdc_dtype_t dtype, gdc_op_t op, int root, gdc_comm_t comm, gdc_request_t *req)
+static gdc_status_t reduce_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
+                                 gdc_dtype_t dtype, gdc_op_t op, int root, gdc_comm_t comm, gdc_request_t *req)
 {
-    int             status = check_common(call, comm, dtype, op, root);
+    gdc_status_t    status = check_common(call, comm, dtype, op, root);
     int             is_root, in_place;
     gdc_coll_args_t args;
 
@@ -212,10 +212,10 @@ static int reduce_start(const coll_call_t *call, const void *sendbuf, void *recv
     return start(comm, &args, sendbuf, recvbuf, req);
 }
 
-int gdc_ireduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op, int root,
-                gdc_comm_t comm, gdc_request_t *req)
+gdc_status_t gdc_ireduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op, int root,
+                         gdc_comm_t comm, gdc_request_t *req)
 {
-    int status = gdc_rt_check_init(ireduce_call.fn);
+    gdc_status_t status = gdc_rt_check_init(ireduce_call.fn);
 
     if (status != GDC_SUCCESS || (status = check_req(ireduce_call.fn, req)) != GDC_SUCCESS) {
         return status;
@@ -223,19 +223,19 @@ int gdc_ireduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dt
     return reduce_start(&ireduce_call, sendbuf, recvbuf, count, dtype, op, root, comm, req);
 }
 
-int gdc_reduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op, int root,
-               gdc_comm_t comm)
+gdc_status_t gdc_reduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op, int root,
+                        gdc_comm_t comm)
 {
     return reduce_start(&reduce_call, sendbuf, recvbuf, count, dtype, op, root, comm, NULL);
 }
 
 /* The collectives where every rank has an input (or GDC_IN_PLACE) and an output:
  * allreduce, allgather, reduce_scatter, alltoall. in_elems/out_elems are per-call sizes. */
-static int symmetric_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
-                           size_t in_elems, size_t out_elems, gdc_dtype_t dtype, gdc_op_t op, gdc_comm_t comm,
-                           gdc_request_t *req)
+static gdc_status_t symmetric_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
+                                    size_t in_elems, size_t out_elems, gdc_dtype_t dtype, gdc_op_t op, gdc_comm_t comm,
+                                    gdc_request_t *req)
 {
-    int             status = check_common(call, comm, dtype, op, 0);
+    gdc_status_t    status = check_common(call, comm, dtype, op, 0);
     gdc_coll_args_t args;
 
     if (status != GDC_SUCCESS ||
@@ -249,10 +249,10 @@ static int symmetric_start(const coll_call_t *call, const void *sendbuf, void *r
 static const coll_call_t iallreduce_call = {"gdc_iallreduce", GDC_COLL_ALLREDUCE, 1, 0};
 static const coll_call_t allreduce_call  = {"gdc_allreduce", GDC_COLL_ALLREDUCE, 1, 0};
 
-int gdc_iallreduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
-                   gdc_comm_t comm, gdc_request_t *req)
+gdc_status_t gdc_iallreduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
+                            gdc_comm_t comm, gdc_request_t *req)
 {
-    int status = gdc_rt_check_init(iallreduce_call.fn);
+    gdc_status_t status = gdc_rt_check_init(iallreduce_call.fn);
 
     if (status != GDC_SUCCESS || (status = check_req(iallreduce_call.fn, req)) != GDC_SUCCESS) {
         return status;
@@ -260,14 +260,14 @@ int gdc_iallreduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t
     return symmetric_start(&iallreduce_call, sendbuf, recvbuf, count, count, count, dtype, op, comm, req);
 }
 
-int gdc_allreduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
-                  gdc_comm_t comm)
+gdc_status_t gdc_allreduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
+                           gdc_comm_t comm)
 {
     return symmetric_start(&allreduce_call, sendbuf, recvbuf, count, count, count, dtype, op, comm, NULL);
 }
 
 /* size * count without overflow, for the collectives whose buffers hold a block per rank. */
-static int blocks_of(const char *fn, gdc_comm_t comm, size_t count, gdc_dtype_t dtype, size_t *total)
+static gdc_status_t blocks_of(const char *fn, gdc_comm_t comm, size_t count, gdc_dtype_t dtype, size_t *total)
 {
     size_t limit = gdc_dtype_size(dtype) > 0 ? SIZE_MAX / 2 / gdc_dtype_size(dtype) : 0;
 
@@ -282,11 +282,11 @@ static int blocks_of(const char *fn, gdc_comm_t comm, size_t count, gdc_dtype_t 
 static const coll_call_t ireduce_scatter_call = {"gdc_ireduce_scatter", GDC_COLL_REDUCE_SCATTER, 1, 0};
 static const coll_call_t reduce_scatter_call  = {"gdc_reduce_scatter", GDC_COLL_REDUCE_SCATTER, 1, 0};
 
-static int reduce_scatter_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t recvcount,
-                                gdc_dtype_t dtype, gdc_op_t op, gdc_comm_t comm, gdc_request_t *req)
+static gdc_status_t reduce_scatter_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t recvcount,
+                                         gdc_dtype_t dtype, gdc_op_t op, gdc_comm_t comm, gdc_request_t *req)
 {
     size_t total  = 0;
-    int    status = gdc_rt_check_comm(call->fn, comm);
+    gdc_status_t status = gdc_rt_check_comm(call->fn, comm);
 
     if (status != GDC_SUCCESS || (status = gdc_rt_check_dtype(call->fn, dtype)) != GDC_SUCCESS ||
         (status = blocks_of(call->fn, comm, recvcount, dtype, &total)) != GDC_SUCCESS) {
@@ -297,10 +297,10 @@ static int reduce_scatter_start(const coll_call_t *call, const void *sendbuf, vo
                            sendbuf == GDC_IN_PLACE ? total : recvcount, dtype, op, comm, req);
 }
 
-int gdc_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount, gdc_dtype_t dtype, gdc_op_t op,
-                        gdc_comm_t comm, gdc_request_t *req)
+gdc_status_t gdc_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount, gdc_dtype_t dtype, gdc_op_t op,
+                                 gdc_comm_t comm, gdc_request_t *req)
 {
-    int status = gdc_rt_check_init(ireduce_scatter_call.fn);
+    gdc_status_t status = gdc_rt_check_init(ireduce_scatter_call.fn);
 
     if (status != GDC_SUCCESS || (status = check_req(ireduce_scatter_call.fn, req)) != GDC_SUCCESS) {
         return status;
@@ -308,8 +308,8 @@ int gdc_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount, gd
     return reduce_scatter_start(&ireduce_scatter_call, sendbuf, recvbuf, recvcount, dtype, op, comm, req);
 }
 
-int gdc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount, gdc_dtype_t dtype, gdc_op_t op,
-                       gdc_comm_t comm)
+gdc_status_t gdc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount, gdc_dtype_t dtype, gdc_op_t op,
+                                gdc_comm_t comm)
 {
     return reduce_scatter_start(&reduce_scatter_call, sendbuf, recvbuf, recvcount, dtype, op, comm, NULL);
 }
@@ -323,11 +323,11 @@ static const coll_call_t allgather_call  = {"gdc_allgather", GDC_COLL_ALLGATHER,
 static const coll_call_t ialltoall_call  = {"gdc_ialltoall", GDC_COLL_ALLTOALL, 0, 0};
 static const coll_call_t alltoall_call   = {"gdc_alltoall", GDC_COLL_ALLTOALL, 0, 0};
 
-static int blocks_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
-                        gdc_dtype_t dtype, gdc_comm_t comm, gdc_request_t *req)
+static gdc_status_t blocks_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
+                                 gdc_dtype_t dtype, gdc_comm_t comm, gdc_request_t *req)
 {
     size_t total  = 0;
-    int    status = gdc_rt_check_comm(call->fn, comm);
+    gdc_status_t status = gdc_rt_check_comm(call->fn, comm);
 
     if (status != GDC_SUCCESS || (status = gdc_rt_check_dtype(call->fn, dtype)) != GDC_SUCCESS ||
         (status = blocks_of(call->fn, comm, count, dtype, &total)) != GDC_SUCCESS) {
@@ -337,10 +337,10 @@ static int blocks_start(const coll_call_t *call, const void *sendbuf, void *recv
                            dtype, GDC_SUM, comm, req);
 }
 
-int gdc_iallgather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm,
-                   gdc_request_t *req)
+gdc_status_t gdc_iallgather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm,
+                            gdc_request_t *req)
 {
-    int status = gdc_rt_check_init(iallgather_call.fn);
+    gdc_status_t status = gdc_rt_check_init(iallgather_call.fn);
 
     if (status != GDC_SUCCESS || (status = check_req(iallgather_call.fn, req)) != GDC_SUCCESS) {
         return status;
@@ -348,15 +348,15 @@ int gdc_iallgather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t
     return blocks_start(&iallgather_call, sendbuf, recvbuf, count, dtype, comm, req);
 }
 
-int gdc_allgather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm)
+gdc_status_t gdc_allgather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm)
 {
     return blocks_start(&allgather_call, sendbuf, recvbuf, count, dtype, comm, NULL);
 }
 
-int gdc_ialltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm,
-                  gdc_request_t *req)
+gdc_status_t gdc_ialltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm,
+                           gdc_request_t *req)
 {
-    int status = gdc_rt_check_init(ialltoall_call.fn);
+    gdc_status_t status = gdc_rt_check_init(ialltoall_call.fn);
 
     if (status != GDC_SUCCESS || (status = check_req(ialltoall_call.fn, req)) != GDC_SUCCESS) {
         return status;
@@ -364,7 +364,7 @@ int gdc_ialltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t 
     return blocks_start(&ialltoall_call, sendbuf, recvbuf, count, dtype, comm, req);
 }
 
-int gdc_alltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm)
+gdc_status_t gdc_alltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm)
 {
     return blocks_start(&alltoall_call, sendbuf, recvbuf, count, dtype, comm, NULL);
 }
@@ -373,8 +373,8 @@ static const coll_call_t ialltoallv_call = {"gdc_ialltoallv", GDC_COLL_ALLTOALLV
 static const coll_call_t alltoallv_call  = {"gdc_alltoallv", GDC_COLL_ALLTOALLV, 0, 0};
 
 /* The extent (largest displacement + count) of a counts/displacements pair, or an error. */
-static int extent_of(const char *fn, const char *what, const size_t *counts, const size_t *displs, int n,
-                     gdc_dtype_t dtype, size_t *extent)
+static gdc_status_t extent_of(const char *fn, const char *what, const size_t *counts, const size_t *displs, int n,
+                              gdc_dtype_t dtype, size_t *extent)
 {
     size_t limit = SIZE_MAX / 2 / gdc_dtype_size(dtype);
 
@@ -391,11 +391,11 @@ static int extent_of(const char *fn, const char *what, const size_t *counts, con
     return GDC_SUCCESS;
 }
 
-static int alltoallv_start(const coll_call_t *call, const void *sendbuf, const size_t *sendcounts,
-                           const size_t *sdispls, void *recvbuf, const size_t *recvcounts, const size_t *rdispls,
-                           gdc_dtype_t dtype, gdc_comm_t comm, gdc_request_t *req)
+static gdc_status_t alltoallv_start(const coll_call_t *call, const void *sendbuf, const size_t *sendcounts,
+                                    const size_t *sdispls, void *recvbuf, const size_t *recvcounts,
+                                    const size_t *rdispls, gdc_dtype_t dtype, gdc_comm_t comm, gdc_request_t *req)
 {
-    int             status = check_common(call, comm, dtype, GDC_SUM, 0);
+    gdc_status_t    status = check_common(call, comm, dtype, GDC_SUM, 0);
     int             in_place = sendbuf == GDC_IN_PLACE;
     size_t          in_extent = 0, out_extent = 0;
     gdc_coll_args_t args;
@@ -427,11 +427,11 @@ static int alltoallv_start(const coll_call_t *call, const void *sendbuf, const s
     return start(comm, &args, sendbuf, recvbuf, req);
 }
 
-int gdc_ialltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls, void *recvbuf,
-                   const size_t *recvcounts, const size_t *rdispls, gdc_dtype_t dtype, gdc_comm_t comm,
-                   gdc_request_t *req)
+gdc_status_t gdc_ialltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls, void *recvbuf,
+                            const size_t *recvcounts, const size_t *rdispls, gdc_dtype_t dtype, gdc_comm_t comm,
+                            gdc_request_t *req)
 {
-    int status = gdc_rt_check_init(ialltoallv_call.fn);
+    gdc_status_t status = gdc_rt_check_init(ialltoallv_call.fn);
 
     if (status != GDC_SUCCESS || (status = check_req(ialltoallv_call.fn, req)) != GDC_SUCCESS) {
         return status;
@@ -440,8 +440,8 @@ int gdc_ialltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *
                            comm, req);
 }
 
-int gdc_alltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls, void *recvbuf,
-                  const size_t *recvcounts, const size_t *rdispls, gdc_dtype_t dtype, gdc_comm_t comm)
+gdc_status_t gdc_alltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls, void *recvbuf,
+                           const size_t *recvcounts, const size_t *rdispls, gdc_dtype_t dtype, gdc_comm_t comm)
 {
     return alltoallv_start(&alltoallv_call, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls,
                                     dtype, comm, NULL);
@@ -456,10 +456,10 @@ static const coll_call_t gather_call   = {"gdc_gather", GDC_COLL_GATHER, 0, 1};
 static const coll_call_t iscatter_call = {"gdc_iscatter", GDC_COLL_SCATTER, 0, 1};
 static const coll_call_t scatter_call  = {"gdc_scatter", GDC_COLL_SCATTER, 0, 1};
 
-static int gather_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
-                        gdc_dtype_t dtype, int root, gdc_comm_t comm, gdc_request_t *req)
+static gdc_status_t gather_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
+                                 gdc_dtype_t dtype, int root, gdc_comm_t comm, gdc_request_t *req)
 {
-    int             status = check_common(call, comm, dtype, GDC_SUM, root);
+    gdc_status_t    status = check_common(call, comm, dtype, GDC_SUM, root);
     size_t          total  = 0;
     int             is_root, in_place;
     gdc_coll_args_t args;
@@ -483,10 +483,10 @@ static int gather_start(const coll_call_t *call, const void *sendbuf, void *recv
     return start(comm, &args, sendbuf, recvbuf, req);
 }
 
-int gdc_igather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm,
-                gdc_request_t *req)
+gdc_status_t gdc_igather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm,
+                         gdc_request_t *req)
 {
-    int status = gdc_rt_check_init(igather_call.fn);
+    gdc_status_t status = gdc_rt_check_init(igather_call.fn);
 
     if (status != GDC_SUCCESS || (status = check_req(igather_call.fn, req)) != GDC_SUCCESS) {
         return status;
@@ -494,15 +494,15 @@ int gdc_igather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dt
     return gather_start(&igather_call, sendbuf, recvbuf, count, dtype, root, comm, req);
 }
 
-int gdc_gather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm)
+gdc_status_t gdc_gather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm)
 {
     return gather_start(&gather_call, sendbuf, recvbuf, count, dtype, root, comm, NULL);
 }
 
-static int scatter_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
-                         gdc_dtype_t dtype, int root, gdc_comm_t comm, gdc_request_t *req)
+static gdc_status_t scatter_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
+                                  gdc_dtype_t dtype, int root, gdc_comm_t comm, gdc_request_t *req)
 {
-    int             status = check_common(call, comm, dtype, GDC_SUM, root);
+    gdc_status_t    status = check_common(call, comm, dtype, GDC_SUM, root);
     size_t          total  = 0;
     int             is_root, in_place;
     gdc_coll_args_t args;
@@ -529,10 +529,10 @@ static int scatter_start(const coll_call_t *call, const void *sendbuf, void *rec
     return start(comm, &args, sendbuf, recvbuf, req);
 }
 
-int gdc_iscatter(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root,
-                 gdc_comm_t comm, gdc_request_t *req)
+gdc_status_t gdc_iscatter(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root,
+                          gdc_comm_t comm, gdc_request_t *req)
 {
-    int status = gdc_rt_check_init(iscatter_call.fn);
+    gdc_status_t status = gdc_rt_check_init(iscatter_call.fn);
 
     if (status != GDC_SUCCESS || (status = check_req(iscatter_call.fn, req)) != GDC_SUCCESS) {
         return status;
@@ -540,7 +540,7 @@ int gdc_iscatter(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t d
     return scatter_start(&iscatter_call, sendbuf, recvbuf, count, dtype, root, comm, req);
 }
 
-int gdc_scatter(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm)
+gdc_status_t gdc_scatter(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm)
 {
     return scatter_start(&scatter_call, sendbuf, recvbuf, count, dtype, root, comm, NULL);
 }

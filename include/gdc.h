@@ -45,7 +45,7 @@ typedef enum {
 } gdc_status_t;
 
 /** A short English explanation of a status code; never NULL. */
-const char *gdc_strerror(int status);
+const char *gdc_strerror(gdc_status_t status);
 
 /* ---------------------------------------------------------------------------------------
  * Life cycle
@@ -58,16 +58,16 @@ const char *gdc_strerror(int status);
  * Configuration comes from GDC_* environment variables (see `gdinfo --params`).
  * Calling it twice, or after gdc_finalize(), is an error.
  */
-int gdc_init(int *argc, char ***argv);
+gdc_status_t gdc_init(int *argc, char ***argv);
 
 /**
  * Finalize gdc: complete the job-wide exit synchronisation and release every resource.
  * Every rank must call it. Outstanding requests are cancelled.
  */
-int gdc_finalize(void);
+gdc_status_t gdc_finalize(void);
 
 /** *flag = 1 between gdc_init() and gdc_finalize(), 0 otherwise. Callable at any time. */
-int gdc_initialized(int *flag);
+gdc_status_t gdc_initialized(int *flag);
 
 /** Seconds since an arbitrary point in the past (monotonic clock). Callable at any time. */
 double gdc_wtime(void);
@@ -95,27 +95,27 @@ extern struct gdc_comm gdc_comm_world_instance;
 /** Largest tag allowed in point-to-point calls; tags are 0..GDC_TAG_UB. */
 #define GDC_TAG_UB     8388607
 
-int gdc_comm_rank(gdc_comm_t comm, int *rank);
-int gdc_comm_size(gdc_comm_t comm, int *size);
+gdc_status_t gdc_comm_rank(gdc_comm_t comm, int *rank);
+gdc_status_t gdc_comm_size(gdc_comm_t comm, int *size);
 
 /**
  * Collective over comm: ranks with the same color form a new communicator, ordered by key
  * and then by rank in comm. color must be >= 0 or GDC_UNDEFINED (which gives GDC_COMM_NULL).
  */
-int gdc_comm_split(gdc_comm_t comm, int color, int key, gdc_comm_t *newcomm);
+gdc_status_t gdc_comm_split(gdc_comm_t comm, int color, int key, gdc_comm_t *newcomm);
 
 /** Collective over comm: a new communicator with the same ranks, whose traffic never mixes with comm's. */
-int gdc_comm_dup(gdc_comm_t comm, gdc_comm_t *newcomm);
+gdc_status_t gdc_comm_dup(gdc_comm_t comm, gdc_comm_t *newcomm);
 
 /** Release a communicator made by split or dup and set *comm to GDC_COMM_NULL. */
-int gdc_comm_free(gdc_comm_t *comm);
+gdc_status_t gdc_comm_free(gdc_comm_t *comm);
 
 /**
  * End the whole job with errorcode: the launcher terminates every rank and exits with
  * errorcode. Does not return when it succeeds. comm names the caller's communicator (any
  * valid one; the whole job ends).
  */
-int gdc_abort(gdc_comm_t comm, int errorcode);
+gdc_status_t gdc_abort(gdc_comm_t comm, int errorcode);
 
 /* ---------------------------------------------------------------------------------------
  * Datatypes and reduction operations
@@ -163,20 +163,20 @@ typedef struct gdc_request *gdc_request_t;
  * Wait until *req completes, release it, set *req to GDC_REQUEST_NULL and return the
  * operation's status. Waiting on GDC_REQUEST_NULL returns GDC_SUCCESS at once.
  */
-int gdc_wait(gdc_request_t *req);
+gdc_status_t gdc_wait(gdc_request_t *req);
 
 /**
  * Wait for all n requests (GDC_REQUEST_NULL entries are skipped). Every request is
  * completed and released even when some fail; returns the first error in array order,
  * or GDC_SUCCESS.
  */
-int gdc_waitall(int n, gdc_request_t *reqs);
+gdc_status_t gdc_waitall(int n, gdc_request_t *reqs);
 
 /**
  * Progress and test *req: *done = 1 if it completed (it is then released, *req becomes
  * GDC_REQUEST_NULL and the operation's status is returned), 0 otherwise.
  */
-int gdc_test(gdc_request_t *req, int *done);
+gdc_status_t gdc_test(gdc_request_t *req, int *done);
 
 /* ---------------------------------------------------------------------------------------
  * Point-to-point
@@ -185,13 +185,13 @@ int gdc_test(gdc_request_t *req, int *done);
  * order they were sent. A receive must name its source and tag (no wildcards).
  */
 
-int gdc_send(const void *buf, size_t count, gdc_dtype_t dtype, int dest, int tag, gdc_comm_t comm);
+gdc_status_t gdc_send(const void *buf, size_t count, gdc_dtype_t dtype, int dest, int tag, gdc_comm_t comm);
 /** A message longer than count elements gives GDC_ERR_TRUNCATED. A shorter one is accepted. */
-int gdc_recv(void *buf, size_t count, gdc_dtype_t dtype, int source, int tag, gdc_comm_t comm);
-int gdc_isend(const void *buf, size_t count, gdc_dtype_t dtype, int dest, int tag, gdc_comm_t comm,
-              gdc_request_t *req);
-int gdc_irecv(void *buf, size_t count, gdc_dtype_t dtype, int source, int tag, gdc_comm_t comm,
-              gdc_request_t *req);
+gdc_status_t gdc_recv(void *buf, size_t count, gdc_dtype_t dtype, int source, int tag, gdc_comm_t comm);
+gdc_status_t gdc_isend(const void *buf, size_t count, gdc_dtype_t dtype, int dest, int tag, gdc_comm_t comm,
+                       gdc_request_t *req);
+gdc_status_t gdc_irecv(void *buf, size_t count, gdc_dtype_t dtype, int source, int tag, gdc_comm_t comm,
+                       gdc_request_t *req);
 
 /* ---------------------------------------------------------------------------------------
  * Collectives
@@ -207,48 +207,48 @@ int gdc_irecv(void *buf, size_t count, gdc_dtype_t dtype, int source, int tag, g
 /** Marker for in-place collectives; see above. */
 #define GDC_IN_PLACE ((void *)1)
 
-int gdc_barrier(gdc_comm_t comm);
-int gdc_bcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm);
-int gdc_reduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
-               int root, gdc_comm_t comm);
-int gdc_allreduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
-                  gdc_comm_t comm);
+gdc_status_t gdc_barrier(gdc_comm_t comm);
+gdc_status_t gdc_bcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm);
+gdc_status_t gdc_reduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
+                        int root, gdc_comm_t comm);
+gdc_status_t gdc_allreduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
+                           gdc_comm_t comm);
 /** count elements from every rank; recvbuf holds size*count, rank r's block at r*count. */
-int gdc_allgather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm);
+gdc_status_t gdc_allgather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm);
 /** sendbuf holds size*recvcount elements; rank r receives the reduction of block r. */
-int gdc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount, gdc_dtype_t dtype,
-                       gdc_op_t op, gdc_comm_t comm);
+gdc_status_t gdc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount, gdc_dtype_t dtype,
+                                gdc_op_t op, gdc_comm_t comm);
 /** count elements to every peer: block p of sendbuf goes to rank p, arrives at block r of p's recvbuf. */
-int gdc_alltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm);
+gdc_status_t gdc_alltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm);
 /** Per-peer counts and displacements, all in elements. */
-int gdc_alltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls, void *recvbuf,
-                  const size_t *recvcounts, const size_t *rdispls, gdc_dtype_t dtype, gdc_comm_t comm);
+gdc_status_t gdc_alltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls, void *recvbuf,
+                           const size_t *recvcounts, const size_t *rdispls, gdc_dtype_t dtype, gdc_comm_t comm);
 /** count elements from every rank to root's recvbuf (size*count, significant at root only). */
-int gdc_gather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root,
-               gdc_comm_t comm);
+gdc_status_t gdc_gather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root,
+                        gdc_comm_t comm);
 /** root's sendbuf (size*count, significant at root only) is split; rank r gets block r. */
-int gdc_scatter(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root,
-                gdc_comm_t comm);
+gdc_status_t gdc_scatter(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root,
+                         gdc_comm_t comm);
 
-int gdc_ibarrier(gdc_comm_t comm, gdc_request_t *req);
-int gdc_ibcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm, gdc_request_t *req);
-int gdc_ireduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
-                int root, gdc_comm_t comm, gdc_request_t *req);
-int gdc_iallreduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
-                   gdc_comm_t comm, gdc_request_t *req);
-int gdc_iallgather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm,
-                   gdc_request_t *req);
-int gdc_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount, gdc_dtype_t dtype,
-                        gdc_op_t op, gdc_comm_t comm, gdc_request_t *req);
-int gdc_ialltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm,
-                  gdc_request_t *req);
-int gdc_ialltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls, void *recvbuf,
-                   const size_t *recvcounts, const size_t *rdispls, gdc_dtype_t dtype, gdc_comm_t comm,
-                   gdc_request_t *req);
-int gdc_igather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root,
-                gdc_comm_t comm, gdc_request_t *req);
-int gdc_iscatter(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root,
-                 gdc_comm_t comm, gdc_request_t *req);
+gdc_status_t gdc_ibarrier(gdc_comm_t comm, gdc_request_t *req);
+gdc_status_t gdc_ibcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm, gdc_request_t *req);
+gdc_status_t gdc_ireduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
+                         int root, gdc_comm_t comm, gdc_request_t *req);
+gdc_status_t gdc_iallreduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
+                            gdc_comm_t comm, gdc_request_t *req);
+gdc_status_t gdc_iallgather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm,
+                            gdc_request_t *req);
+gdc_status_t gdc_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount, gdc_dtype_t dtype,
+                                 gdc_op_t op, gdc_comm_t comm, gdc_request_t *req);
+gdc_status_t gdc_ialltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm,
+                           gdc_request_t *req);
+gdc_status_t gdc_ialltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls, void *recvbuf,
+                            const size_t *recvcounts, const size_t *rdispls, gdc_dtype_t dtype, gdc_comm_t comm,
+                            gdc_request_t *req);
+gdc_status_t gdc_igather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root,
+                         gdc_comm_t comm, gdc_request_t *req);
+gdc_status_t gdc_iscatter(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root,
+                          gdc_comm_t comm, gdc_request_t *req);
 
 #ifdef __cplusplus
 }

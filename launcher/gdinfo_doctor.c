@@ -103,7 +103,7 @@ static void parse_resources(const char *text, gdinfo_ucx_info_t *info)
                  has_word(info->transports, "ud_mlx5");
 }
 
-int gdinfo_ucx_probe(gdinfo_ucx_info_t *out)
+gdc_status_t gdinfo_ucx_probe(gdinfo_ucx_info_t *out)
 {
     gdinfo_ucx_info_t  info;
     ucp_params_t       params;
@@ -147,9 +147,9 @@ int gdinfo_ucx_probe(gdinfo_ucx_info_t *out)
     return GDC_SUCCESS;
 }
 
-int gdinfo_doctor_probe(const char *xml_path, gdinfo_doctor_input_t *in, gdc_topo_node_t **node)
+gdc_status_t gdinfo_doctor_probe(const char *xml_path, gdinfo_doctor_input_t *in, gdc_topo_node_t **node)
 {
-    int status;
+    gdc_status_t status;
 
     memset(in, 0, sizeof(*in));
     status = gdc_rt_topo_probe_node(xml_path, node);

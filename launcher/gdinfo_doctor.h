@@ -6,6 +6,8 @@
 #ifndef GDINFO_DOCTOR_H
 #define GDINFO_DOCTOR_H
 
+#include <gdc.h>
+
 #include "rt_topo.h"
 
 /* ---------------------------------------------------------------------------------------
@@ -19,7 +21,7 @@ typedef struct gdinfo_ucx_info {
     char transports[256]; /* the transport names, "self tcp sysv posix cma" */
     char module_dir[200];
 } gdinfo_ucx_info_t;
-int gdinfo_ucx_probe(gdinfo_ucx_info_t *out);
+gdc_status_t gdinfo_ucx_probe(gdinfo_ucx_info_t *out);
 
 /* ---------------------------------------------------------------------------------------
  * The checks
@@ -52,7 +54,7 @@ typedef struct gdinfo_doctor_input {
     gdinfo_ucx_info_t      ucx;
 } gdinfo_doctor_input_t;
 
-int gdinfo_doctor_probe(const char *xml_path, gdinfo_doctor_input_t *in, gdc_topo_node_t **node);
+gdc_status_t gdinfo_doctor_probe(const char *xml_path, gdinfo_doctor_input_t *in, gdc_topo_node_t **node);
 
 typedef void (*gdinfo_doctor_emit_fn_t)(const gdinfo_doctor_check_t *check, void *arg);
 /* Run every check, emitting one result per check (some checks emit one per GPU). Returns

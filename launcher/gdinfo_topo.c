@@ -21,7 +21,7 @@
 #include "rt_topo_probe.h"
 
 /* The configuration (GDC_TOPO_XML, GDC_LOG) as gdc_init would read it. */
-static int load_config(void)
+static gdc_status_t load_config(void)
 {
     gdc_rt_topo_register_params();
     return gdc_rt_config_load();
@@ -208,10 +208,10 @@ static const peers_header_t *header_at(const char *all, int size, int row)
 }
 
 /* A zero-byte message each way with every peer: endpoints connected, transports known. */
-static int connect_all(int rank, int size)
+static gdc_status_t connect_all(int rank, int size)
 {
     gdc_request_t *reqs = calloc((size_t)size * 2, sizeof(*reqs));
-    int            status = GDC_SUCCESS;
+    gdc_status_t   status = GDC_SUCCESS;
 
     if (reqs == NULL) {
         return GDC_ERR_NO_MEMORY;
@@ -379,7 +379,8 @@ static void print_peers(const char *all, int size)
 
 int gdinfo_topo_peers(void)
 {
-    int   rank, size, status;
+    int   rank, size;
+    gdc_status_t status;
     char *row = NULL, *all = NULL;
 
     status = gdc_init(NULL, NULL);

@@ -5,7 +5,7 @@
 #include "rt_comm.h"
 #include "rt_log.h"
 
-int gdc_rt_check_init(const char *fn)
+gdc_status_t gdc_rt_check_init(const char *fn)
 {
     if (!gdc_rt_is_initialized()) {
         GDC_LOG_ERROR("%s: gdc is not initialized (call gdc_init first)", fn);
@@ -14,9 +14,9 @@ int gdc_rt_check_init(const char *fn)
     return GDC_SUCCESS;
 }
 
-int gdc_rt_check_comm(const char *fn, gdc_comm_t comm)
+gdc_status_t gdc_rt_check_comm(const char *fn, gdc_comm_t comm)
 {
-    int status = gdc_rt_check_init(fn);
+    gdc_status_t status = gdc_rt_check_init(fn);
 
     if (status != GDC_SUCCESS) {
         return status;
@@ -33,7 +33,7 @@ int gdc_rt_check_comm(const char *fn, gdc_comm_t comm)
     return GDC_SUCCESS;
 }
 
-int gdc_rt_check_dtype(const char *fn, gdc_dtype_t dtype)
+gdc_status_t gdc_rt_check_dtype(const char *fn, gdc_dtype_t dtype)
 {
     if (!gdc_rt_dtype_valid(dtype)) {
         GDC_LOG_ERROR("%s: dtype %d is not a gdc_dtype_t", fn, (int)dtype);
@@ -42,7 +42,7 @@ int gdc_rt_check_dtype(const char *fn, gdc_dtype_t dtype)
     return GDC_SUCCESS;
 }
 
-int gdc_rt_check_op(const char *fn, gdc_op_t op, gdc_dtype_t dtype)
+gdc_status_t gdc_rt_check_op(const char *fn, gdc_op_t op, gdc_dtype_t dtype)
 {
     if (!gdc_rt_op_valid(op)) {
         GDC_LOG_ERROR("%s: op %d is not a gdc_op_t", fn, (int)op);
@@ -61,7 +61,7 @@ int gdc_rt_check_op(const char *fn, gdc_op_t op, gdc_dtype_t dtype)
     return GDC_SUCCESS;
 }
 
-int gdc_rt_check_rank(const char *fn, const char *name, int rank, gdc_comm_t comm)
+gdc_status_t gdc_rt_check_rank(const char *fn, const char *name, int rank, gdc_comm_t comm)
 {
     if (rank < 0 || rank >= comm->size) {
         GDC_LOG_ERROR("%s: %s %d is out of range for a communicator of size %d", fn, name, rank,
@@ -71,8 +71,8 @@ int gdc_rt_check_rank(const char *fn, const char *name, int rank, gdc_comm_t com
     return GDC_SUCCESS;
 }
 
-int gdc_rt_check_buffer(const char *fn, const char *name, const void *buf, size_t count,
-                        gdc_dtype_t dtype)
+gdc_status_t gdc_rt_check_buffer(const char *fn, const char *name, const void *buf, size_t count,
+                                 gdc_dtype_t dtype)
 {
     size_t size = gdc_dtype_size(dtype);
 
@@ -87,7 +87,7 @@ int gdc_rt_check_buffer(const char *fn, const char *name, const void *buf, size_
     return GDC_SUCCESS;
 }
 
-int gdc_rt_check_pointer(const char *fn, const char *name, const void *ptr)
+gdc_status_t gdc_rt_check_pointer(const char *fn, const char *name, const void *ptr)
 {
     if (ptr == NULL) {
         GDC_LOG_ERROR("%s: %s is NULL", fn, name);

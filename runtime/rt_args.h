@@ -9,16 +9,16 @@
 
 int gdc_rt_is_initialized(void);
 
-int gdc_rt_check_init(const char *fn);
-int gdc_rt_check_comm(const char *fn, gdc_comm_t comm);
-int gdc_rt_check_dtype(const char *fn, gdc_dtype_t dtype);
-int gdc_rt_check_op(const char *fn, gdc_op_t op, gdc_dtype_t dtype);
+gdc_status_t gdc_rt_check_init(const char *fn);
+gdc_status_t gdc_rt_check_comm(const char *fn, gdc_comm_t comm);
+gdc_status_t gdc_rt_check_dtype(const char *fn, gdc_dtype_t dtype);
+gdc_status_t gdc_rt_check_op(const char *fn, gdc_op_t op, gdc_dtype_t dtype);
 /* A rank of comm (0..size-1); name is the argument's name ("dest", "root"). */
-int gdc_rt_check_rank(const char *fn, const char *name, int rank, gdc_comm_t comm);
+gdc_status_t gdc_rt_check_rank(const char *fn, const char *name, int rank, gdc_comm_t comm);
 /* buf may be NULL only when count is 0; count * dtype size must not overflow. */
-int gdc_rt_check_buffer(const char *fn, const char *name, const void *buf, size_t count,
-                        gdc_dtype_t dtype);
-int gdc_rt_check_pointer(const char *fn, const char *name, const void *ptr);
+gdc_status_t gdc_rt_check_buffer(const char *fn, const char *name, const void *buf, size_t count,
+                                 gdc_dtype_t dtype);
+gdc_status_t gdc_rt_check_pointer(const char *fn, const char *name, const void *ptr);
 
 /* Is dtype a floating-point type? (Bitwise ops are integer-only.) */
 int gdc_rt_dtype_is_float(gdc_dtype_t dtype);

@@ -22,7 +22,7 @@ static atomic_int  failed_rank = -1;
 static size_t      event_handler_id;
 static int         event_handler_registered;
 
-static int pmix_error(const char *what, pmix_status_t rc)
+static gdc_status_t pmix_error(const char *what, pmix_status_t rc)
 {
     GDC_LOG_ERROR("PMIx %s failed: %s", what, PMIx_Error_string(rc));
     return GDC_ERR_TRANSPORT;
@@ -154,12 +154,12 @@ static char *fallback_node_key(int rank, const char *peers)
 }
 
 /* Fill node_of[] and node_names[] from the job's information. */
-static int map_nodes(void)
+static gdc_status_t map_nodes(void)
 {
     gdc_rt_boot_t *b      = &gdc_rt_boot;
     char         **keys   = NULL;
     char          *peers  = get_string(PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS);
-    int            status = GDC_ERR_NO_MEMORY;
+    gdc_status_t   status = GDC_ERR_NO_MEMORY;
 
     b->node_of = calloc((size_t)b->size, sizeof(int));
     if (b->node_of == NULL) {
@@ -278,7 +278,7 @@ static void detect_launcher(void)
     snprintf(gdc_rt_boot.launcher, sizeof(gdc_rt_boot.launcher), "%s", name);
 }
 
-static int init_singleton(void)
+static gdc_status_t init_singleton(void)
 {
     gdc_rt_boot_t *b = &gdc_rt_boot;
     char           host[256];
@@ -304,12 +304,12 @@ static int init_singleton(void)
     return GDC_SUCCESS;
 }
 
-int gdc_rt_boot_init(void)
+gdc_status_t gdc_rt_boot_init(void)
 {
     gdc_rt_boot_t *b = &gdc_rt_boot;
     unsigned long  size;
     pmix_status_t  rc;
-    int            status;
+    gdc_status_t   status;
 
     memset(b, 0, sizeof(*b));
     rc = PMIx_Init(&my_proc, NULL, 0);
@@ -366,7 +366,7 @@ void gdc_rt_boot_finalize(void)
     atomic_store(&failed_rank, -1);
 }
 
-int gdc_rt_boot_publish_address(const void *addr, size_t len)
+gdc_status_t gdc_rt_boot_publish_address(const void *addr, size_t len)
 {
     pmix_value_t  value;
     pmix_status_t rc;
@@ -415,7 +415,7 @@ static void fence_done(pmix_status_t status, void *cbdata)
  * answer its peers' UCX traffic (a worker flush over TCP needs the far side to progress),
  * or one rank's flush and everyone else's fence wait for each other.
  */
-static int fence(const char *what, void (*progress)(void))
+static gdc_status_t fence(const char *what, void (*progress)(void))
 {
     pmix_info_t   info;
     bool          collect = true;
@@ -449,17 +449,17 @@ static int fence(const char *what, void (*progress)(void))
     return GDC_SUCCESS;
 }
 
-int gdc_rt_boot_exchange(void)
+gdc_status_t gdc_rt_boot_exchange(void)
 {
     return fence("fence (address exchange)", NULL);
 }
 
-int gdc_rt_boot_barrier(void (*progress)(void))
+gdc_status_t gdc_rt_boot_barrier(void (*progress)(void))
 {
     return fence("fence (barrier)", progress);
 }
 
-int gdc_rt_boot_lookup_address(int rank, void **addr, size_t *len)
+gdc_status_t gdc_rt_boot_lookup_address(int rank, void **addr, size_t *len)
 {
     pmix_proc_t   proc;
     pmix_value_t *val = NULL;

@@ -6,6 +6,8 @@
 #ifndef GDC_RT_BOOT_H
 #define GDC_RT_BOOT_H
 
+#include <gdc.h>
+
 #include <stddef.h>
 
 typedef struct gdc_rt_boot {
@@ -23,18 +25,18 @@ typedef struct gdc_rt_boot {
 
 extern gdc_rt_boot_t gdc_rt_boot;
 
-int  gdc_rt_boot_init(void);
+gdc_status_t gdc_rt_boot_init(void);
 void gdc_rt_boot_finalize(void);
 
 /* Publish this rank's UCX address, then gather everyone's (a collective over the job). */
-int gdc_rt_boot_publish_address(const void *addr, size_t len);
-int gdc_rt_boot_exchange(void);
+gdc_status_t gdc_rt_boot_publish_address(const void *addr, size_t len);
+gdc_status_t gdc_rt_boot_exchange(void);
 /* rank's address; *addr is malloc'd, the caller frees it. */
-int gdc_rt_boot_lookup_address(int rank, void **addr, size_t *len);
+gdc_status_t gdc_rt_boot_lookup_address(int rank, void **addr, size_t *len);
 
 /* A job-wide barrier through the PMIx server (used at finalize); progress (or NULL)
  * is called over and over until it completes. */
-int gdc_rt_boot_barrier(void (*progress)(void));
+gdc_status_t gdc_rt_boot_barrier(void (*progress)(void));
 
 /* Ask the launcher to end the whole job with code; returns only if it could not. */
 void gdc_rt_boot_abort(int code, const char *msg);

@@ -23,7 +23,7 @@ void gdc_rt_comm_set_hooks(const gdc_rt_comm_hooks_t *h)
     hooks = h;
 }
 
-static int run_created_hook(struct gdc_comm *comm)
+static gdc_status_t run_created_hook(struct gdc_comm *comm)
 {
     return (hooks != NULL && hooks->created != NULL) ? hooks->created(comm) : GDC_SUCCESS;
 }
@@ -54,7 +54,7 @@ static gdc_rt_shm_t *create_shm(unsigned *n)
     return shm;
 }
 
-static int  internal_allgather(struct gdc_comm *comm, const void *mine, void *all, size_t rec);
+static gdc_status_t internal_allgather(struct gdc_comm *comm, const void *mine, void *all, size_t rec);
 static void drop_shm(struct gdc_comm *comm);
 
 /*
@@ -62,9 +62,10 @@ static void drop_shm(struct gdc_comm *comm);
  * names rank r's), agree over comm that every rank managed (one allgather: shared-memory
  * algorithms must be all or nothing), then unlink the names, since everyone holds them.
  */
-static int attach_shm(struct gdc_comm *comm, gdc_rt_shm_t *shm, const unsigned *shm_n)
+static gdc_status_t attach_shm(struct gdc_comm *comm, gdc_rt_shm_t *shm, const unsigned *shm_n)
 {
-    int   my_node = comm->node_of[comm->rank], local = 0, me = 0, ok, all_ok = 1, status;
+    int   my_node = comm->node_of[comm->rank], local = 0, me = 0, ok, all_ok = 1;
+    gdc_status_t status;
     int  *ranks   = malloc((size_t)comm->size * sizeof(int));
     char **tags   = calloc((size_t)comm->size, sizeof(char *));
     int  *oks     = malloc((size_t)comm->size * sizeof(int));
@@ -125,7 +126,7 @@ void gdc_rt_comm_world_unprepare(void)
     }
 }
 
-int gdc_rt_comm_world_prepare(void)
+gdc_status_t gdc_rt_comm_world_prepare(void)
 {
     unsigned n;
 
@@ -137,7 +138,7 @@ int gdc_rt_comm_world_prepare(void)
 
 /* The node of each rank of comm, renumbered densely in order of first appearance (so a
  * communicator's nodes are 0..num_nodes-1 whatever the job's numbering). */
-static int map_comm_nodes(struct gdc_comm *comm)
+static gdc_status_t map_comm_nodes(struct gdc_comm *comm)
 {
     int *seen = malloc((size_t)gdc_rt_boot.num_nodes * sizeof(int));
 
@@ -163,10 +164,10 @@ static int map_comm_nodes(struct gdc_comm *comm)
     return GDC_SUCCESS;
 }
 
-int gdc_rt_comm_world_init(void)
+gdc_status_t gdc_rt_comm_world_init(void)
 {
     struct gdc_comm *world = &gdc_comm_world_instance;
-    int              status;
+    gdc_status_t     status;
 
     memset(world, 0, sizeof(*world));
     world->ctx   = 0;
@@ -237,12 +238,12 @@ void gdc_rt_comm_finalize_all(void)
  * (communicator construction happens below the collectives layer). Bruck's algorithm:
  * ceil(log2 size) rounds; after round k a rank holds the records of the 2^k ranks after it.
  */
-static int internal_allgather(struct gdc_comm *comm, const void *mine, void *all, size_t rec)
+static gdc_status_t internal_allgather(struct gdc_comm *comm, const void *mine, void *all, size_t rec)
 {
     char    *rot = malloc((size_t)comm->size * rec);
     uint32_t seq = comm->internal_seq++;
     int      have = 1;
-    int      status = GDC_SUCCESS;
+    gdc_status_t status = GDC_SUCCESS;
 
     if (rot == NULL) {
         return GDC_ERR_NO_MEMORY;
@@ -350,7 +351,7 @@ static struct gdc_comm *build_comm(struct gdc_comm *parent, split_record_t *recs
  * already uses it. Groups of one split are disjoint and may share an id. The agreement
  * needs no communication beyond the parent's own allgather.
  */
-static int split(struct gdc_comm *parent, int color, int key, gdc_comm_t *newcomm)
+static gdc_status_t split(struct gdc_comm *parent, int color, int key, gdc_comm_t *newcomm)
 {
     split_record_t   mine = {color, key, next_ctx, parent->rank, 0};
     split_record_t  *recs = malloc((size_t)parent->size * sizeof(*recs));
@@ -358,7 +359,7 @@ static int split(struct gdc_comm *parent, int color, int key, gdc_comm_t *newcom
     struct gdc_comm *comm;
     unsigned        *shm_n = NULL;
     gdc_rt_shm_t    *shm   = NULL;
-    int              status;
+    gdc_status_t     status;
 
     if (recs == NULL) {
         return GDC_ERR_NO_MEMORY;
@@ -418,9 +419,9 @@ out:
     return status;
 }
 
-int gdc_comm_rank(gdc_comm_t comm, int *rank)
+gdc_status_t gdc_comm_rank(gdc_comm_t comm, int *rank)
 {
-    int status = gdc_rt_check_comm("gdc_comm_rank", comm);
+    gdc_status_t status = gdc_rt_check_comm("gdc_comm_rank", comm);
 
     if (status == GDC_SUCCESS && (status = gdc_rt_check_pointer("gdc_comm_rank", "rank", rank)) == 0) {
         *rank = comm->rank;
@@ -428,9 +429,9 @@ int gdc_comm_rank(gdc_comm_t comm, int *rank)
     return status;
 }
 
-int gdc_comm_size(gdc_comm_t comm, int *size)
+gdc_status_t gdc_comm_size(gdc_comm_t comm, int *size)
 {
-    int status = gdc_rt_check_comm("gdc_comm_size", comm);
+    gdc_status_t status = gdc_rt_check_comm("gdc_comm_size", comm);
 
     if (status == GDC_SUCCESS && (status = gdc_rt_check_pointer("gdc_comm_size", "size", size)) == 0) {
         *size = comm->size;
@@ -438,9 +439,9 @@ int gdc_comm_size(gdc_comm_t comm, int *size)
     return status;
 }
 
-int gdc_comm_split(gdc_comm_t comm, int color, int key, gdc_comm_t *newcomm)
+gdc_status_t gdc_comm_split(gdc_comm_t comm, int color, int key, gdc_comm_t *newcomm)
 {
-    int status = gdc_rt_check_comm("gdc_comm_split", comm);
+    gdc_status_t status = gdc_rt_check_comm("gdc_comm_split", comm);
 
     if (status != GDC_SUCCESS ||
         (status = gdc_rt_check_pointer("gdc_comm_split", "newcomm", newcomm)) != GDC_SUCCESS) {
@@ -453,9 +454,9 @@ int gdc_comm_split(gdc_comm_t comm, int color, int key, gdc_comm_t *newcomm)
     return split(comm, color, key, newcomm);
 }
 
-int gdc_comm_dup(gdc_comm_t comm, gdc_comm_t *newcomm)
+gdc_status_t gdc_comm_dup(gdc_comm_t comm, gdc_comm_t *newcomm)
 {
-    int status = gdc_rt_check_comm("gdc_comm_dup", comm);
+    gdc_status_t status = gdc_rt_check_comm("gdc_comm_dup", comm);
 
     if (status != GDC_SUCCESS ||
         (status = gdc_rt_check_pointer("gdc_comm_dup", "newcomm", newcomm)) != GDC_SUCCESS) {
@@ -464,10 +465,10 @@ int gdc_comm_dup(gdc_comm_t comm, gdc_comm_t *newcomm)
     return split(comm, 0, comm->rank, newcomm);
 }
 
-int gdc_comm_free(gdc_comm_t *comm)
+gdc_status_t gdc_comm_free(gdc_comm_t *comm)
 {
     struct gdc_comm **link;
-    int               status = gdc_rt_check_init("gdc_comm_free");
+    gdc_status_t      status = gdc_rt_check_init("gdc_comm_free");
 
     if (status != GDC_SUCCESS ||
         (status = gdc_rt_check_pointer("gdc_comm_free", "comm", comm)) != GDC_SUCCESS ||

@@ -29,17 +29,17 @@ static inline int gdc_rt_comm_world_rank(const struct gdc_comm *comm, int rank)
 }
 
 /* Before the job-wide address exchange: create my shared memory for the world. */
-int  gdc_rt_comm_world_prepare(void);
+gdc_status_t gdc_rt_comm_world_prepare(void);
 /* gdc_init failed between prepare and world init: drop what prepare made. */
 void gdc_rt_comm_world_unprepare(void);
-int  gdc_rt_comm_world_init(void);
+gdc_status_t gdc_rt_comm_world_init(void);
 /* Release every communicator still alive (finalize). */
 void gdc_rt_comm_finalize_all(void);
 
 /* Hooks the collectives layer installs to set up and tear down its per-comm state. */
 typedef struct gdc_rt_comm_hooks {
-    int  (*created)(struct gdc_comm *comm);
-    void (*destroyed)(struct gdc_comm *comm);
+    gdc_status_t (*created)(struct gdc_comm *comm);
+    void         (*destroyed)(struct gdc_comm *comm);
 } gdc_rt_comm_hooks_t;
 
 void gdc_rt_comm_set_hooks(const gdc_rt_comm_hooks_t *hooks);

@@ -115,7 +115,7 @@ static const char *param_value(const gdc_rt_param_t *param)
     return (env != NULL && env[0] != '\0') ? env : param->defval;
 }
 
-int gdc_rt_config_load(void)
+gdc_status_t gdc_rt_config_load(void)
 {
     register_runtime_params();
     for (int t = 0; t < num_tables; t++) {

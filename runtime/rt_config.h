@@ -6,6 +6,8 @@
 #ifndef GDC_RT_CONFIG_H
 #define GDC_RT_CONFIG_H
 
+#include <gdc.h>
+
 #include <stddef.h>
 
 #include "rt_log.h"
@@ -48,7 +50,7 @@ void gdc_rt_config_register(const char *layer, const gdc_rt_param_t *params, int
 
 /* Read and validate every registered parameter; logs and returns GDC_ERR_INVALID_ARG on
  * the first bad value. */
-int gdc_rt_config_load(void);
+gdc_status_t gdc_rt_config_load(void);
 
 /* Visit every parameter with its current (environment or default) value. */
 typedef void (*gdc_rt_param_visit_fn_t)(const char *layer, const gdc_rt_param_t *param,

@@ -34,7 +34,7 @@ void gdc_rt_msg_pending_remove(gdc_rt_msg_t *msg)
     msg->prev = msg->next = NULL;
 }
 
-static int status_from_ucx(const gdc_rt_msg_t *msg, ucs_status_t status)
+static gdc_status_t status_from_ucx(const gdc_rt_msg_t *msg, ucs_status_t status)
 {
     switch (status) {
     case UCS_OK:
@@ -99,7 +99,7 @@ static void init_msg(gdc_rt_msg_t *msg, int is_recv, int peer_world, uint64_t ta
     msg->length     = len;
 }
 
-static void fail_now(gdc_rt_msg_t *msg, int status)
+static void fail_now(gdc_rt_msg_t *msg, gdc_status_t status)
 {
     free(msg->staging);
     msg->staging = NULL;
@@ -156,12 +156,12 @@ static void track(gdc_rt_msg_t *msg, ucs_status_ptr_t request)
     gdc_rt_msg_pending_add(msg);
 }
 
-int gdc_rt_msg_send(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, const void *buf, size_t len,
-                    gdc_rt_memtype_t memtype)
+gdc_status_t gdc_rt_msg_send(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, const void *buf, size_t len,
+                             gdc_rt_memtype_t memtype)
 {
     ucp_request_param_t param;
     const void         *data = buf;
-    int                 status;
+    gdc_status_t        status;
     ucp_ep_h            ep;
 
     init_msg(msg, 0, peer_world, tag, len);
@@ -189,13 +189,13 @@ int gdc_rt_msg_send(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, const void 
     return msg->done ? msg->status : GDC_SUCCESS;
 }
 
-int gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, void *buf, size_t len,
-                    gdc_rt_memtype_t memtype)
+gdc_status_t gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, void *buf, size_t len,
+                             gdc_rt_memtype_t memtype)
 {
     ucp_request_param_t param;
     ucp_tag_recv_info_t info;
     void               *data = buf;
-    int                 status;
+    gdc_status_t        status;
 
     init_msg(msg, 1, peer_world, tag, len);
     /* The endpoint is not needed to receive, but it is how UCX tells us the peer died. */
@@ -243,7 +243,7 @@ int gdc_rt_msg_test(gdc_rt_msg_t *msg)
     return 1;
 }
 
-void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, int status)
+void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, gdc_status_t status)
 {
     if (msg->done) {
         return;
@@ -293,7 +293,7 @@ void gdc_rt_msg_pending_watch_peers(void)
     }
 }
 
-void gdc_rt_msg_pending_cancel_all(int status)
+void gdc_rt_msg_pending_cancel_all(gdc_status_t status)
 {
     while (pending_head != NULL) {
         gdc_rt_msg_cancel(pending_head, status);

@@ -14,7 +14,7 @@
 typedef struct gdc_rt_msg {
     void              *ucx_req;    /* UCX's request while in flight */
     int                done;       /* set once complete (UCX callback or immediately) */
-    int                status;     /* gdc status once done */
+    gdc_status_t       status;     /* gdc status once done */
     int                is_recv;
     int                peer_world; /* the world rank on the other side */
     size_t             received;   /* bytes that arrived (receives) */
@@ -28,15 +28,15 @@ typedef struct gdc_rt_msg {
 
 /* Post a send / receive of len bytes to / from world rank peer. The message is done at
  * once when UCX completes it immediately or when posting fails (check status). */
-int gdc_rt_msg_send(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, const void *buf, size_t len,
-                    gdc_rt_memtype_t memtype);
-int gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, void *buf, size_t len,
-                    gdc_rt_memtype_t memtype);
+gdc_status_t gdc_rt_msg_send(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, const void *buf, size_t len,
+                             gdc_rt_memtype_t memtype);
+gdc_status_t gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, void *buf, size_t len,
+                             gdc_rt_memtype_t memtype);
 
 /* 1 when the message is done; finishes a staged receive the first time it says so. */
 int gdc_rt_msg_test(gdc_rt_msg_t *msg);
 
 /* End a message still in flight with status (its UCX request is cancelled). */
-void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, int status);
+void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, gdc_status_t status);
 
 #endif

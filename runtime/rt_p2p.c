@@ -40,7 +40,7 @@ static void p2p_describe(struct gdc_request *req, char *buf, size_t len)
     }
 }
 
-static void p2p_abort(struct gdc_request *req, int status)
+static void p2p_abort(struct gdc_request *req, gdc_status_t status)
 {
     gdc_rt_msg_cancel(&req->msg, status);
     gdc_rt_msg_test(&req->msg);
@@ -56,8 +56,8 @@ static const gdc_rt_request_ops_t p2p_ops = {
     .release  = NULL,
 };
 
-static int post(struct gdc_comm *comm, int is_recv, int peer, uint64_t tag, void *buf, size_t len,
-                struct gdc_request **out)
+static gdc_status_t post(struct gdc_comm *comm, int is_recv, int peer, uint64_t tag, void *buf, size_t len,
+                         struct gdc_request **out)
 {
     struct gdc_request *req  = gdc_rt_request_new(&p2p_ops);
     int                 peer_world = gdc_rt_comm_world_rank(comm, peer);
@@ -78,14 +78,14 @@ static int post(struct gdc_comm *comm, int is_recv, int peer, uint64_t tag, void
     return GDC_SUCCESS;
 }
 
-int gdc_rt_p2p_isend(struct gdc_comm *comm, int peer, uint64_t tag, const void *buf, size_t len,
-                     struct gdc_request **out)
+gdc_status_t gdc_rt_p2p_isend(struct gdc_comm *comm, int peer, uint64_t tag, const void *buf, size_t len,
+                              struct gdc_request **out)
 {
     return post(comm, 0, peer, tag, (void *)buf, len, out);
 }
 
-int gdc_rt_p2p_irecv(struct gdc_comm *comm, int peer, uint64_t tag, void *buf, size_t len,
-                     struct gdc_request **out)
+gdc_status_t gdc_rt_p2p_irecv(struct gdc_comm *comm, int peer, uint64_t tag, void *buf, size_t len,
+                              struct gdc_request **out)
 {
     return post(comm, 1, peer, tag, buf, len, out);
 }
@@ -94,10 +94,10 @@ int gdc_rt_p2p_irecv(struct gdc_comm *comm, int peer, uint64_t tag, void *buf, s
  * Public point-to-point API
  */
 
-static int check_p2p(const char *fn, const void *buf, size_t count, gdc_dtype_t dtype, int peer,
-                     const char *peer_name, int tag, gdc_comm_t comm)
+static gdc_status_t check_p2p(const char *fn, const void *buf, size_t count, gdc_dtype_t dtype, int peer,
+                              const char *peer_name, int tag, gdc_comm_t comm)
 {
-    int status;
+    gdc_status_t status;
 
     if ((status = gdc_rt_check_comm(fn, comm)) != GDC_SUCCESS ||
         (status = gdc_rt_check_dtype(fn, dtype)) != GDC_SUCCESS ||
@@ -112,10 +112,10 @@ static int check_p2p(const char *fn, const void *buf, size_t count, gdc_dtype_t 
     return GDC_SUCCESS;
 }
 
-int gdc_isend(const void *buf, size_t count, gdc_dtype_t dtype, int dest, int tag, gdc_comm_t comm,
-              gdc_request_t *req)
+gdc_status_t gdc_isend(const void *buf, size_t count, gdc_dtype_t dtype, int dest, int tag, gdc_comm_t comm,
+                       gdc_request_t *req)
 {
-    int status = check_p2p("gdc_isend", buf, count, dtype, dest, "dest", tag, comm);
+    gdc_status_t status = check_p2p("gdc_isend", buf, count, dtype, dest, "dest", tag, comm);
 
     if (status == GDC_SUCCESS) {
         status = gdc_rt_check_pointer("gdc_isend", "req", req);
@@ -127,10 +127,10 @@ int gdc_isend(const void *buf, size_t count, gdc_dtype_t dtype, int dest, int ta
                             count * gdc_dtype_size(dtype), req);
 }
 
-int gdc_irecv(void *buf, size_t count, gdc_dtype_t dtype, int source, int tag, gdc_comm_t comm,
-              gdc_request_t *req)
+gdc_status_t gdc_irecv(void *buf, size_t count, gdc_dtype_t dtype, int source, int tag, gdc_comm_t comm,
+                       gdc_request_t *req)
 {
-    int status = check_p2p("gdc_irecv", buf, count, dtype, source, "source", tag, comm);
+    gdc_status_t status = check_p2p("gdc_irecv", buf, count, dtype, source, "source", tag, comm);
 
     if (status == GDC_SUCCESS) {
         status = gdc_rt_check_pointer("gdc_irecv", "req", req);
@@ -142,10 +142,10 @@ int gdc_irecv(void *buf, size_t count, gdc_dtype_t dtype, int source, int tag, g
                             count * gdc_dtype_size(dtype), req);
 }
 
-int gdc_send(const void *buf, size_t count, gdc_dtype_t dtype, int dest, int tag, gdc_comm_t comm)
+gdc_status_t gdc_send(const void *buf, size_t count, gdc_dtype_t dtype, int dest, int tag, gdc_comm_t comm)
 {
     struct gdc_request *req;
-    int                 status = check_p2p("gdc_send", buf, count, dtype, dest, "dest", tag, comm);
+    gdc_status_t        status = check_p2p("gdc_send", buf, count, dtype, dest, "dest", tag, comm);
 
     if (status != GDC_SUCCESS) {
         return status;
@@ -155,10 +155,10 @@ int gdc_send(const void *buf, size_t count, gdc_dtype_t dtype, int dest, int tag
     return status == GDC_SUCCESS ? gdc_rt_request_finish(req) : status;
 }
 
-int gdc_recv(void *buf, size_t count, gdc_dtype_t dtype, int source, int tag, gdc_comm_t comm)
+gdc_status_t gdc_recv(void *buf, size_t count, gdc_dtype_t dtype, int source, int tag, gdc_comm_t comm)
 {
     struct gdc_request *req;
-    int                 status = check_p2p("gdc_recv", buf, count, dtype, source, "source", tag, comm);
+    gdc_status_t        status = check_p2p("gdc_recv", buf, count, dtype, source, "source", tag, comm);
 
     if (status != GDC_SUCCESS) {
         return status;
@@ -177,9 +177,9 @@ int gdc_recv(void *buf, size_t count, gdc_dtype_t dtype, int source, int tag, gd
  * Requests
  */
 
-static int check_request(const char *fn, gdc_request_t *req)
+static gdc_status_t check_request(const char *fn, gdc_request_t *req)
 {
-    int status = gdc_rt_check_init(fn);
+    gdc_status_t status = gdc_rt_check_init(fn);
 
     if (status != GDC_SUCCESS || (status = gdc_rt_check_pointer(fn, "req", req)) != GDC_SUCCESS) {
         return status;
@@ -192,9 +192,9 @@ static int check_request(const char *fn, gdc_request_t *req)
     return GDC_SUCCESS;
 }
 
-int gdc_wait(gdc_request_t *req)
+gdc_status_t gdc_wait(gdc_request_t *req)
 {
-    int status = check_request("gdc_wait", req);
+    gdc_status_t status = check_request("gdc_wait", req);
 
     if (status != GDC_SUCCESS || *req == GDC_REQUEST_NULL) {
         return status;
@@ -204,9 +204,9 @@ int gdc_wait(gdc_request_t *req)
     return status;
 }
 
-int gdc_test(gdc_request_t *req, int *done)
+gdc_status_t gdc_test(gdc_request_t *req, int *done)
 {
-    int status = check_request("gdc_test", req);
+    gdc_status_t status = check_request("gdc_test", req);
 
     if (status == GDC_SUCCESS) {
         status = gdc_rt_check_pointer("gdc_test", "done", done);
@@ -229,9 +229,9 @@ int gdc_test(gdc_request_t *req, int *done)
     return status;
 }
 
-int gdc_waitall(int n, gdc_request_t *reqs)
+gdc_status_t gdc_waitall(int n, gdc_request_t *reqs)
 {
-    int status = gdc_rt_check_init("gdc_waitall");
+    gdc_status_t status = gdc_rt_check_init("gdc_waitall");
     int first_error = GDC_SUCCESS;
 
     if (status != GDC_SUCCESS) {

@@ -11,9 +11,9 @@
 
 /* peer is a rank of comm; tag a full 64-bit tag (rt_tag.h). On success *out is an
  * outstanding request (possibly already completed). */
-int gdc_rt_p2p_isend(struct gdc_comm *comm, int peer, uint64_t tag, const void *buf, size_t len,
-                     struct gdc_request **out);
-int gdc_rt_p2p_irecv(struct gdc_comm *comm, int peer, uint64_t tag, void *buf, size_t len,
-                     struct gdc_request **out);
+gdc_status_t gdc_rt_p2p_isend(struct gdc_comm *comm, int peer, uint64_t tag, const void *buf, size_t len,
+                              struct gdc_request **out);
+gdc_status_t gdc_rt_p2p_irecv(struct gdc_comm *comm, int peer, uint64_t tag, void *buf, size_t len,
+                              struct gdc_request **out);
 
 #endif

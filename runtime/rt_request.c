@@ -231,7 +231,7 @@ static int advance(struct gdc_request *req)
     return moved;
 }
 
-int gdc_rt_request_wait(struct gdc_request *req)
+gdc_status_t gdc_rt_request_wait(struct gdc_request *req)
 {
     double   idle_since = 0;
     unsigned round      = 0;
@@ -257,7 +257,7 @@ int gdc_rt_request_wait(struct gdc_request *req)
     return req->status;
 }
 
-void gdc_rt_request_cancel(struct gdc_request *req, int status)
+void gdc_rt_request_cancel(struct gdc_request *req, gdc_status_t status)
 {
     if (!req->completed) {
         req->ops->abort(req, status);
@@ -268,7 +268,7 @@ void gdc_rt_request_cancel(struct gdc_request *req, int status)
 /* Spins between two looks at the clock (stalls, timeouts, the peer's life). */
 #define GDC_RT_SPIN_CLOCK 1024
 
-int gdc_rt_spin_wait(const gdc_rt_spin_t *spin)
+gdc_status_t gdc_rt_spin_wait(const gdc_rt_spin_t *spin)
 {
     double   start = 0, idle_since = 0, next_warn = 0, interval = gdc_rt_config.stall_warn;
     unsigned round = 0, checks = 0;
@@ -321,9 +321,9 @@ int gdc_rt_spin_wait(const gdc_rt_spin_t *spin)
     return GDC_SUCCESS;
 }
 
-int gdc_rt_request_finish(struct gdc_request *req)
+gdc_status_t gdc_rt_request_finish(struct gdc_request *req)
 {
-    int status = gdc_rt_request_wait(req);
+    gdc_status_t status = gdc_rt_request_wait(req);
 
     gdc_rt_request_free(req);
     return status;
@@ -337,7 +337,7 @@ int gdc_rt_request_test(struct gdc_request *req)
     return req->completed;
 }
 
-void gdc_rt_request_abort_all(int status)
+void gdc_rt_request_abort_all(gdc_status_t status)
 {
     for (struct gdc_request *req = outstanding; req != NULL; req = req->next) {
         if (!req->completed) {

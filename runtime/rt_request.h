@@ -22,7 +22,7 @@ typedef struct gdc_rt_request_ops {
     /* One line saying what it waits for, without the duration. */
     void (*describe)(struct gdc_request *req, char *buf, size_t len);
     /* End it now with status: cancel what is posted, mark it completed. */
-    void (*abort)(struct gdc_request *req, int status);
+    void (*abort)(struct gdc_request *req, gdc_status_t status);
     /* Release what the operation owns (the request itself is freed by the engine). */
     void (*release)(struct gdc_request *req);
 } gdc_rt_request_ops_t;
@@ -30,7 +30,7 @@ typedef struct gdc_rt_request_ops {
 struct gdc_request {
     unsigned                    magic;
     int                         completed;
-    int                         status;
+    gdc_status_t                status;
     const gdc_rt_request_ops_t *ops;
     double                      last_progress; /* gdc_wtime() of the last step forward; 0: just
                                                   now (the watcher reads the clock) */
@@ -69,16 +69,16 @@ void gdc_rt_progress_set_hook(int (*hook)(void));
 
 /* Wait until req completes (progressing everything, yielding the core as configured);
  * returns its status. The request is not freed. */
-int gdc_rt_request_wait(struct gdc_request *req);
+gdc_status_t gdc_rt_request_wait(struct gdc_request *req);
 /* End req now with status (its ops' abort) and free it. */
-void gdc_rt_request_cancel(struct gdc_request *req, int status);
+void gdc_rt_request_cancel(struct gdc_request *req, gdc_status_t status);
 /* Wait for req, free it and return its status. */
-int gdc_rt_request_finish(struct gdc_request *req);
+gdc_status_t gdc_rt_request_finish(struct gdc_request *req);
 /* Progress once and report whether req completed. */
 int gdc_rt_request_test(struct gdc_request *req);
 
 /* Abort every outstanding request with status (finalize). */
-void gdc_rt_request_abort_all(int status);
+void gdc_rt_request_abort_all(gdc_status_t status);
 
 /*
  * Wait for a condition that no request stands for (a fast path's shared-memory counter),
@@ -94,7 +94,7 @@ typedef struct gdc_rt_spin {
     void *arg;
 } gdc_rt_spin_t;
 
-int gdc_rt_spin_wait(const gdc_rt_spin_t *spin);
+gdc_status_t gdc_rt_spin_wait(const gdc_rt_spin_t *spin);
 
 /* Set the yield policy from the configuration and the node's shape. */
 void gdc_rt_progress_init(int local_size);

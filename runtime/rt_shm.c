@@ -31,7 +31,7 @@ struct gdc_rt_shm_segment {
 
 size_t gdc_rt_shm_bytes;
 
-static int index_segments(gdc_rt_shm_t *shm);
+static gdc_status_t index_segments(gdc_rt_shm_t *shm);
 
 void gdc_rt_shm_tag(char *buf, size_t len, int world_rank, unsigned n)
 {
@@ -46,7 +46,7 @@ static size_t total_bytes(size_t data_bytes)
     return GDC_RT_SHM_HEADER + data_bytes;
 }
 
-int gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *tag)
+gdc_status_t gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *tag)
 {
     size_t                total = total_bytes(gdc_rt_shm_bytes);
     gdc_rt_shm_segment_t *seg;
@@ -130,8 +130,8 @@ static gdc_rt_shm_segment_t *map_peer(const char *tag, size_t data_bytes)
     return seg;
 }
 
-int gdc_rt_shm_attach(gdc_rt_shm_t *shm, int local_size, int local_index, const int *local_ranks,
-                      char *const *tags)
+gdc_status_t gdc_rt_shm_attach(gdc_rt_shm_t *shm, int local_size, int local_index, const int *local_ranks,
+                               char *const *tags)
 {
     gdc_rt_shm_segment_t  *mine = shm->segments[0];
     gdc_rt_shm_segment_t **segs = calloc((size_t)local_size, sizeof(*segs));
@@ -182,7 +182,7 @@ void gdc_rt_shm_destroy(gdc_rt_shm_t *shm)
 }
 
 /* The pointers the accessors use, once the segments are mapped. */
-static int index_segments(gdc_rt_shm_t *shm)
+static gdc_status_t index_segments(gdc_rt_shm_t *shm)
 {
     free(shm->data);
     free((void *)shm->counters);
@@ -198,7 +198,7 @@ static int index_segments(gdc_rt_shm_t *shm)
     return GDC_SUCCESS;
 }
 
-int gdc_rt_shm_init_private(gdc_rt_shm_t *shms, int n, size_t data_bytes)
+gdc_status_t gdc_rt_shm_init_private(gdc_rt_shm_t *shms, int n, size_t data_bytes)
 {
     gdc_rt_shm_segment_t **segs = calloc((size_t)n, sizeof(*segs));
 

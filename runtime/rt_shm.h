@@ -11,6 +11,8 @@
 #ifndef GDC_RT_SHM_H
 #define GDC_RT_SHM_H
 
+#include <gdc.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,11 +36,11 @@ typedef struct gdc_rt_shm {
 #define GDC_RT_SHM_COUNTER_STRIDE 8 /* uint64_t */
 
 /* Create (map) my segment under a name derived from tag; data_bytes from GDC_SHM_SIZE. */
-int gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *tag);
+gdc_status_t gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *tag);
 /* Map the peers' segments (after they created theirs): local_ranks[i] created its
  * segment under tags[i]. Returns GDC_SUCCESS or the failure (shm is then unusable). */
-int gdc_rt_shm_attach(gdc_rt_shm_t *shm, int local_size, int local_index, const int *local_ranks,
-                      char *const *tags);
+gdc_status_t gdc_rt_shm_attach(gdc_rt_shm_t *shm, int local_size, int local_index, const int *local_ranks,
+                               char *const *tags);
 /* Everyone has attached: remove the names. */
 void gdc_rt_shm_unlink(gdc_rt_shm_t *shm);
 void gdc_rt_shm_destroy(gdc_rt_shm_t *shm);
@@ -77,7 +79,7 @@ static inline void gdc_rt_shm_raise_all(const gdc_rt_shm_t *shm, uint64_t value)
 
 /* For tests (the simulator): n process-private segments seen by n ranks as their node's,
  * shms[i] being rank i's view. Free with gdc_rt_shm_free_private. */
-int  gdc_rt_shm_init_private(gdc_rt_shm_t *shms, int n, size_t data_bytes);
+gdc_status_t gdc_rt_shm_init_private(gdc_rt_shm_t *shms, int n, size_t data_bytes);
 void gdc_rt_shm_free_private(gdc_rt_shm_t *shms, int n);
 
 /* The segment tag of a rank: "<job>-r<world rank>-<n>" where n counts this process's

@@ -1,6 +1,6 @@
 #include <gdc.h>
 
-const char *gdc_strerror(int status)
+const char *gdc_strerror(gdc_status_t status)
 {
     switch (status) {
     case GDC_SUCCESS: return "success";

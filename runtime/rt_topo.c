@@ -104,11 +104,11 @@ static void apply_driver_facts(gdc_topo_node_t *node)
     }
 }
 
-static int build_model(const char *xml, int with_io, int want_p2p, gdc_topo_node_t **out, int *numa)
+static gdc_status_t build_model(const char *xml, int with_io, int want_p2p, gdc_topo_node_t **out, int *numa)
 {
     hwloc_topology_t t;
     int              replay = xml != NULL && xml[0] != '\0';
-    int              status = gdc_rt_topo_load(xml, with_io || replay, &t);
+    gdc_status_t     status = gdc_rt_topo_load(xml, with_io || replay, &t);
 
     if (status != GDC_SUCCESS) {
         return status;
@@ -124,7 +124,7 @@ static int build_model(const char *xml, int with_io, int want_p2p, gdc_topo_node
     return status;
 }
 
-int gdc_rt_topo_probe_node(const char *xml_path, gdc_topo_node_t **out)
+gdc_status_t gdc_rt_topo_probe_node(const char *xml_path, gdc_topo_node_t **out)
 {
     return build_model(xml_path, 1, 1, out, NULL);
 }
@@ -150,7 +150,7 @@ static int choose_gpu(const gdc_topo_node_t *node, int local_rank, int replayed)
     return local_rank % node->num_gpus;
 }
 
-static int publish_record(void)
+static gdc_status_t publish_record(void)
 {
     topo_record_t record = {GDC_RT_TOPO_MAGIC, (int16_t)topo.me.gpu, (int16_t)topo.me.numa,
                             (uint8_t)topo.me.gdr, {0, 0, 0}};
@@ -203,10 +203,11 @@ static void probe_me(void)
     topo.me.gdr = gdc_rt_topo_gpu_gdr(topo.node, topo.me.gpu, &topo.env);
 }
 
-int gdc_rt_topo_init(void)
+gdc_status_t gdc_rt_topo_init(void)
 {
     int size = gdc_rt_boot.size;
-    int with_io, status;
+    int with_io;
+    gdc_status_t status;
 
     double started = gdc_wtime();
 

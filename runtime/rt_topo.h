@@ -24,6 +24,8 @@
 #ifndef GDC_RT_TOPO_H
 #define GDC_RT_TOPO_H
 
+#include <gdc.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,7 +60,7 @@ gdc_link_class_t gdc_rt_topo_link(int peer_world, int on_device);
 /* Build this process's model (after gdc_rt_boot_init and gdc_rt_ucx_init, before the PMIx
  * fence of gdc_rt_boot_exchange: it publishes this rank's record). An XML file replaces
  * hwloc's discovery when GDC_TOPO_XML is set. */
-int  gdc_rt_topo_init(void);
+gdc_status_t gdc_rt_topo_init(void);
 /* After the fence: log the node's findings once (local rank 0, at warn when they matter to
  * this job, at info otherwise). */
 void gdc_rt_topo_report(void);
@@ -139,11 +141,11 @@ enum {
  * access between GPUs is derived from the PCI tree until gdc_rt_topo_node_set_p2p replaces
  * it: NVLink between all GPUs when NVSwitch devices are present, PCIe between GPUs of one
  * package, none across packages. */
-int  gdc_rt_topo_node_build(struct hwloc_topology *topo, gdc_topo_node_t **out);
+gdc_status_t gdc_rt_topo_node_build(struct hwloc_topology *topo, gdc_topo_node_t **out);
 void gdc_rt_topo_node_free(gdc_topo_node_t *node);
 /* Load an XML file (hwloc's format) with the I/O filters the model needs and build from
  * it. The topology is destroyed before returning. */
-int  gdc_rt_topo_node_from_xml(const char *path, gdc_topo_node_t **out);
+gdc_status_t gdc_rt_topo_node_from_xml(const char *path, gdc_topo_node_t **out);
 
 /* Record peer access between GPUs a and b (both directions). */
 void gdc_rt_topo_node_set_p2p(gdc_topo_node_t *node, int a, int b, gdc_topo_p2p_t p2p, int source);

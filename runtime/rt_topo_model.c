@@ -59,7 +59,7 @@ static void blacklist_slow_components(hwloc_topology_t topo)
 #endif
 }
 
-int gdc_rt_topo_load(const char *xml_path, int with_io, struct hwloc_topology **out)
+gdc_status_t gdc_rt_topo_load(const char *xml_path, int with_io, struct hwloc_topology **out)
 {
     hwloc_topology_t topo;
     unsigned long    flags = 0;
@@ -108,10 +108,10 @@ int gdc_rt_topo_load(const char *xml_path, int with_io, struct hwloc_topology **
     return GDC_SUCCESS;
 }
 
-int gdc_rt_topo_node_from_xml(const char *path, gdc_topo_node_t **out)
+gdc_status_t gdc_rt_topo_node_from_xml(const char *path, gdc_topo_node_t **out)
 {
     hwloc_topology_t topo;
-    int              status = gdc_rt_topo_load(path, 1, &topo);
+    gdc_status_t     status = gdc_rt_topo_load(path, 1, &topo);
 
     if (status != GDC_SUCCESS) {
         return status;
@@ -294,7 +294,7 @@ typedef struct device_objs {
     hwloc_obj_t *nic;
 } device_objs_t;
 
-static int collect_devices(hwloc_topology_t topo, gdc_topo_node_t *node, device_objs_t *objs)
+static gdc_status_t collect_devices(hwloc_topology_t topo, gdc_topo_node_t *node, device_objs_t *objs)
 {
     roots_t     roots;
     int         gpus = 0, nics = 0;
@@ -407,12 +407,12 @@ static void count_cpus(hwloc_topology_t topo, gdc_topo_node_t *node)
     snprintf(node->hostname, sizeof(node->hostname), "%s", host != NULL ? host : "");
 }
 
-int gdc_rt_topo_node_build(struct hwloc_topology *topo, gdc_topo_node_t **out)
+gdc_status_t gdc_rt_topo_node_build(struct hwloc_topology *topo, gdc_topo_node_t **out)
 {
     gdc_topo_node_t *node = calloc(1, sizeof(*node));
     device_objs_t    objs = {NULL, NULL};
     size_t           pairs;
-    int              status = GDC_ERR_NO_MEMORY;
+    gdc_status_t     status = GDC_ERR_NO_MEMORY;
 
     if (node == NULL) {
         return GDC_ERR_NO_MEMORY;
@@ -448,7 +448,7 @@ err_free:
     return status;
 }
 
-int gdc_rt_topo_node_unknown(gdc_topo_node_t **out)
+gdc_status_t gdc_rt_topo_node_unknown(gdc_topo_node_t **out)
 {
     gdc_topo_node_t *node = calloc(1, sizeof(*node));
 

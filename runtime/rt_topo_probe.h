@@ -7,6 +7,8 @@
 #ifndef GDC_RT_TOPO_PROBE_H
 #define GDC_RT_TOPO_PROBE_H
 
+#include <gdc.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,14 +16,14 @@
 
 /* Load a topology: from xml_path when not NULL/empty, else this machine's (without hwloc's
  * GPU plugins). with_io: discover the PCI tree and OS devices (GPUs, NICs). */
-int gdc_rt_topo_load(const char *xml_path, int with_io, struct hwloc_topology **out);
+gdc_status_t gdc_rt_topo_load(const char *xml_path, int with_io, struct hwloc_topology **out);
 
 /* A model that knows nothing (no GPU, no NIC): for a node hwloc cannot read. */
-int gdc_rt_topo_node_unknown(gdc_topo_node_t **out);
+gdc_status_t gdc_rt_topo_node_unknown(gdc_topo_node_t **out);
 
 /* This machine's model (or GDC_TOPO_XML's when xml_path is set), with the driver's peer
  * access facts applied when a driver is there and the model is not replayed. */
-int gdc_rt_topo_probe_node(const char *xml_path, gdc_topo_node_t **out);
+gdc_status_t gdc_rt_topo_probe_node(const char *xml_path, gdc_topo_node_t **out);
 
 /* ---------------------------------------------------------------------------------------
  * CUDA driver (rt_topo_cuda.c)

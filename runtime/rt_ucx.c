@@ -41,13 +41,13 @@ static struct {
     char           version[32];
 } ucx;
 
-static int ucx_error(const char *what, ucs_status_t status)
+static gdc_status_t ucx_error(const char *what, ucs_status_t status)
 {
     GDC_LOG_ERROR("UCX %s failed: %s", what, ucs_status_string(status));
     return GDC_ERR_TRANSPORT;
 }
 
-static int create_context(void)
+static gdc_status_t create_context(void)
 {
     ucp_params_t  params;
     ucp_config_t *config;
@@ -87,7 +87,7 @@ static void query_context(void)
                   ucx.handles_cuda ? "handled by UCX" : "not handled by UCX (staged through host)");
 }
 
-static int create_worker(void)
+static gdc_status_t create_worker(void)
 {
     ucp_worker_params_t params;
     ucs_status_t        status;
@@ -108,11 +108,11 @@ static int create_worker(void)
     return GDC_SUCCESS;
 }
 
-static int publish_address(void)
+static gdc_status_t publish_address(void)
 {
     size_t                   len  = sizeof(gdc_rt_address_header_t) + ucx.address_len;
     gdc_rt_address_header_t *blob = malloc(len);
-    int                      status;
+    gdc_status_t             status;
 
     if (blob == NULL) {
         return GDC_ERR_NO_MEMORY;
@@ -125,9 +125,9 @@ static int publish_address(void)
     return status;
 }
 
-int gdc_rt_ucx_init(void)
+gdc_status_t gdc_rt_ucx_init(void)
 {
-    int status;
+    gdc_status_t status;
 
     memset(&ucx, 0, sizeof(ucx));
     ucx.peers = calloc((size_t)gdc_rt_boot.size, sizeof(*ucx.peers));
@@ -251,11 +251,11 @@ static int wants_ucx_error_handling(int peer_world)
     return !same_node || gdc_rt_config.err_mode == GDC_RT_ERR_MODE_PEER;
 }
 
-static int lookup_peer(int peer_world, void **address, pid_t *pid)
+static gdc_status_t lookup_peer(int peer_world, void **address, pid_t *pid)
 {
     void   *blob;
     size_t  len;
-    int     status;
+    gdc_status_t status;
     gdc_rt_address_header_t header;
 
     if (peer_world == gdc_rt_boot.rank) {
@@ -280,13 +280,13 @@ static int lookup_peer(int peer_world, void **address, pid_t *pid)
     return GDC_SUCCESS;
 }
 
-static int connect_peer(int peer_world)
+static gdc_status_t connect_peer(int peer_world)
 {
     gdc_rt_peer_t  *peer = &ucx.peers[peer_world];
     ucp_ep_params_t params;
     void           *address = NULL;
     ucs_status_t    ustatus;
-    int             status;
+    gdc_status_t    status;
     int             handled = wants_ucx_error_handling(peer_world);
 
     status = lookup_peer(peer_world, &address, &peer->pid);
@@ -358,7 +358,7 @@ void gdc_rt_ucx_watch_peer(int peer_world, unsigned round)
     }
 }
 
-ucp_ep_h gdc_rt_ucx_ep(int peer_world, int *status)
+ucp_ep_h gdc_rt_ucx_ep(int peer_world, gdc_status_t *status)
 {
     gdc_rt_peer_t *peer = &ucx.peers[peer_world];
 
@@ -404,7 +404,7 @@ void gdc_rt_ucx_progress(void)
     }
 }
 
-int gdc_rt_ucx_flush(void)
+gdc_status_t gdc_rt_ucx_flush(void)
 {
     ucp_request_param_t param;
     ucs_status_t        status;

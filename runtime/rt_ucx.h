@@ -2,11 +2,13 @@
 #ifndef GDC_RT_UCX_H
 #define GDC_RT_UCX_H
 
+#include <gdc.h>
+
 #include <ucp/api/ucp.h>
 
-int  gdc_rt_ucx_init(void);
+gdc_status_t gdc_rt_ucx_init(void);
 /* Deliver what is outstanding, then close every endpoint and the worker. */
-int  gdc_rt_ucx_flush(void);
+gdc_status_t gdc_rt_ucx_flush(void);
 /* One round of UCX progress; for waits outside the request engine. */
 void gdc_rt_ucx_progress(void);
 void gdc_rt_ucx_finalize(void);
@@ -15,7 +17,7 @@ ucp_worker_h gdc_rt_ucx_worker(void);
 
 /* The endpoint to a world rank, connected on first use; NULL with *status set when the
  * peer has failed or cannot be reached. */
-ucp_ep_h gdc_rt_ucx_ep(int peer_world, int *status);
+ucp_ep_h gdc_rt_ucx_ep(int peer_world, gdc_status_t *status);
 
 /* Has this peer failed (UCX error callback or the launcher's report)? */
 int  gdc_rt_ucx_peer_failed(int peer_world);
@@ -39,7 +41,7 @@ struct gdc_rt_msg;
 void gdc_rt_msg_pending_add(struct gdc_rt_msg *msg);
 void gdc_rt_msg_pending_remove(struct gdc_rt_msg *msg);
 void gdc_rt_msg_pending_fail_peer(int peer_world);
-void gdc_rt_msg_pending_cancel_all(int status);
+void gdc_rt_msg_pending_cancel_all(gdc_status_t status);
 /* Check the liveness of every watched peer that a pending message waits on. */
 void gdc_rt_msg_pending_watch_peers(void);
 

@@ -15,7 +15,7 @@ typedef struct gdc_coll_a2a_layout {
 /* Pairwise exchange: in round k send to r+k and receive from r-k; at most `window` rounds
  * of sends in flight. In place, blocks arrive in scratch and are copied into place once the
  * send that read that place has completed. */
-int gdc_coll_a2a_pairwise(gdc_coll_sched_t *sched, const gdc_coll_args_t *args,
-                          const gdc_coll_a2a_layout_t *layout);
+gdc_status_t gdc_coll_a2a_pairwise(gdc_coll_sched_t *sched, const gdc_coll_args_t *args,
+                                   const gdc_coll_a2a_layout_t *layout);
 
 #endif

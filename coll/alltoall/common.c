@@ -7,8 +7,8 @@
 /* Sends in flight at once: enough to keep every link busy, few enough not to flood one. */
 #define GDC_COLL_A2A_WINDOW 8
 
-int gdc_coll_a2a_pairwise(gdc_coll_sched_t *sched, const gdc_coll_args_t *args,
-                          const gdc_coll_a2a_layout_t *layout)
+gdc_status_t gdc_coll_a2a_pairwise(gdc_coll_sched_t *sched, const gdc_coll_args_t *args,
+                                   const gdc_coll_a2a_layout_t *layout)
 {
     int    n = args->size, r = args->rank;
     int   *sends = malloc((size_t)n * sizeof(int));

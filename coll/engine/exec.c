@@ -8,9 +8,9 @@
 #include "gdc_rt.h"
 #include "kernels/reduce.h"
 
-int gdc_coll_exec_init(gdc_coll_exec_t *exec, const gdc_coll_sched_t *sched,
-                       const gdc_coll_transport_t *transport, void *transport_ctx,
-                       char *const base[GDC_COLL_NUM_BUFS], int on_device)
+gdc_status_t gdc_coll_exec_init(gdc_coll_exec_t *exec, const gdc_coll_sched_t *sched,
+                                const gdc_coll_transport_t *transport, void *transport_ctx,
+                                char *const base[GDC_COLL_NUM_BUFS], int on_device)
 {
     size_t    n = sched->num_steps;
     uint32_t *block;
@@ -102,12 +102,12 @@ static void complete(gdc_coll_exec_t *exec, uint32_t s)
     }
 }
 
-static void fail(gdc_coll_exec_t *exec, int status)
+static void fail(gdc_coll_exec_t *exec, gdc_status_t status)
 {
     gdc_coll_exec_abort(exec, status);
 }
 
-static int run_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step)
+static gdc_status_t run_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step)
 {
     const gdc_coll_args_t *args  = &exec->sched->args;
     size_t                 count = step->a.length / args->dsize;
@@ -156,7 +156,7 @@ static void run_ready(gdc_coll_exec_t *exec)
     while (exec->queue_head < exec->queue_tail && !exec->finished) {
         uint32_t               s    = exec->queue[exec->queue_head++];
         const gdc_coll_step_t *step = &exec->sched->steps[s];
-        int                    status = GDC_SUCCESS;
+        gdc_status_t           status = GDC_SUCCESS;
 
         if (step->kind == GDC_COLL_STEP_SEND || step->kind == GDC_COLL_STEP_RECV) {
             if (!exec->transport->post(exec, s, region_ptr(exec, &step->a), step->a.length, &status)) {
@@ -190,7 +190,7 @@ int gdc_coll_exec_progress(gdc_coll_exec_t *exec)
 
     for (uint32_t i = 0; i < exec->num_inflight && !exec->finished;) {
         uint32_t s      = exec->inflight[i];
-        int      status = GDC_SUCCESS;
+        gdc_status_t status = GDC_SUCCESS;
         int      done;
 
         if (exec->sched->steps[s].kind == GDC_COLL_STEP_WAIT) {
@@ -217,7 +217,7 @@ int gdc_coll_exec_progress(gdc_coll_exec_t *exec)
     return moved;
 }
 
-void gdc_coll_exec_abort(gdc_coll_exec_t *exec, int status)
+void gdc_coll_exec_abort(gdc_coll_exec_t *exec, gdc_status_t status)
 {
     for (uint32_t i = 0; i < exec->num_inflight; i++) {
         if (exec->sched->steps[exec->inflight[i]].kind != GDC_COLL_STEP_WAIT) {

@@ -15,12 +15,12 @@ struct gdc_coll_exec;
 typedef struct gdc_coll_transport {
     /* Post message step `step` over ptr/len; return 1 when it completed at once (*status
      * set), 0 when in flight. */
-    int  (*post)(struct gdc_coll_exec *exec, uint32_t step, void *ptr, size_t len, int *status);
+    int  (*post)(struct gdc_coll_exec *exec, uint32_t step, void *ptr, size_t len, gdc_status_t *status);
     /* 1 when in-flight step completed (*status set). For a wait step the executor checks
      * the counter itself; the transport says 1 with an error when the peer is gone. */
-    int  (*test)(struct gdc_coll_exec *exec, uint32_t step, int *status);
+    int  (*test)(struct gdc_coll_exec *exec, uint32_t step, gdc_status_t *status);
     /* End an in-flight step now. */
-    void (*cancel)(struct gdc_coll_exec *exec, uint32_t step, int status);
+    void (*cancel)(struct gdc_coll_exec *exec, uint32_t step, gdc_status_t status);
 } gdc_coll_transport_t;
 
 typedef struct gdc_coll_exec {
@@ -38,15 +38,15 @@ typedef struct gdc_coll_exec {
     uint32_t                   *inflight;    /* message and wait steps started, not done */
     uint32_t                    num_inflight;
     uint32_t                    num_done;
-    int                         status;
+    gdc_status_t                status;
     int                         finished;
 } gdc_coll_exec_t;
 
 /* Prepare exec to run sched over transport; base[] are the input, output and scratch
  * buffers (scratch allocated by the caller, sched->scratch_bytes). */
-int  gdc_coll_exec_init(gdc_coll_exec_t *exec, const gdc_coll_sched_t *sched,
-                        const gdc_coll_transport_t *transport, void *transport_ctx,
-                        char *const base[GDC_COLL_NUM_BUFS], int on_device);
+gdc_status_t gdc_coll_exec_init(gdc_coll_exec_t *exec, const gdc_coll_sched_t *sched,
+                                const gdc_coll_transport_t *transport, void *transport_ctx,
+                                char *const base[GDC_COLL_NUM_BUFS], int on_device);
 /* Make an initialised exec ready to run its schedule again (no allocation). */
 void gdc_coll_exec_reset(gdc_coll_exec_t *exec, char *const base[GDC_COLL_NUM_BUFS]);
 /* Give a shared-memory schedule its segments; counter values start after shm_base. */
@@ -56,7 +56,7 @@ void gdc_coll_exec_start(gdc_coll_exec_t *exec);
 /* Test in-flight messages and start what became ready; 1 if anything completed. */
 int  gdc_coll_exec_progress(gdc_coll_exec_t *exec);
 /* End now with status: cancel in-flight messages. */
-void gdc_coll_exec_abort(gdc_coll_exec_t *exec, int status);
+void gdc_coll_exec_abort(gdc_coll_exec_t *exec, gdc_status_t status);
 void gdc_coll_exec_fini(gdc_coll_exec_t *exec);
 
 /* The in-flight message step the run waits on longest (lowest index), or -1. */

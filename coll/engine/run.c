@@ -251,7 +251,7 @@ static void req_describe(struct gdc_request *req, char *buf, size_t len)
     }
 }
 
-static void req_abort(struct gdc_request *req, int status)
+static void req_abort(struct gdc_request *req, gdc_status_t status)
 {
     gdc_coll_run_t *run = req->impl;
 

@@ -194,7 +194,7 @@ void gdc_coll_scratch(gdc_coll_sched_t *sched, size_t bytes)
 }
 
 /* Edges -> per-step dependency counts and successor lists (counting sort by source). */
-int gdc_coll_sched_finish(gdc_coll_sched_t *sched)
+gdc_status_t gdc_coll_sched_finish(gdc_coll_sched_t *sched)
 {
     uint32_t *fill;
 
@@ -228,11 +228,11 @@ int gdc_coll_sched_finish(gdc_coll_sched_t *sched)
     return GDC_SUCCESS;
 }
 
-int gdc_coll_sched_build(const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
-                         gdc_coll_sched_t **out)
+gdc_status_t gdc_coll_sched_build(const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
+                                  gdc_coll_sched_t **out)
 {
     gdc_coll_sched_t *sched = gdc_coll_sched_new(algo, args);
-    int               status;
+    gdc_status_t      status;
 
     if (sched == NULL) {
         return GDC_ERR_NO_MEMORY;

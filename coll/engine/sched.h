@@ -77,15 +77,15 @@ typedef struct gdc_coll_sched {
     uint32_t               shm_epochs; /* counter values the call uses (shared memory) */
     int                    last_signal[GDC_RT_SHM_COUNTERS]; /* per counter, while building: signals go in order */
     int                   *last_wait;      /* [GDC_RT_SHM_COUNTERS * size] per counter and peer, while building */
-    int                    status;     /* first error while building */
+    gdc_status_t           status;     /* first error while building */
 } gdc_coll_sched_t;
 
 /* A new empty schedule for args built by algo; NULL when out of memory. */
 gdc_coll_sched_t *gdc_coll_sched_new(const gdc_coll_algo_t *algo, const gdc_coll_args_t *args);
 /* Build it with algo (new + build + finish); *out set only on success. */
-int gdc_coll_sched_build(const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
-                         gdc_coll_sched_t **out);
-int  gdc_coll_sched_finish(gdc_coll_sched_t *sched);
+gdc_status_t gdc_coll_sched_build(const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
+                                  gdc_coll_sched_t **out);
+gdc_status_t gdc_coll_sched_finish(gdc_coll_sched_t *sched);
 void gdc_coll_sched_free(gdc_coll_sched_t *sched);
 
 /* Regions, in elements of the call's dtype. */

@@ -116,7 +116,7 @@ err_sched:
  * The engine in the runtime
  */
 
-static int comm_created(struct gdc_comm *comm)
+static gdc_status_t comm_created(struct gdc_comm *comm)
 {
     comm->coll = calloc(1, sizeof(gdc_coll_comm_t));
     return comm->coll != NULL ? GDC_SUCCESS : GDC_ERR_NO_MEMORY;

@@ -4,7 +4,7 @@
 
 #include "engine/run.h"
 
-static int ucx_post(gdc_coll_exec_t *exec, uint32_t s, void *ptr, size_t len, int *status)
+static int ucx_post(gdc_coll_exec_t *exec, uint32_t s, void *ptr, size_t len, gdc_status_t *status)
 {
     gdc_coll_run_t        *run  = exec->transport_ctx;
     const gdc_coll_step_t *step = &run->sched->steps[s];
@@ -45,7 +45,7 @@ static gdc_status_t check_length(const gdc_coll_run_t *run, const gdc_rt_msg_t *
     return status;
 }
 
-static int ucx_test(gdc_coll_exec_t *exec, uint32_t s, int *status)
+static int ucx_test(gdc_coll_exec_t *exec, uint32_t s, gdc_status_t *status)
 {
     gdc_coll_run_t        *run  = exec->transport_ctx;
     const gdc_coll_step_t *step = &run->sched->steps[s];
@@ -65,7 +65,7 @@ static int ucx_test(gdc_coll_exec_t *exec, uint32_t s, int *status)
     return 1;
 }
 
-static void ucx_cancel(gdc_coll_exec_t *exec, uint32_t s, int status)
+static void ucx_cancel(gdc_coll_exec_t *exec, uint32_t s, gdc_status_t status)
 {
     gdc_coll_run_t *run = exec->transport_ctx;
     gdc_rt_msg_t   *msg = &run->msgs[run->sched->steps[s].msg];

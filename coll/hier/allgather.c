@@ -99,7 +99,8 @@ static int to_rank_order(gdc_coll_sched_t *sched, const gdc_coll_args_t *args, c
 GDC_COLL_BUILDER(gdc_coll_allgather_hier)
 {
     gdc_coll_nodes_t nodes;
-    int              status, gathered, result = -1, in_order;
+    int              gathered, result = -1, in_order;
+    gdc_status_t status;
     gdc_coll_buf_t   area;
 
     if ((status = gdc_coll_nodes_init(&nodes, args, -1)) != GDC_SUCCESS) {

@@ -193,7 +193,7 @@ static void unpack(gdc_coll_sched_t *sched, const ag_rails_t *t)
     }
 }
 
-static int build(gdc_coll_sched_t *sched, ag_rails_t *t)
+static gdc_status_t build(gdc_coll_sched_t *sched, ag_rails_t *t)
 {
     int      B = t->blocks, K = t->nodes.num_nodes, L = t->nodes.local.size;
     uint32_t first = sched->num_steps;
@@ -235,7 +235,8 @@ static int build(gdc_coll_sched_t *sched, ag_rails_t *t)
 GDC_COLL_BUILDER(gdc_coll_allgather_hier_rails)
 {
     ag_rails_t t = {.args = args};
-    int        status, most;
+    int        most;
+    gdc_status_t status;
 
     if ((status = gdc_coll_nodes_init(&t.nodes, args, -1)) != GDC_SUCCESS) {
         return status;

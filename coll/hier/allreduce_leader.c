@@ -20,8 +20,8 @@ typedef struct leader {
     gdc_coll_nodes_t       nodes;
 } leader_t;
 
-static int leader_segment(gdc_coll_sched_t *sched, void *ctx, const gdc_coll_hier_seg_t *seg, size_t *scratch_used,
-                          int *gate)
+static gdc_status_t leader_segment(gdc_coll_sched_t *sched, void *ctx, const gdc_coll_hier_seg_t *seg,
+                                   size_t *scratch_used, int *gate)
 {
     leader_t              *l     = ctx;
     const gdc_coll_args_t *args  = l->args;
@@ -74,7 +74,8 @@ static int leader_segment(gdc_coll_sched_t *sched, void *ctx, const gdc_coll_hie
 GDC_COLL_BUILDER(gdc_coll_allreduce_hier_leader)
 {
     leader_t l = {.args = args};
-    int      status, segments;
+    int      segments;
+    gdc_status_t status;
 
     if ((status = gdc_coll_nodes_init(&l.nodes, args, -1)) != GDC_SUCCESS) {
         return status;

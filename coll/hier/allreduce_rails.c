@@ -83,8 +83,8 @@ static size_t allreduce_rails(gdc_coll_sched_t *sched, rails_t *r, const gdc_col
     return at - seg->scratch_base;
 }
 
-static int rails_segment(gdc_coll_sched_t *sched, void *ctx, const gdc_coll_hier_seg_t *seg, size_t *scratch_used,
-                         int *gate)
+static gdc_status_t rails_segment(gdc_coll_sched_t *sched, void *ctx, const gdc_coll_hier_seg_t *seg,
+                                  size_t *scratch_used, int *gate)
 {
     rails_t *r     = ctx;
     int      L     = r->nodes.local.size, me = r->nodes.local.me;
@@ -131,7 +131,7 @@ static int rails_segment(gdc_coll_sched_t *sched, void *ctx, const gdc_coll_hier
 GDC_COLL_BUILDER(gdc_coll_allreduce_hier_rails)
 {
     rails_t r = {.args = args};
-    int     status;
+    gdc_status_t status;
 
     if ((status = gdc_coll_nodes_init(&r.nodes, args, -1)) != GDC_SUCCESS) {
         return status;

@@ -211,7 +211,8 @@ static void within_node(gdc_coll_sched_t *sched, a2a_t *t)
 GDC_COLL_BUILDER(gdc_coll_alltoall_hier)
 {
     a2a_t t = {.args = args, .blk = args->count, .src = args->in_place ? GDC_COLL_OUTPUT : GDC_COLL_INPUT};
-    int   status, d;
+    int   d;
+    gdc_status_t status;
 
     if ((status = gdc_coll_nodes_init(&t.nodes, args, -1)) != GDC_SUCCESS) {
         return status;

@@ -13,7 +13,8 @@ GDC_COLL_BUILDER(gdc_coll_barrier_hier)
 {
     gdc_coll_nodes_t  nodes;
     gdc_coll_region_t none = gdc_coll_rgn_bytes(GDC_COLL_SCRATCH, 0, 0);
-    int               status, heard, sent, released;
+    int               heard, sent, released;
+    gdc_status_t status;
 
     if ((status = gdc_coll_nodes_init(&nodes, args, -1)) != GDC_SUCCESS) {
         return status;

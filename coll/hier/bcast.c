@@ -14,8 +14,9 @@
 GDC_COLL_BUILDER(gdc_coll_bcast_hier)
 {
     gdc_coll_nodes_t nodes;
-    int              status, chunks = gdc_coll_chunks(args->config, args->count * args->dsize, 1);
-    int             *have = malloc((size_t)chunks * sizeof(int));
+    gdc_status_t     status;
+    int              chunks = gdc_coll_chunks(args->config, args->count * args->dsize, 1);
+    int             *have   = malloc((size_t)chunks * sizeof(int));
 
     if (have == NULL) {
         return GDC_ERR_NO_MEMORY;

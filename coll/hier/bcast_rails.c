@@ -77,8 +77,8 @@ static void bcast_rails(gdc_coll_sched_t *sched, bcast_rails_t *br, const gdc_co
     }
 }
 
-static int bcast_rails_segment(gdc_coll_sched_t *sched, void *ctx, const gdc_coll_hier_seg_t *seg,
-                               size_t *scratch_used, int *gate)
+static gdc_status_t bcast_rails_segment(gdc_coll_sched_t *sched, void *ctx, const gdc_coll_hier_seg_t *seg,
+                                        size_t *scratch_used, int *gate)
 {
     bcast_rails_t *br    = ctx;
     int            L     = br->nodes.local.size, me = br->nodes.local.me;
@@ -119,7 +119,7 @@ static int bcast_rails_segment(gdc_coll_sched_t *sched, void *ctx, const gdc_col
 GDC_COLL_BUILDER(gdc_coll_bcast_hier_rails)
 {
     bcast_rails_t br = {.args = args};
-    int           status;
+    gdc_status_t  status;
 
     if ((status = gdc_coll_nodes_init(&br.nodes, args, args->root)) != GDC_SUCCESS) {
         return status;

@@ -20,7 +20,8 @@ int gdc_coll_hier_num_segments(const gdc_coll_args_t *args, int width, uint32_t 
     return (int)n;
 }
 
-int gdc_coll_hier_segmented(gdc_coll_sched_t *sched, int segments, size_t count, gdc_coll_hier_seg_fn_t fn, void *ctx)
+gdc_status_t gdc_coll_hier_segmented(gdc_coll_sched_t *sched, int segments, size_t count, gdc_coll_hier_seg_fn_t fn,
+                                     void *ctx)
 {
     size_t   scratch = 0;
     int      gate    = -1;
@@ -34,7 +35,8 @@ int gdc_coll_hier_segmented(gdc_coll_sched_t *sched, int segments, size_t count,
         };
         uint32_t first = sched->num_steps;
         size_t   used  = 0;
-        int      next  = -1, status;
+        int      next  = -1;
+        gdc_status_t status;
 
         if (seg.count == 0) {
             continue;

@@ -23,8 +23,8 @@ typedef struct gdc_coll_hier_seg {
 
 /* Build one segment: append its steps, say how much scratch it used from seg->scratch_base
  * and which step lets the next segment start (-1: at once). */
-typedef int (*gdc_coll_hier_seg_fn_t)(gdc_coll_sched_t *sched, void *ctx, const gdc_coll_hier_seg_t *seg,
-                                      size_t *scratch_used, int *gate);
+typedef gdc_status_t (*gdc_coll_hier_seg_fn_t)(gdc_coll_sched_t *sched, void *ctx, const gdc_coll_hier_seg_t *seg,
+                                               size_t *scratch_used, int *gate);
 
 /* How many segments a vector of args->count elements gets: one per 4 pipeline chunks per
  * rank of a `width`-rank phase, at most GDC_COLL_HIER_MAX_SEGMENTS, and no more than leave
@@ -33,7 +33,8 @@ int gdc_coll_hier_num_segments(const gdc_coll_args_t *args, int width, uint32_t 
 
 /* Cut count elements into `segments` segments and build each with fn, every step of one
  * after the previous segment's gate; then reserve the scratch they used. */
-int gdc_coll_hier_segmented(gdc_coll_sched_t *sched, int segments, size_t count, gdc_coll_hier_seg_fn_t fn, void *ctx);
+gdc_status_t gdc_coll_hier_segmented(gdc_coll_sched_t *sched, int segments, size_t count, gdc_coll_hier_seg_fn_t fn,
+                                     void *ctx);
 
 /* Rails: a vector cut into B blocks (B = ranks of the largest node), the L ranks of a node
  * owning consecutive blocks: rank i of the node owns [rails_first(B, L, i),

@@ -15,7 +15,7 @@ static int node_of(const gdc_coll_args_t *args, int r)
     return args->node_of != NULL ? args->node_of[r] : r;
 }
 
-int gdc_coll_nodes_init(gdc_coll_nodes_t *nodes, const gdc_coll_args_t *args, int root)
+gdc_status_t gdc_coll_nodes_init(gdc_coll_nodes_t *nodes, const gdc_coll_args_t *args, int root)
 {
     int  n     = args->size;
     int  count = args->node_of != NULL ? args->num_nodes : n;

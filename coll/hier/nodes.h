@@ -24,7 +24,7 @@ typedef struct gdc_coll_nodes {
 
 /* Describe args' nodes; root (or -1) leads its node. Without node information (no
  * node_of), every rank is its own node. */
-int  gdc_coll_nodes_init(gdc_coll_nodes_t *nodes, const gdc_coll_args_t *args, int root);
+gdc_status_t gdc_coll_nodes_init(gdc_coll_nodes_t *nodes, const gdc_coll_args_t *args, int root);
 void gdc_coll_nodes_fini(gdc_coll_nodes_t *nodes);
 
 /* Ranks on node `node` and the i-th of them. */

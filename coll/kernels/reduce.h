@@ -47,9 +47,9 @@ void gdc_coll_avg_finish_host(void *buf, size_t count, gdc_dtype_t dtype, int n)
 /* The same on CUDA device memory, synchronous (returns after the kernel completed) on an
  * internal stream; status GDC_SUCCESS, or GDC_ERR_UNSUPPORTED when built without CUDA or
  * no device, GDC_ERR_TRANSPORT on a CUDA error (logged with the CUDA error string). */
-int gdc_coll_reduce_cuda(void *dst, const void *a, const void *b, size_t count,
-                         gdc_dtype_t dtype, gdc_op_t op);
-int gdc_coll_avg_finish_cuda(void *buf, size_t count, gdc_dtype_t dtype, int n);
+gdc_status_t gdc_coll_reduce_cuda(void *dst, const void *a, const void *b, size_t count,
+                                  gdc_dtype_t dtype, gdc_op_t op);
+gdc_status_t gdc_coll_avg_finish_cuda(void *buf, size_t count, gdc_dtype_t dtype, int n);
 /* fp16 and bf16 conversions (round to nearest even; NaN stays NaN, inf stays inf,
  * subnormals handled), shared by kernels, tests and the simulator's reference. */
 float gdc_coll_half_to_float(uint16_t h);  uint16_t gdc_coll_float_to_half(float f);
@@ -68,7 +68,7 @@ float gdc_coll_bf16_to_float(uint16_t b);  uint16_t gdc_coll_float_to_bf16(float
 const char *gdc_coll_reduce_host_isa(void);
 /* For tests: run the set called name (NULL: the CPU's best again). GDC_SUCCESS, or
  * GDC_ERR_UNSUPPORTED when this build or CPU does not have it. */
-int gdc_coll_reduce_host_select_isa(const char *name);
+gdc_status_t gdc_coll_reduce_host_select_isa(const char *name);
 
 
 #ifdef __cplusplus

@@ -281,14 +281,14 @@ struct call_t {
     device_state_t *state;
 };
 
-int cuda_error(const char *fn, const char *what, cudaError_t err)
+gdc_status_t cuda_error(const char *fn, const char *what, cudaError_t err)
 {
     GDC_LOG_ERROR("%s: %s failed: %s (CUDA error %d)", fn, what, cudaGetErrorString(err),
                   (int)err);
     return GDC_ERR_TRANSPORT;
 }
 
-int init_device_state(call_t *call)
+gdc_status_t init_device_state(call_t *call)
 {
     device_state_t *state = &devices[call->device];
     int             multiprocessors;
@@ -310,7 +310,7 @@ int init_device_state(call_t *call)
 }
 
 /* The device of a CUDA buffer, or an error for any other memory. */
-int buffer_device(const call_t *call, const void *ptr, int *device)
+gdc_status_t buffer_device(const call_t *call, const void *ptr, int *device)
 {
     cudaPointerAttributes attributes;
     cudaError_t           err = cudaPointerGetAttributes(&attributes, ptr);
@@ -336,10 +336,11 @@ int buffer_device(const call_t *call, const void *ptr, int *device)
  * peer access would leave the context unusable), make it current, and set up its stream
  * on first use.
  */
-int enter_device(call_t *call, const void *const *buffers, int num_buffers)
+gdc_status_t enter_device(call_t *call, const void *const *buffers, int num_buffers)
 {
     cudaError_t err;
-    int         status, device;
+    int         device;
+    gdc_status_t status;
 
     for (int i = 0; i < num_buffers; i++) {
         status = buffer_device(call, buffers[i], &device);
@@ -376,10 +377,10 @@ int enter_device(call_t *call, const void *const *buffers, int num_buffers)
 }
 
 /* Wait for the launched kernel, report any error, and give back the previous device. */
-int leave_device(call_t *call, const char *kernel)
+gdc_status_t leave_device(call_t *call, const char *kernel)
 {
     cudaError_t err    = cudaGetLastError(); /* a launch that did not happen */
-    int         status = GDC_SUCCESS;
+    gdc_status_t status = GDC_SUCCESS;
 
     if (err == cudaSuccess) {
         err = cudaStreamSynchronize(call->state->stream);
@@ -404,7 +405,7 @@ launch_t launch_config(const call_t *call, int packed)
 
 /* ---- entry points ----------------------------------------------------------------------- */
 
-extern "C" int gdc_coll_cuda_available(void)
+extern "C" gdc_status_t gdc_coll_cuda_available(void)
 {
     if (availability == AVAILABILITY_UNKNOWN) {
         int         count = 0;
@@ -422,13 +423,13 @@ extern "C" int gdc_coll_cuda_available(void)
     return availability == AVAILABLE ? GDC_SUCCESS : GDC_ERR_UNSUPPORTED;
 }
 
-extern "C" int gdc_coll_reduce_cuda(void *dst, const void *a, const void *b, size_t count,
-                                    gdc_dtype_t dtype, gdc_op_t op)
+extern "C" gdc_status_t gdc_coll_reduce_cuda(void *dst, const void *a, const void *b, size_t count,
+                                             gdc_dtype_t dtype, gdc_op_t op)
 {
     call_t            call       = {"gdc_coll_reduce_cuda", 0, 0, nullptr};
     const void *const buffers[3] = {dst, a, b};
     launch_t          launch;
-    int               status;
+    gdc_status_t      status;
 
     status = gdc_coll_cuda_available();
     if (status != GDC_SUCCESS) {
@@ -455,12 +456,12 @@ extern "C" int gdc_coll_reduce_cuda(void *dst, const void *a, const void *b, siz
     return leave_device(&call, "reduce kernel");
 }
 
-extern "C" int gdc_coll_avg_finish_cuda(void *buf, size_t count, gdc_dtype_t dtype, int n)
+extern "C" gdc_status_t gdc_coll_avg_finish_cuda(void *buf, size_t count, gdc_dtype_t dtype, int n)
 {
     call_t      call      = {"gdc_coll_avg_finish_cuda", 0, 0, nullptr};
     const void *buf_const = buf;
     launch_t    launch;
-    int         status;
+    gdc_status_t status;
 
     status = gdc_coll_cuda_available();
     if (status != GDC_SUCCESS) {
@@ -483,11 +484,11 @@ extern "C" int gdc_coll_avg_finish_cuda(void *buf, size_t count, gdc_dtype_t dty
     return leave_device(&call, "average kernel");
 }
 
-extern "C" int gdc_coll_cuda_malloc(void **ptr, size_t bytes)
+extern "C" gdc_status_t gdc_coll_cuda_malloc(void **ptr, size_t bytes)
 {
     void       *memory = nullptr;
     cudaError_t err;
-    int         status = gdc_coll_cuda_available();
+    gdc_status_t status = gdc_coll_cuda_available();
 
     if (status != GDC_SUCCESS) {
         return status;
@@ -502,10 +503,10 @@ extern "C" int gdc_coll_cuda_malloc(void **ptr, size_t bytes)
     return GDC_SUCCESS;
 }
 
-extern "C" int gdc_coll_cuda_free(void *ptr)
+extern "C" gdc_status_t gdc_coll_cuda_free(void *ptr)
 {
     cudaError_t err;
-    int         status = gdc_coll_cuda_available();
+    gdc_status_t status = gdc_coll_cuda_available();
 
     if (status != GDC_SUCCESS) {
         return status;
@@ -514,10 +515,10 @@ extern "C" int gdc_coll_cuda_free(void *ptr)
     return err == cudaSuccess ? GDC_SUCCESS : cuda_error("gdc_coll_cuda_free", "cudaFree", err);
 }
 
-extern "C" int gdc_coll_cuda_memcpy(void *dst, const void *src, size_t bytes)
+extern "C" gdc_status_t gdc_coll_cuda_memcpy(void *dst, const void *src, size_t bytes)
 {
     cudaError_t err;
-    int         status = gdc_coll_cuda_available();
+    gdc_status_t status = gdc_coll_cuda_available();
 
     if (status != GDC_SUCCESS) {
         return status;

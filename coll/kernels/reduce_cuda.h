@@ -23,12 +23,12 @@ extern "C" {
 
 /* GDC_SUCCESS when built with CUDA and at least one device is usable, else
  * GDC_ERR_UNSUPPORTED (the reason is logged once, at debug). */
-int gdc_coll_cuda_available(void);
+gdc_status_t gdc_coll_cuda_available(void);
 /* cudaMalloc on the current device; *ptr is set only on success. */
-int gdc_coll_cuda_malloc(void **ptr, size_t bytes);
-int gdc_coll_cuda_free(void *ptr);
+gdc_status_t gdc_coll_cuda_malloc(void **ptr, size_t bytes);
+gdc_status_t gdc_coll_cuda_free(void *ptr);
 /* Synchronous copy in any direction (host or device pointers, unified addressing). */
-int gdc_coll_cuda_memcpy(void *dst, const void *src, size_t bytes);
+gdc_status_t gdc_coll_cuda_memcpy(void *dst, const void *src, size_t bytes);
 
 #ifdef __cplusplus
 }

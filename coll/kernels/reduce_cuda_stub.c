@@ -6,7 +6,7 @@
 #include "kernels/reduce_cuda.h"
 #include "rt_log.h"
 
-static int unsupported(const char *fn)
+static gdc_status_t unsupported(const char *fn)
 {
     static int said;
 
@@ -17,33 +17,33 @@ static int unsupported(const char *fn)
     return GDC_ERR_UNSUPPORTED;
 }
 
-int gdc_coll_cuda_available(void)
+gdc_status_t gdc_coll_cuda_available(void)
 {
     return unsupported("gdc_coll_cuda_available");
 }
 
-int gdc_coll_cuda_malloc(void **ptr, size_t bytes)
+gdc_status_t gdc_coll_cuda_malloc(void **ptr, size_t bytes)
 {
     return unsupported("gdc_coll_cuda_malloc");
 }
 
-int gdc_coll_cuda_free(void *ptr)
+gdc_status_t gdc_coll_cuda_free(void *ptr)
 {
     return unsupported("gdc_coll_cuda_free");
 }
 
-int gdc_coll_cuda_memcpy(void *dst, const void *src, size_t bytes)
+gdc_status_t gdc_coll_cuda_memcpy(void *dst, const void *src, size_t bytes)
 {
     return unsupported("gdc_coll_cuda_memcpy");
 }
 
-int gdc_coll_reduce_cuda(void *dst, const void *a, const void *b, size_t count,
-                         gdc_dtype_t dtype, gdc_op_t op)
+gdc_status_t gdc_coll_reduce_cuda(void *dst, const void *a, const void *b, size_t count,
+                                  gdc_dtype_t dtype, gdc_op_t op)
 {
     return unsupported("gdc_coll_reduce_cuda");
 }
 
-int gdc_coll_avg_finish_cuda(void *buf, size_t count, gdc_dtype_t dtype, int n)
+gdc_status_t gdc_coll_avg_finish_cuda(void *buf, size_t count, gdc_dtype_t dtype, int n)
 {
     return unsupported("gdc_coll_avg_finish_cuda");
 }

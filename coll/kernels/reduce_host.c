@@ -61,7 +61,7 @@ const char *gdc_coll_reduce_host_isa(void)
     return current_isa()->name;
 }
 
-int gdc_coll_reduce_host_select_isa(const char *name)
+gdc_status_t gdc_coll_reduce_host_select_isa(const char *name)
 {
     if (name == NULL) {
         host_isa = NULL; /* back to the CPU's best, at next use */

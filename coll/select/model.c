@@ -59,14 +59,14 @@ static int class_by_name(const char *name, gdc_link_class_t *c)
 }
 
 /* One profile line: "link CLASS LATENCY_US BANDWIDTH_GBS", "reduce_GBs X", ... */
-static int profile_line(gdc_coll_machine_t *m, char *line, const char *where, int lineno)
+static gdc_status_t profile_line(gdc_coll_machine_t *m, char *line, const char *where, int lineno)
 {
     char             key[64], a[64], b[64], c[64];
     int              n = sscanf(line, "%63s %63s %63s %63s", key, a, b, c);
     gdc_link_class_t cls;
 
     if (n <= 0 || key[0] == '#') {
-        return 0;
+        return GDC_SUCCESS;
     }
     if (strcmp(key, "name") == 0 && n >= 2) {
         snprintf(m->name, sizeof(m->name), "%s", a);
@@ -105,7 +105,7 @@ static int profile_line(gdc_coll_machine_t *m, char *line, const char *where, in
         GDC_LOG_ERROR("%s:%d: cannot read \"%s\" (see share/profiles/README)", where, lineno, key);
         return GDC_ERR_INVALID_ARG;
     }
-    return 0;
+    return GDC_SUCCESS;
 }
 
 static FILE *open_profile(const char *name_or_path, char *where, size_t where_len)
@@ -129,10 +129,11 @@ static FILE *open_profile(const char *name_or_path, char *where, size_t where_le
     return NULL;
 }
 
-int gdc_coll_machine_load(gdc_coll_machine_t *m, const char *name_or_path)
+gdc_status_t gdc_coll_machine_load(gdc_coll_machine_t *m, const char *name_or_path)
 {
     char  where[512], line[512];
-    int   lineno = 0, status = GDC_SUCCESS;
+    int   lineno = 0;
+    gdc_status_t status = GDC_SUCCESS;
     FILE *f      = open_profile(name_or_path, where, sizeof(where));
 
     if (f == NULL) {
@@ -147,7 +148,7 @@ int gdc_coll_machine_load(gdc_coll_machine_t *m, const char *name_or_path)
     return status;
 }
 
-int gdc_coll_machine_env(gdc_coll_machine_t *m)
+gdc_status_t gdc_coll_machine_env(gdc_coll_machine_t *m)
 {
     for (int c = 0; c < GDC_LINK_NUM_CLASSES; c++) {
         char        var[64], *p;
@@ -259,10 +260,10 @@ typedef struct model {
     double                    finish;
     unsigned                  done_steps;
     gdc_coll_prediction_t    *out;
-    int                       status;
+    gdc_status_t              status;
 } model_t;
 
-static int heap_push(model_t *md, double time, int rank, uint32_t step)
+static gdc_status_t heap_push(model_t *md, double time, int rank, uint32_t step)
 {
     size_t i;
 
@@ -538,7 +539,7 @@ static void model_free(model_t *md, int n)
     free(md->nic_rx);
 }
 
-static int build_ranks(model_t *md, const gdc_coll_algo_t *algo)
+static gdc_status_t build_ranks(model_t *md, const gdc_coll_algo_t *algo)
 {
     const gdc_coll_args_t *args  = md->args;
     int                    nodes = args->node_of != NULL ? args->num_nodes : 1;
@@ -554,7 +555,7 @@ static int build_ranks(model_t *md, const gdc_coll_algo_t *algo)
     for (int r = 0; r < args->size; r++) {
         gdc_coll_args_t a  = *args;
         model_rank_t   *mr = &md->ranks[r];
-        int             status;
+        gdc_status_t    status;
 
         a.rank          = r;
         mr->local_index = seen[args->node_of != NULL ? args->node_of[r] : 0]++;
@@ -582,11 +583,11 @@ static int build_ranks(model_t *md, const gdc_coll_algo_t *algo)
     return GDC_SUCCESS;
 }
 
-int gdc_coll_predict(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
-                     int on_device, gdc_coll_prediction_t *out)
+gdc_status_t gdc_coll_predict(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
+                              int on_device, gdc_coll_prediction_t *out)
 {
     model_t md;
-    int     status;
+    gdc_status_t status;
 
     memset(&md, 0, sizeof(md));
     memset(out, 0, sizeof(*out));

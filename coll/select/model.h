@@ -39,10 +39,10 @@ void gdc_coll_machine_default(gdc_coll_machine_t *m);
 
 /* Read a profile: a name from the installed profiles (share/profiles/NAME.prof) or a path.
  * Lines: `key value...`; see share/profiles/README. Missing keys keep m's values. */
-int gdc_coll_machine_load(gdc_coll_machine_t *m, const char *name_or_path);
+gdc_status_t gdc_coll_machine_load(gdc_coll_machine_t *m, const char *name_or_path);
 
 /* Apply GDC_LINK_<CLASS>="LATENCY_US,BANDWIDTH_GBS" overrides from the environment. */
-int gdc_coll_machine_env(gdc_coll_machine_t *m);
+gdc_status_t gdc_coll_machine_env(gdc_coll_machine_t *m);
 
 void gdc_coll_machine_print(const gdc_coll_machine_t *m, FILE *out);
 
@@ -55,8 +55,8 @@ typedef struct gdc_coll_prediction {
 
 /* Predict algo for args (args.rank ignored: every rank is modelled; args.node_of gives the
  * nodes) with buffers in host or device memory. */
-int gdc_coll_predict(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
-                     int on_device, gdc_coll_prediction_t *out);
+gdc_status_t gdc_coll_predict(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
+                              int on_device, gdc_coll_prediction_t *out);
 
 /* The class between ranks a and b of args on machine m. */
 gdc_link_class_t gdc_coll_machine_class(const gdc_coll_machine_t *m, const gdc_coll_args_t *args, int a, int b,

@@ -401,7 +401,7 @@ static sim_msg_t *take(sim_msg_t **list, int call, int src, int dst, uint32_t sl
     return NULL;
 }
 
-static int sim_post(gdc_coll_exec_t *exec, uint32_t s, void *ptr, size_t len, int *status)
+static int sim_post(gdc_coll_exec_t *exec, uint32_t s, void *ptr, size_t len, gdc_status_t *status)
 {
     sim_rank_t            *sr   = exec->transport_ctx;
     sim_t                 *w    = sr->world;
@@ -452,7 +452,7 @@ static int sim_post(gdc_coll_exec_t *exec, uint32_t s, void *ptr, size_t len, in
     return 0;
 }
 
-static int sim_test(gdc_coll_exec_t *exec, uint32_t s, int *status)
+static int sim_test(gdc_coll_exec_t *exec, uint32_t s, gdc_status_t *status)
 {
     sim_rank_t *sr = exec->transport_ctx;
 
@@ -460,7 +460,7 @@ static int sim_test(gdc_coll_exec_t *exec, uint32_t s, int *status)
     return sr->done[s];
 }
 
-static void sim_cancel(gdc_coll_exec_t *exec, uint32_t s, int status)
+static void sim_cancel(gdc_coll_exec_t *exec, uint32_t s, gdc_status_t status)
 {
 }
 
@@ -495,7 +495,7 @@ static const sim_msg_t *any_message(sim_msg_t **table)
 static int setup_rank(sim_t *w, sim_rank_t *sr, const sim_case_t *c, int call, int r)
 {
     size_t send, recv, ds = gdc_dtype_size(c->dtype);
-    int    status;
+    gdc_status_t status;
 
     sr->world          = w;
     sr->c              = c;
