@@ -4,6 +4,7 @@
  */
 #include "select/select.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,7 +37,7 @@ static gdc_status_t check_forced(void)
         gdc_coll_algo_names(coll, valid, sizeof(valid));
         snprintf(var, sizeof(var), "GDC_%s_ALGO", gdc_coll_type_name(coll));
         for (char *p = var; *p != '\0'; p++) {
-            *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
+            *p = (char)toupper((unsigned char)*p);
         }
         GDC_LOG_ERROR("%s=%s names no %s algorithm; valid names: %s", var, name, gdc_coll_type_name(coll), valid);
         return GDC_ERR_INVALID_ARG;
