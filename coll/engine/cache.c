@@ -22,15 +22,25 @@ static gdc_coll_key_t make_key(const gdc_coll_algo_t *algo, const gdc_coll_args_
     return key;
 }
 
+static uint64_t mix(uint64_t h, uint64_t value)
+{
+    return h ^ (value + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+}
+
+/* Every field reaches the low bits (the tables are indexed by them): calls that differ only
+ * in their op, say, must not evict each other's choice. */
 static unsigned hash_key(const gdc_coll_key_t *key)
 {
-    uint64_t h = (uint64_t)(uintptr_t)key->algo * 0x9e3779b97f4a7c15ull;
+    uint64_t h = mix(0, (uint64_t)(uintptr_t)key->algo);
 
-    h ^= key->count + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
-    h ^= ((uint64_t)key->dtype << 32 | (uint64_t)key->op << 16 | (uint64_t)(unsigned)key->root << 2 |
-          (uint64_t)key->in_place << 1 | (uint64_t)key->on_device) +
-         (h << 6) + (h >> 2);
-    return (unsigned)(h ^ (h >> 29));
+    h = mix(h, key->count);
+    h = mix(h, (uint64_t)key->coll << 24 | (uint64_t)key->dtype << 16 | (uint64_t)key->op << 8 |
+                   (uint64_t)key->in_place << 1 | (uint64_t)key->on_device);
+    h = mix(h, (uint64_t)(unsigned)key->root);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return (unsigned)h;
 }
 
 static int same_key(const gdc_coll_key_t *a, const gdc_coll_key_t *b)
@@ -52,6 +62,11 @@ static int repeats_last(const gdc_coll_cache_t *cache, const gdc_coll_args_t *ar
     return same_key(&key, &cache->last_key) && same_key(&key, &e->key);
 }
 
+static int uses_op(gdc_coll_type_t coll)
+{
+    return coll == GDC_COLL_REDUCE || coll == GDC_COLL_ALLREDUCE || coll == GDC_COLL_REDUCE_SCATTER;
+}
+
 const gdc_coll_algo_t *gdc_coll_cache_algo(gdc_coll_cache_t *cache, const gdc_coll_args_t *args)
 {
     gdc_coll_key_t     key;
@@ -71,8 +86,9 @@ const gdc_coll_algo_t *gdc_coll_cache_algo(gdc_coll_cache_t *cache, const gdc_co
     choice->algo = gdc_coll_select(args);
     if (choice->algo != NULL) {
         choice->key = key;
-        GDC_LOG_INFO("%s of %zu x %s on %d ranks (%d node(s)%s): %s", gdc_coll_type_name(args->coll), args->count,
-                     gdc_rt_dtype_name(args->dtype), args->size, args->num_nodes,
+        GDC_LOG_INFO("%s of %zu x %s%s%s on %d ranks (%d node(s)%s): %s", gdc_coll_type_name(args->coll),
+                     args->count, gdc_rt_dtype_name(args->dtype), uses_op(args->coll) ? " " : "",
+                     uses_op(args->coll) ? gdc_rt_op_name(args->op) : "", args->size, args->num_nodes,
                      args->on_device ? ", device memory" : "", choice->algo->name);
     }
     return choice->algo;

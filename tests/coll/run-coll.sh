@@ -28,6 +28,17 @@ for n in 2 5 8; do
     tap_run "$launcher -n $n coll_test nonblocking" 120 "$launch" "$n" -- "$bin" nonblocking
 done
 
+# Each call shape is chosen once per communicator: gdbench's statistics alternate min, max
+# and sum allreduces between the timed calls, and each of those shapes is logged (chosen)
+# once, however often it repeats.
+out=${TMPDIR:-/tmp}/gdc-coll-choices.$$
+"$launch" 2 GDC_LOG=info -- "${top_builddir:-.}/bench/gdbench" bcast -m 4:64 -i 20 -x 2 >"$out" 2>&1
+st=$?
+repeats=$(grep '^gdc\[0\] info: allreduce of' "$out" | sort | uniq -d | wc -l)
+[ "$st" = 0 ] && [ "$(grep -c '^gdc\[0\] info: allreduce of 1 x float64 sum' "$out")" = 1 ] && [ "$repeats" = 0 ]
+tap_check "each call shape is chosen once per communicator (no shape logged twice)" $? "$out"
+rm -f "$out"
+
 # One rank never joins: the others fail with GDC_ERR_TIMEOUT, a message names the absent rank.
 out=${TMPDIR:-/tmp}/gdc-coll-timeout.$$
 timeout -k 5 60 "$launch" 4 GDC_TIMEOUT=2 GDC_ALLREDUCE_ALGO=recursive_doubling -- "$bin" timeout >"$out" 2>&1
