@@ -37,6 +37,7 @@ typedef struct gdc_coll_config {
     size_t hier_ring_bytes;  /* group phases of hierarchical algorithms above this size run a
                                 ring, smaller ones recursive doubling (GDC_HIER_RING_MIN) */
     int    tree_radix;       /* k of the k-nomial trees (GDC_TREE_RADIX) */
+    int    check;            /* compare every rank's signature of each call first (GDC_CHECK) */
 } gdc_coll_config_t;
 
 /* The built-in values of every parameter (stream_bytes resolved for a 32 MiB cache). */
@@ -149,6 +150,9 @@ int gdc_coll_is_in_place(gdc_coll_type_t coll, int rank, int root, const void *s
 /* The user's sendbuf / recvbuf as the algorithms' INPUT and OUTPUT (args->in_place set). */
 void gdc_coll_map_buffers(const gdc_coll_args_t *args, const void *sendbuf, void *recvbuf, const void **input,
                           void **output);
+
+/* A call that moves nothing (count 0; a barrier and an alltoallv never are). */
+int gdc_coll_is_empty(const gdc_coll_args_t *args);
 
 /* Bytes of the INPUT and OUTPUT regions args uses at this rank (for bounds checks). */
 size_t gdc_coll_input_bytes(const gdc_coll_args_t *args);

@@ -14,16 +14,18 @@
 typedef struct coll_call {
     const char     *fn;
     gdc_coll_type_t coll;
-    int             reduces; /* takes an op */
+    int             reduces;     /* takes an op */
     int             rooted;
+    int             nonblocking; /* returns a request */
 } coll_call_t;
 
 static gdc_status_t check_common(const coll_call_t *call, gdc_comm_t comm, gdc_dtype_t dtype, gdc_op_t op,
-                                 int root)
+                                 int root, gdc_request_t *req)
 {
     gdc_status_t status;
 
     if ((status = gdc_rt_check_comm(call->fn, comm)) != GDC_SUCCESS ||
+        (call->nonblocking && (status = gdc_rt_check_pointer(call->fn, "req", req)) != GDC_SUCCESS) ||
         (status = gdc_rt_check_dtype(call->fn, dtype)) != GDC_SUCCESS) {
         return status;
     }
@@ -109,25 +111,35 @@ static gdc_status_t start(gdc_comm_t comm, const gdc_coll_args_t *args, const vo
     return req != NULL ? gdc_coll_start(comm, args, &bufs, req) : gdc_coll_run_blocking(comm, args, &bufs);
 }
 
-static gdc_status_t check_req(const char *fn, gdc_request_t *req)
+/* This rank refused the call's arguments (status): with GDC_CHECK it still takes part in
+ * the signatures' exchange, saying so, so that the others fail with it instead of waiting
+ * for it. Without a usable communicator there is nobody to tell. */
+static gdc_status_t refuse(const coll_call_t *call, gdc_comm_t comm, size_t count, gdc_dtype_t dtype, gdc_op_t op,
+                           int root, gdc_status_t status)
 {
-    return gdc_rt_check_pointer(fn, "req", req);
+    gdc_coll_args_t args;
+
+    if (gdc_rt_comm_usable(comm)) {
+        args = make_args(call, comm, count, dtype, op, root, 0);
+        gdc_coll_rejected(comm, &args);
+    }
+    return status;
 }
 
 /* ---------------------------------------------------------------------------------------
  * barrier, bcast
  */
 
-static const coll_call_t ibarrier_call = {"gdc_ibarrier", GDC_COLL_BARRIER, 0, 0};
-static const coll_call_t barrier_call  = {"gdc_barrier", GDC_COLL_BARRIER, 0, 0};
+static const coll_call_t ibarrier_call = {"gdc_ibarrier", GDC_COLL_BARRIER, 0, 0, 1};
+static const coll_call_t barrier_call = {"gdc_barrier", GDC_COLL_BARRIER, 0, 0, 0};
 
 static gdc_status_t barrier_start(const coll_call_t *call, gdc_comm_t comm, gdc_request_t *req)
 {
-    gdc_status_t    status = gdc_rt_check_comm(call->fn, comm);
+    gdc_status_t    status = check_common(call, comm, GDC_BYTE, GDC_SUM, 0, req);
     gdc_coll_args_t args;
 
     if (status != GDC_SUCCESS) {
-        return status;
+        return refuse(call, comm, 0, GDC_BYTE, GDC_SUM, 0, status);
     }
     args = make_args(call, comm, 0, GDC_BYTE, GDC_SUM, 0, 0);
     return start(comm, &args, NULL, NULL, req);
@@ -135,11 +147,6 @@ static gdc_status_t barrier_start(const coll_call_t *call, gdc_comm_t comm, gdc_
 
 gdc_status_t gdc_ibarrier(gdc_comm_t comm, gdc_request_t *req)
 {
-    gdc_status_t status = gdc_rt_check_init(ibarrier_call.fn);
-
-    if (status != GDC_SUCCESS || (status = check_req(ibarrier_call.fn, req)) != GDC_SUCCESS) {
-        return status;
-    }
     return barrier_start(&ibarrier_call, comm, req);
 }
 
@@ -148,17 +155,17 @@ gdc_status_t gdc_barrier(gdc_comm_t comm)
     return barrier_start(&barrier_call, comm, NULL);
 }
 
-static const coll_call_t ibcast_call = {"gdc_ibcast", GDC_COLL_BCAST, 0, 1};
-static const coll_call_t bcast_call  = {"gdc_bcast", GDC_COLL_BCAST, 0, 1};
+static const coll_call_t ibcast_call = {"gdc_ibcast", GDC_COLL_BCAST, 0, 1, 1};
+static const coll_call_t bcast_call = {"gdc_bcast", GDC_COLL_BCAST, 0, 1, 0};
 
 static gdc_status_t bcast_start(const coll_call_t *call, void *buf, size_t count, gdc_dtype_t dtype, int root,
                                 gdc_comm_t comm, gdc_request_t *req)
 {
-    gdc_status_t    status = check_common(call, comm, dtype, GDC_SUM, root);
+    gdc_status_t    status = check_common(call, comm, dtype, GDC_SUM, root, req);
     gdc_coll_args_t args;
 
     if (status != GDC_SUCCESS || (status = check_data(call->fn, "buf", buf, count, dtype)) != GDC_SUCCESS) {
-        return status;
+        return refuse(call, comm, count, dtype, GDC_SUM, root, status);
     }
     args = make_args(call, comm, count, dtype, GDC_SUM, root, 0);
     return start(comm, &args, buf, buf, req);
@@ -166,11 +173,6 @@ static gdc_status_t bcast_start(const coll_call_t *call, void *buf, size_t count
 
 gdc_status_t gdc_ibcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm, gdc_request_t *req)
 {
-    gdc_status_t status = gdc_rt_check_init(ibcast_call.fn);
-
-    if (status != GDC_SUCCESS || (status = check_req(ibcast_call.fn, req)) != GDC_SUCCESS) {
-        return status;
-    }
     return bcast_start(&ibcast_call, buf, count, dtype, root, comm, req);
 }
 
@@ -183,18 +185,18 @@ gdc_status_t gdc_bcast(void *buf, size_t count, gdc_dtype_t dtype, int root, gdc
  * reduce, allreduce, reduce_scatter
  */
 
-static const coll_call_t ireduce_call = {"gdc_ireduce", GDC_COLL_REDUCE, 1, 1};
-static const coll_call_t reduce_call  = {"gdc_reduce", GDC_COLL_REDUCE, 1, 1};
+static const coll_call_t ireduce_call = {"gdc_ireduce", GDC_COLL_REDUCE, 1, 1, 1};
+static const coll_call_t reduce_call = {"gdc_reduce", GDC_COLL_REDUCE, 1, 1, 0};
 
 static gdc_status_t reduce_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
                                  gdc_dtype_t dtype, gdc_op_t op, int root, gdc_comm_t comm, gdc_request_t *req)
 {
-    gdc_status_t    status = check_common(call, comm, dtype, op, root);
+    gdc_status_t    status = check_common(call, comm, dtype, op, root, req);
     int             is_root, in_place;
     gdc_coll_args_t args;
 
     if (status != GDC_SUCCESS) {
-        return status;
+        return refuse(call, comm, count, dtype, op, root, status);
     }
     is_root  = comm->rank == root;
     in_place = is_root && sendbuf == GDC_IN_PLACE;
@@ -206,7 +208,7 @@ static gdc_status_t reduce_start(const coll_call_t *call, const void *sendbuf, v
         status = gdc_rt_check_buffer(call->fn, "sendbuf", sendbuf, count, dtype);
     }
     if (status != GDC_SUCCESS) {
-        return status;
+        return refuse(call, comm, count, dtype, op, root, status);
     }
     args = make_args(call, comm, count, dtype, op, root, in_place);
     return start(comm, &args, sendbuf, recvbuf, req);
@@ -215,11 +217,6 @@ static gdc_status_t reduce_start(const coll_call_t *call, const void *sendbuf, v
 gdc_status_t gdc_ireduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op, int root,
                          gdc_comm_t comm, gdc_request_t *req)
 {
-    gdc_status_t status = gdc_rt_check_init(ireduce_call.fn);
-
-    if (status != GDC_SUCCESS || (status = check_req(ireduce_call.fn, req)) != GDC_SUCCESS) {
-        return status;
-    }
     return reduce_start(&ireduce_call, sendbuf, recvbuf, count, dtype, op, root, comm, req);
 }
 
@@ -235,28 +232,23 @@ static gdc_status_t symmetric_start(const coll_call_t *call, const void *sendbuf
                                     size_t in_elems, size_t out_elems, gdc_dtype_t dtype, gdc_op_t op, gdc_comm_t comm,
                                     gdc_request_t *req)
 {
-    gdc_status_t    status = check_common(call, comm, dtype, op, 0);
+    gdc_status_t    status = check_common(call, comm, dtype, op, 0, req);
     gdc_coll_args_t args;
 
     if (status != GDC_SUCCESS ||
         (status = check_send_recv(call->fn, sendbuf, in_elems, recvbuf, out_elems, dtype, 1)) != GDC_SUCCESS) {
-        return status;
+        return refuse(call, comm, count, dtype, op, 0, status);
     }
     args = make_args(call, comm, count, dtype, op, 0, sendbuf == GDC_IN_PLACE);
     return start(comm, &args, sendbuf, recvbuf, req);
 }
 
-static const coll_call_t iallreduce_call = {"gdc_iallreduce", GDC_COLL_ALLREDUCE, 1, 0};
-static const coll_call_t allreduce_call  = {"gdc_allreduce", GDC_COLL_ALLREDUCE, 1, 0};
+static const coll_call_t iallreduce_call = {"gdc_iallreduce", GDC_COLL_ALLREDUCE, 1, 0, 1};
+static const coll_call_t allreduce_call = {"gdc_allreduce", GDC_COLL_ALLREDUCE, 1, 0, 0};
 
 gdc_status_t gdc_iallreduce(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_op_t op,
                             gdc_comm_t comm, gdc_request_t *req)
 {
-    gdc_status_t status = gdc_rt_check_init(iallreduce_call.fn);
-
-    if (status != GDC_SUCCESS || (status = check_req(iallreduce_call.fn, req)) != GDC_SUCCESS) {
-        return status;
-    }
     return symmetric_start(&iallreduce_call, sendbuf, recvbuf, count, count, count, dtype, op, comm, req);
 }
 
@@ -279,18 +271,17 @@ static gdc_status_t blocks_of(const char *fn, gdc_comm_t comm, size_t count, gdc
     return GDC_SUCCESS;
 }
 
-static const coll_call_t ireduce_scatter_call = {"gdc_ireduce_scatter", GDC_COLL_REDUCE_SCATTER, 1, 0};
-static const coll_call_t reduce_scatter_call  = {"gdc_reduce_scatter", GDC_COLL_REDUCE_SCATTER, 1, 0};
+static const coll_call_t ireduce_scatter_call = {"gdc_ireduce_scatter", GDC_COLL_REDUCE_SCATTER, 1, 0, 1};
+static const coll_call_t reduce_scatter_call = {"gdc_reduce_scatter", GDC_COLL_REDUCE_SCATTER, 1, 0, 0};
 
 static gdc_status_t reduce_scatter_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t recvcount,
                                          gdc_dtype_t dtype, gdc_op_t op, gdc_comm_t comm, gdc_request_t *req)
 {
-    size_t total  = 0;
-    gdc_status_t status = gdc_rt_check_comm(call->fn, comm);
+    size_t       total  = 0;
+    gdc_status_t status = check_common(call, comm, dtype, op, 0, req);
 
-    if (status != GDC_SUCCESS || (status = gdc_rt_check_dtype(call->fn, dtype)) != GDC_SUCCESS ||
-        (status = blocks_of(call->fn, comm, recvcount, dtype, &total)) != GDC_SUCCESS) {
-        return status;
+    if (status != GDC_SUCCESS || (status = blocks_of(call->fn, comm, recvcount, dtype, &total)) != GDC_SUCCESS) {
+        return refuse(call, comm, recvcount, dtype, op, 0, status);
     }
     /* in place, the whole input is in recvbuf: it must hold total elements */
     return symmetric_start(call, sendbuf, recvbuf, recvcount, total,
@@ -300,11 +291,6 @@ static gdc_status_t reduce_scatter_start(const coll_call_t *call, const void *se
 gdc_status_t gdc_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount, gdc_dtype_t dtype, gdc_op_t op,
                                  gdc_comm_t comm, gdc_request_t *req)
 {
-    gdc_status_t status = gdc_rt_check_init(ireduce_scatter_call.fn);
-
-    if (status != GDC_SUCCESS || (status = check_req(ireduce_scatter_call.fn, req)) != GDC_SUCCESS) {
-        return status;
-    }
     return reduce_scatter_start(&ireduce_scatter_call, sendbuf, recvbuf, recvcount, dtype, op, comm, req);
 }
 
@@ -318,20 +304,19 @@ gdc_status_t gdc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvc
  * allgather, alltoall, alltoallv
  */
 
-static const coll_call_t iallgather_call = {"gdc_iallgather", GDC_COLL_ALLGATHER, 0, 0};
-static const coll_call_t allgather_call  = {"gdc_allgather", GDC_COLL_ALLGATHER, 0, 0};
-static const coll_call_t ialltoall_call  = {"gdc_ialltoall", GDC_COLL_ALLTOALL, 0, 0};
-static const coll_call_t alltoall_call   = {"gdc_alltoall", GDC_COLL_ALLTOALL, 0, 0};
+static const coll_call_t iallgather_call = {"gdc_iallgather", GDC_COLL_ALLGATHER, 0, 0, 1};
+static const coll_call_t allgather_call = {"gdc_allgather", GDC_COLL_ALLGATHER, 0, 0, 0};
+static const coll_call_t ialltoall_call = {"gdc_ialltoall", GDC_COLL_ALLTOALL, 0, 0, 1};
+static const coll_call_t alltoall_call = {"gdc_alltoall", GDC_COLL_ALLTOALL, 0, 0, 0};
 
 static gdc_status_t blocks_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
                                  gdc_dtype_t dtype, gdc_comm_t comm, gdc_request_t *req)
 {
-    size_t total  = 0;
-    gdc_status_t status = gdc_rt_check_comm(call->fn, comm);
+    size_t       total  = 0;
+    gdc_status_t status = check_common(call, comm, dtype, GDC_SUM, 0, req);
 
-    if (status != GDC_SUCCESS || (status = gdc_rt_check_dtype(call->fn, dtype)) != GDC_SUCCESS ||
-        (status = blocks_of(call->fn, comm, count, dtype, &total)) != GDC_SUCCESS) {
-        return status;
+    if (status != GDC_SUCCESS || (status = blocks_of(call->fn, comm, count, dtype, &total)) != GDC_SUCCESS) {
+        return refuse(call, comm, count, dtype, GDC_SUM, 0, status);
     }
     return symmetric_start(call, sendbuf, recvbuf, count, call->coll == GDC_COLL_ALLGATHER ? count : total, total,
                            dtype, GDC_SUM, comm, req);
@@ -340,11 +325,6 @@ static gdc_status_t blocks_start(const coll_call_t *call, const void *sendbuf, v
 gdc_status_t gdc_iallgather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm,
                             gdc_request_t *req)
 {
-    gdc_status_t status = gdc_rt_check_init(iallgather_call.fn);
-
-    if (status != GDC_SUCCESS || (status = check_req(iallgather_call.fn, req)) != GDC_SUCCESS) {
-        return status;
-    }
     return blocks_start(&iallgather_call, sendbuf, recvbuf, count, dtype, comm, req);
 }
 
@@ -356,11 +336,6 @@ gdc_status_t gdc_allgather(const void *sendbuf, void *recvbuf, size_t count, gdc
 gdc_status_t gdc_ialltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, gdc_comm_t comm,
                            gdc_request_t *req)
 {
-    gdc_status_t status = gdc_rt_check_init(ialltoall_call.fn);
-
-    if (status != GDC_SUCCESS || (status = check_req(ialltoall_call.fn, req)) != GDC_SUCCESS) {
-        return status;
-    }
     return blocks_start(&ialltoall_call, sendbuf, recvbuf, count, dtype, comm, req);
 }
 
@@ -369,8 +344,8 @@ gdc_status_t gdc_alltoall(const void *sendbuf, void *recvbuf, size_t count, gdc_
     return blocks_start(&alltoall_call, sendbuf, recvbuf, count, dtype, comm, NULL);
 }
 
-static const coll_call_t ialltoallv_call = {"gdc_ialltoallv", GDC_COLL_ALLTOALLV, 0, 0};
-static const coll_call_t alltoallv_call  = {"gdc_alltoallv", GDC_COLL_ALLTOALLV, 0, 0};
+static const coll_call_t ialltoallv_call = {"gdc_ialltoallv", GDC_COLL_ALLTOALLV, 0, 0, 1};
+static const coll_call_t alltoallv_call = {"gdc_alltoallv", GDC_COLL_ALLTOALLV, 0, 0, 0};
 
 /* The extent (largest displacement + count) of a counts/displacements pair, or an error. */
 static gdc_status_t extent_of(const char *fn, const char *what, const size_t *counts, const size_t *displs, int n,
@@ -395,29 +370,29 @@ static gdc_status_t alltoallv_start(const coll_call_t *call, const void *sendbuf
                                     const size_t *sdispls, void *recvbuf, const size_t *recvcounts,
                                     const size_t *rdispls, gdc_dtype_t dtype, gdc_comm_t comm, gdc_request_t *req)
 {
-    gdc_status_t    status = check_common(call, comm, dtype, GDC_SUM, 0);
+    gdc_status_t    status = check_common(call, comm, dtype, GDC_SUM, 0, req);
     int             in_place = sendbuf == GDC_IN_PLACE;
     size_t          in_extent = 0, out_extent = 0;
     gdc_coll_args_t args;
 
     if (status != GDC_SUCCESS) {
-        return status;
+        return refuse(call, comm, 0, dtype, GDC_SUM, 0, status);
     }
     if (recvcounts == NULL || rdispls == NULL || (!in_place && (sendcounts == NULL || sdispls == NULL))) {
-        return bad(call->fn, "a counts or displacements array is NULL");
+        return refuse(call, comm, 0, dtype, GDC_SUM, 0, bad(call->fn, "a counts or displacements array is NULL"));
     }
     if ((status = extent_of(call->fn, "the receive block", recvcounts, rdispls, comm->size, dtype, &out_extent)) ||
         (!in_place &&
          (status = extent_of(call->fn, "the send block", sendcounts, sdispls, comm->size, dtype, &in_extent)))) {
-        return status;
+        return refuse(call, comm, 0, dtype, GDC_SUM, 0, status);
     }
     if (!in_place && sendcounts[comm->rank] != recvcounts[comm->rank]) {
         GDC_LOG_ERROR("%s: this rank sends itself %zu elements but expects %zu", call->fn, sendcounts[comm->rank],
                       recvcounts[comm->rank]);
-        return GDC_ERR_INVALID_ARG;
+        return refuse(call, comm, 0, dtype, GDC_SUM, 0, GDC_ERR_INVALID_ARG);
     }
     if ((status = check_send_recv(call->fn, sendbuf, in_extent, recvbuf, out_extent, dtype, 1)) != GDC_SUCCESS) {
-        return status;
+        return refuse(call, comm, 0, dtype, GDC_SUM, 0, status);
     }
     args            = make_args(call, comm, 0, dtype, GDC_SUM, 0, in_place);
     args.sendcounts = in_place ? recvcounts : sendcounts;
@@ -431,11 +406,6 @@ gdc_status_t gdc_ialltoallv(const void *sendbuf, const size_t *sendcounts, const
                             const size_t *recvcounts, const size_t *rdispls, gdc_dtype_t dtype, gdc_comm_t comm,
                             gdc_request_t *req)
 {
-    gdc_status_t status = gdc_rt_check_init(ialltoallv_call.fn);
-
-    if (status != GDC_SUCCESS || (status = check_req(ialltoallv_call.fn, req)) != GDC_SUCCESS) {
-        return status;
-    }
     return alltoallv_start(&ialltoallv_call, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, dtype,
                            comm, req);
 }
@@ -451,21 +421,21 @@ gdc_status_t gdc_alltoallv(const void *sendbuf, const size_t *sendcounts, const 
  * gather, scatter
  */
 
-static const coll_call_t igather_call  = {"gdc_igather", GDC_COLL_GATHER, 0, 1};
-static const coll_call_t gather_call   = {"gdc_gather", GDC_COLL_GATHER, 0, 1};
-static const coll_call_t iscatter_call = {"gdc_iscatter", GDC_COLL_SCATTER, 0, 1};
-static const coll_call_t scatter_call  = {"gdc_scatter", GDC_COLL_SCATTER, 0, 1};
+static const coll_call_t igather_call = {"gdc_igather", GDC_COLL_GATHER, 0, 1, 1};
+static const coll_call_t gather_call = {"gdc_gather", GDC_COLL_GATHER, 0, 1, 0};
+static const coll_call_t iscatter_call = {"gdc_iscatter", GDC_COLL_SCATTER, 0, 1, 1};
+static const coll_call_t scatter_call = {"gdc_scatter", GDC_COLL_SCATTER, 0, 1, 0};
 
 static gdc_status_t gather_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
                                  gdc_dtype_t dtype, int root, gdc_comm_t comm, gdc_request_t *req)
 {
-    gdc_status_t    status = check_common(call, comm, dtype, GDC_SUM, root);
+    gdc_status_t    status = check_common(call, comm, dtype, GDC_SUM, root, req);
     size_t          total  = 0;
     int             is_root, in_place;
     gdc_coll_args_t args;
 
     if (status != GDC_SUCCESS || (status = blocks_of(call->fn, comm, count, dtype, &total)) != GDC_SUCCESS) {
-        return status;
+        return refuse(call, comm, count, dtype, GDC_SUM, root, status);
     }
     is_root  = comm->rank == root;
     in_place = is_root && sendbuf == GDC_IN_PLACE;
@@ -477,7 +447,7 @@ static gdc_status_t gather_start(const coll_call_t *call, const void *sendbuf, v
         status = gdc_rt_check_buffer(call->fn, "sendbuf", sendbuf, count, dtype);
     }
     if (status != GDC_SUCCESS) {
-        return status;
+        return refuse(call, comm, count, dtype, GDC_SUM, root, status);
     }
     args = make_args(call, comm, count, dtype, GDC_SUM, root, in_place);
     return start(comm, &args, sendbuf, recvbuf, req);
@@ -486,11 +456,6 @@ static gdc_status_t gather_start(const coll_call_t *call, const void *sendbuf, v
 gdc_status_t gdc_igather(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root, gdc_comm_t comm,
                          gdc_request_t *req)
 {
-    gdc_status_t status = gdc_rt_check_init(igather_call.fn);
-
-    if (status != GDC_SUCCESS || (status = check_req(igather_call.fn, req)) != GDC_SUCCESS) {
-        return status;
-    }
     return gather_start(&igather_call, sendbuf, recvbuf, count, dtype, root, comm, req);
 }
 
@@ -502,13 +467,13 @@ gdc_status_t gdc_gather(const void *sendbuf, void *recvbuf, size_t count, gdc_dt
 static gdc_status_t scatter_start(const coll_call_t *call, const void *sendbuf, void *recvbuf, size_t count,
                                   gdc_dtype_t dtype, int root, gdc_comm_t comm, gdc_request_t *req)
 {
-    gdc_status_t    status = check_common(call, comm, dtype, GDC_SUM, root);
+    gdc_status_t    status = check_common(call, comm, dtype, GDC_SUM, root, req);
     size_t          total  = 0;
     int             is_root, in_place;
     gdc_coll_args_t args;
 
     if (status != GDC_SUCCESS || (status = blocks_of(call->fn, comm, count, dtype, &total)) != GDC_SUCCESS) {
-        return status;
+        return refuse(call, comm, count, dtype, GDC_SUM, root, status);
     }
     is_root  = comm->rank == root;
     in_place = is_root && recvbuf == GDC_IN_PLACE;
@@ -523,7 +488,7 @@ static gdc_status_t scatter_start(const coll_call_t *call, const void *sendbuf, 
         status = check_data(call->fn, "recvbuf", recvbuf, count, dtype);
     }
     if (status != GDC_SUCCESS) {
-        return status;
+        return refuse(call, comm, count, dtype, GDC_SUM, root, status);
     }
     args = make_args(call, comm, count, dtype, GDC_SUM, root, in_place);
     return start(comm, &args, sendbuf, recvbuf, req);
@@ -532,11 +497,6 @@ static gdc_status_t scatter_start(const coll_call_t *call, const void *sendbuf, 
 gdc_status_t gdc_iscatter(const void *sendbuf, void *recvbuf, size_t count, gdc_dtype_t dtype, int root,
                           gdc_comm_t comm, gdc_request_t *req)
 {
-    gdc_status_t status = gdc_rt_check_init(iscatter_call.fn);
-
-    if (status != GDC_SUCCESS || (status = check_req(iscatter_call.fn, req)) != GDC_SUCCESS) {
-        return status;
-    }
     return scatter_start(&iscatter_call, sendbuf, recvbuf, count, dtype, root, comm, req);
 }
 

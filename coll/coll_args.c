@@ -128,3 +128,8 @@ size_t gdc_coll_output_bytes(const gdc_coll_args_t *args)
     default: return 0;
     }
 }
+
+int gdc_coll_is_empty(const gdc_coll_args_t *args)
+{
+    return args->coll != GDC_COLL_BARRIER && args->coll != GDC_COLL_ALLTOALLV && args->count == 0;
+}

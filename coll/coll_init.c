@@ -76,6 +76,16 @@ static int parse_bytes(const char *value, void *dest, const char **why)
     return gdc_rt_parse_bytes(value, dest) != 0 ? -1 : 0;
 }
 
+static int parse_flag(const char *value, void *dest, const char **why)
+{
+    *why = "0 or 1";
+    if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
+        return -1;
+    }
+    *(int *)dest = value[0] == '1';
+    return 0;
+}
+
 static int parse_radix(const char *value, void *dest, const char **why)
 {
     int radix = 0;
@@ -115,6 +125,11 @@ static const gdc_rt_param_t coll_params[] = {
      "hierarchical algorithms' phases among nodes (leaders, rails) run a pipelined ring above this many bytes "
      "and recursive doubling up to it",
      parse_bytes, &live.hier_ring_bytes},
+    {"GDC_CHECK", "0",
+     "1: before each collective, compare every rank's call (collective, count, dtype, op, root) and fail "
+     "mismatches with GDC_ERR_INVALID_ARG on every rank instead of moving wrong data (costs about one small "
+     "allgather per call); 0: off",
+     parse_flag, &live.check},
     {"GDC_PROFILE", "", "machine profile for the cost model: a name (share/profiles) or a path", parse_name,
      &live_select.profile},
     {"GDC_TUNING", "", "tuning file pinning algorithms by size: lines \"COLLECTIVE MIN-MAX ALGORITHM\"", parse_name,

@@ -1,5 +1,9 @@
 #include "rt_args.h"
 
+/* Nothing is ever mapped in the first page: a pointer below it is a sentinel (GDC_IN_PLACE)
+ * or a small integer passed by mistake, never memory. */
+#define GDC_RT_LOWEST_ADDRESS 4096u
+
 #include <stdint.h>
 
 #include "rt_comm.h"
@@ -31,6 +35,11 @@ gdc_status_t gdc_rt_check_comm(const char *fn, gdc_comm_t comm)
         return GDC_ERR_INVALID_ARG;
     }
     return GDC_SUCCESS;
+}
+
+int gdc_rt_comm_usable(gdc_comm_t comm)
+{
+    return gdc_rt_is_initialized() && comm != GDC_COMM_NULL && comm->magic == GDC_RT_COMM_MAGIC;
 }
 
 gdc_status_t gdc_rt_check_dtype(const char *fn, gdc_dtype_t dtype)
@@ -76,6 +85,14 @@ gdc_status_t gdc_rt_check_buffer(const char *fn, const char *name, const void *b
 {
     size_t size = gdc_dtype_size(dtype);
 
+    if (buf == GDC_IN_PLACE) {
+        GDC_LOG_ERROR("%s: %s is GDC_IN_PLACE, which is not a buffer here", fn, name);
+        return GDC_ERR_INVALID_ARG;
+    }
+    if (count > 0 && buf != NULL && (uintptr_t)buf < GDC_RT_LOWEST_ADDRESS) {
+        GDC_LOG_ERROR("%s: %s is %p, not the address of a buffer", fn, name, buf);
+        return GDC_ERR_INVALID_ARG;
+    }
     if (count > 0 && buf == NULL) {
         GDC_LOG_ERROR("%s: %s is NULL with count %zu", fn, name, count);
         return GDC_ERR_INVALID_ARG;
@@ -91,6 +108,11 @@ gdc_status_t gdc_rt_check_pointer(const char *fn, const char *name, const void *
 {
     if (ptr == NULL) {
         GDC_LOG_ERROR("%s: %s is NULL", fn, name);
+        return GDC_ERR_INVALID_ARG;
+    }
+    if ((uintptr_t)ptr < GDC_RT_LOWEST_ADDRESS) {
+        GDC_LOG_ERROR("%s: %s is %p (%s), not the address of a variable", fn, name, ptr,
+                      ptr == GDC_IN_PLACE ? "GDC_IN_PLACE" : "a small constant");
         return GDC_ERR_INVALID_ARG;
     }
     return GDC_SUCCESS;

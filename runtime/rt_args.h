@@ -10,6 +10,8 @@
 int gdc_rt_is_initialized(void);
 
 gdc_status_t gdc_rt_check_init(const char *fn);
+/* Quietly: is comm a live communicator of an initialized gdc? */
+int gdc_rt_comm_usable(gdc_comm_t comm);
 gdc_status_t gdc_rt_check_comm(const char *fn, gdc_comm_t comm);
 gdc_status_t gdc_rt_check_dtype(const char *fn, gdc_dtype_t dtype);
 gdc_status_t gdc_rt_check_op(const char *fn, gdc_op_t op, gdc_dtype_t dtype);

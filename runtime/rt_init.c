@@ -122,9 +122,10 @@ void gdc_rt_finalize_end(void)
 
 gdc_status_t gdc_initialized(int *flag)
 {
-    if (flag == NULL) {
-        GDC_LOG_ERROR("gdc_initialized: flag is NULL");
-        return GDC_ERR_INVALID_ARG;
+    gdc_status_t status = gdc_rt_check_pointer("gdc_initialized", "flag", flag);
+
+    if (status != GDC_SUCCESS) {
+        return status;
     }
     *flag = initialized;
     return GDC_SUCCESS;

@@ -231,15 +231,18 @@ gdc_status_t gdc_test(gdc_request_t *req, int *done)
 
 gdc_status_t gdc_waitall(int n, gdc_request_t *reqs)
 {
-    gdc_status_t status = gdc_rt_check_init("gdc_waitall");
-    int first_error = GDC_SUCCESS;
+    gdc_status_t status      = gdc_rt_check_init("gdc_waitall");
+    gdc_status_t first_error = GDC_SUCCESS;
 
     if (status != GDC_SUCCESS) {
         return status;
     }
-    if (n < 0 || (n > 0 && reqs == NULL)) {
-        GDC_LOG_ERROR("gdc_waitall: %s", n < 0 ? "n is negative" : "reqs is NULL with n > 0");
+    if (n < 0) {
+        GDC_LOG_ERROR("gdc_waitall: n is negative");
         return GDC_ERR_INVALID_ARG;
+    }
+    if (n > 0 && (status = gdc_rt_check_pointer("gdc_waitall", "reqs", reqs)) != GDC_SUCCESS) {
+        return status;
     }
     for (int i = 0; i < n; i++) {
         if (reqs[i] != GDC_REQUEST_NULL && !gdc_rt_request_valid(reqs[i])) {

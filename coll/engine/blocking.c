@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/check.h"
 #include "engine/engine.h"
 #include "engine/fast.h"
 #include "engine/run.h"
@@ -103,11 +104,12 @@ static int fast_path_may_run(struct gdc_comm *comm, const gdc_coll_args_t *args,
     gdc_coll_comm_t *cc = comm->coll;
 
     return comm->shm != NULL && cc->shm_running == NULL && args->coll != GDC_COLL_ALLTOALLV &&
-           (args->coll == GDC_COLL_BARRIER || args->count > 0) && gdc_rt_memtype_of(bufs->input) != GDC_RT_MEM_CUDA &&
+           !gdc_coll_is_empty(args) && gdc_rt_memtype_of(bufs->input) != GDC_RT_MEM_CUDA &&
            gdc_rt_memtype_of(bufs->output) != GDC_RT_MEM_CUDA;
 }
 
-gdc_status_t gdc_coll_run_blocking(struct gdc_comm *comm, const gdc_coll_args_t *call, const gdc_coll_buffers_t *bufs)
+gdc_status_t gdc_coll_run_blocking_unchecked(struct gdc_comm *comm, const gdc_coll_args_t *call,
+                                             const gdc_coll_buffers_t *bufs)
 {
     gdc_coll_comm_t    *cc = comm->coll;
     struct gdc_request *req;
@@ -123,6 +125,28 @@ gdc_status_t gdc_coll_run_blocking(struct gdc_comm *comm, const gdc_coll_args_t 
             return status;
         }
     }
-    status = gdc_coll_start(comm, call, bufs, &req);
+    status = gdc_coll_start_unchecked(comm, call, bufs, &req);
     return status == GDC_SUCCESS ? gdc_rt_request_finish(req) : status;
+}
+
+gdc_status_t gdc_coll_run_blocking(struct gdc_comm *comm, const gdc_coll_args_t *args, const gdc_coll_buffers_t *bufs)
+{
+    if (gdc_coll_check_on(args)) {
+        gdc_status_t status = gdc_coll_check_blocking(comm, args, 0);
+        if (status != GDC_SUCCESS) {
+            return status;
+        }
+        if (gdc_coll_is_empty(args)) {
+            comm->coll_seq++; /* its number, as a nonblocking checked call takes it */
+            return GDC_SUCCESS;
+        }
+    }
+    return gdc_coll_run_blocking_unchecked(comm, args, bufs);
+}
+
+void gdc_coll_rejected(struct gdc_comm *comm, const gdc_coll_args_t *args)
+{
+    if (gdc_coll_check_on(args)) {
+        (void)gdc_coll_check_blocking(comm, args, 1); /* the caller returns its own error */
+    }
 }

@@ -97,7 +97,7 @@ const gdc_coll_algo_t *gdc_coll_cache_algo(gdc_coll_cache_t *cache, const gdc_co
 static void drop_entry(gdc_coll_entry_t *entry)
 {
     if (entry->spare != NULL) {
-        entry->spare->entry = entry; /* the run must not free the schedule the entry frees */
+        entry->spare->main.entry = entry; /* the run must not free the schedule the entry frees */
         gdc_coll_run_free(entry->spare);
         entry->spare = NULL;
     }

@@ -12,13 +12,25 @@
 struct gdc_comm;
 struct gdc_request;
 
-/* Start args on comm and return its request (already completed for count 0). */
+/* Start args on comm and return its request (already completed for count 0); with
+ * GDC_CHECK, everyone's signature of the call is compared first (engine/check.h). */
 gdc_status_t gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *args, const gdc_coll_buffers_t *bufs,
                             struct gdc_request **out);
 
-/* Run args on comm to completion (a blocking call): the algorithm's blocking fast path when
- * it has one for the call (engine/fast.h), else start and wait. */
+/* Run args on comm to completion (a blocking call): the signatures first with GDC_CHECK,
+ * then the algorithm's blocking fast path when it has one for the call (engine/fast.h), else
+ * start and wait. */
 gdc_status_t gdc_coll_run_blocking(struct gdc_comm *comm, const gdc_coll_args_t *args, const gdc_coll_buffers_t *bufs);
+
+/* The same without GDC_CHECK's signatures (the check's own allgather). */
+gdc_status_t gdc_coll_start_unchecked(struct gdc_comm *comm, const gdc_coll_args_t *args,
+                                      const gdc_coll_buffers_t *bufs, struct gdc_request **out);
+gdc_status_t gdc_coll_run_blocking_unchecked(struct gdc_comm *comm, const gdc_coll_args_t *args,
+                                             const gdc_coll_buffers_t *bufs);
+
+/* This rank refused its own arguments of args's call: with GDC_CHECK it still takes part in
+ * the signatures' exchange (saying so), so that the other ranks fail too instead of waiting. */
+void gdc_coll_rejected(struct gdc_comm *comm, const gdc_coll_args_t *args);
 
 /* Hook the engine into the runtime's progress and communicators; unhook it. */
 void gdc_coll_engine_init(void);

@@ -41,25 +41,47 @@ static gdc_status_t completed_request(struct gdc_request **out)
     return GDC_SUCCESS;
 }
 
-static int is_empty(const gdc_coll_args_t *args)
-{
-    return args->coll != GDC_COLL_BARRIER && args->coll != GDC_COLL_ALLTOALLV && args->count == 0;
-}
-
 /* The kept run of the entry, or a new one. */
 static gdc_status_t take_run(gdc_coll_entry_t *entry, gdc_coll_sched_t *sched, int on_device, const void *near,
                              gdc_coll_run_t **run)
 {
-    if (entry != NULL && entry->spare != NULL && entry->spare->on_device == on_device) {
+    if (entry != NULL && entry->spare != NULL && entry->spare->main.on_device == on_device) {
         *run         = entry->spare;
         entry->spare = NULL;
         return GDC_SUCCESS;
     }
-    return gdc_coll_run_alloc(run, sched, on_device, near);
+    return gdc_coll_run_alloc(run, sched, entry, on_device, near);
 }
 
-gdc_status_t gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *call, const gdc_coll_buffers_t *bufs,
-                            struct gdc_request **out)
+/* GDC_CHECK: the signatures' allgather before the call (its shape is the same on every
+ * rank whatever the call, so it always meets the others'). */
+static gdc_status_t add_check(struct gdc_comm *comm, gdc_coll_run_t *run, const gdc_coll_args_t *args)
+{
+    gdc_coll_comm_t       *cc    = comm->coll;
+    gdc_coll_args_t        check = gdc_coll_check_args(args);
+    gdc_coll_sig_t         mine  = gdc_coll_sig_of(args, comm->coll_seq + 1, 0);
+    const gdc_coll_algo_t *algo  = gdc_coll_cache_algo(&cc->cache, &check);
+    gdc_coll_entry_t      *entry = NULL;
+    gdc_coll_sched_t      *sched;
+    gdc_status_t           status;
+
+    if (algo == NULL) {
+        GDC_LOG_ERROR("internal: no allgather for GDC_CHECK's signatures");
+        return GDC_ERR_INTERNAL;
+    }
+    status = gdc_coll_cache_sched(&cc->cache, algo, &check, &entry, &sched);
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    status = gdc_coll_run_add_check(run, sched, entry, &mine);
+    if (status != GDC_SUCCESS && entry == NULL) {
+        gdc_coll_sched_free(sched);
+    }
+    return status;
+}
+
+static gdc_status_t start(struct gdc_comm *comm, const gdc_coll_args_t *call, const gdc_coll_buffers_t *bufs,
+                          int checked, struct gdc_request **out)
 {
     gdc_coll_args_t        args = *call;
     gdc_coll_comm_t       *cc   = comm->coll;
@@ -70,7 +92,7 @@ gdc_status_t gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *call, 
     char                  *base[GDC_COLL_NUM_BUFS];
     gdc_status_t           status;
 
-    if (is_empty(&args)) {
+    if (gdc_coll_is_empty(&args) && !checked) {
         return completed_request(out);
     }
     status = buffers_memtype(&args, bufs, &args.on_device);
@@ -90,26 +112,40 @@ gdc_status_t gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *call, 
     if (status != GDC_SUCCESS) {
         goto err_sched;
     }
+    if (checked && (status = add_check(comm, run, &args)) != GDC_SUCCESS) {
+        goto err_run;
+    }
     base[GDC_COLL_INPUT]   = (char *)bufs->input;
     base[GDC_COLL_OUTPUT]  = bufs->output;
-    base[GDC_COLL_SCRATCH] = run->scratch;
-    status = gdc_coll_run_launch(run, comm, entry, base, out);
+    base[GDC_COLL_SCRATCH] = run->main.scratch;
+    status = gdc_coll_run_launch(run, comm, base, out);
     if (status != GDC_SUCCESS) {
         goto err_run;
     }
-    GDC_LOG_DEBUG("%s(%s) seq %u: %zu x %s on %d ranks", gdc_coll_type_name(args.coll), algo->name, run->seq,
-                  args.count, gdc_rt_dtype_name(args.dtype), args.size);
+    GDC_LOG_DEBUG("%s(%s) seq %u: %zu x %s on %d ranks%s", gdc_coll_type_name(args.coll), algo->name, run->main.seq,
+                  args.count, gdc_rt_dtype_name(args.dtype), args.size, checked ? ", signatures checked first" : "");
     return GDC_SUCCESS;
 
 err_run:
-    run->entry = entry; /* the cache keeps its schedule */
-    gdc_coll_run_free(run);
+    gdc_coll_run_free(run); /* a schedule of the cache stays there */
     return status;
 err_sched:
     if (entry == NULL) {
         gdc_coll_sched_free(sched);
     }
     return status;
+}
+
+gdc_status_t gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *args, const gdc_coll_buffers_t *bufs,
+                            struct gdc_request **out)
+{
+    return start(comm, args, bufs, gdc_coll_check_on(args), out);
+}
+
+gdc_status_t gdc_coll_start_unchecked(struct gdc_comm *comm, const gdc_coll_args_t *args,
+                                      const gdc_coll_buffers_t *bufs, struct gdc_request **out)
+{
+    return start(comm, args, bufs, 0, out);
 }
 
 /* ---------------------------------------------------------------------------------------

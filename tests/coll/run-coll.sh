@@ -16,11 +16,16 @@ set3="GDC_ALLREDUCE_ALGO=knomial GDC_TREE_RADIX=3"
 set4="GDC_ALLREDUCE_ALGO=shm GDC_BCAST_ALGO=shm GDC_ALLGATHER_ALGO=shm GDC_ALLTOALL_ALGO=shm GDC_BARRIER_ALGO=shm GDC_SHM_CHUNK=4K"
 set5="GDC_ALLREDUCE_ALGO=shm_direct GDC_SHM_SIZE=256K"
 
+# From 2 ranks on, each forced algorithm must be the one chosen (GDC_LOG=info's choice lines),
+# not a silent fallback; on 1 rank the shared-memory ones give way, as they should.
 for n in 1 2 3 4 5 6 7 8; do
     i=0
     for set in "$set0" "$set1" "$set2" "$set3" "$set4" "$set5"; do
+        forced=$set
+        [ "$n" = 1 ] && forced=""
         # shellcheck disable=SC2086
-        tap_run "$launcher -n $n coll_test all (algorithm set $i)" 300 "$launch" "$n" $set -- "$bin" all
+        tap_run_forced "$launcher -n $n coll_test all (algorithm set $i)" 300 "$forced" \
+            "$launch" "$n" $set GDC_LOG=info -- "$bin" all
         i=$((i + 1))
     done
 done

@@ -24,11 +24,11 @@ flags() { # VAR=VALUE... -> -x VAR=VALUE...
 for shape in 4:2 5:2 6:3 7:3 8:4 3:3; do
     n=${shape%:*} k=${shape#*:}
     # shellcheck disable=SC2046,SC2086
-    tap_run "gdrun -n $n --emulate-nodes $k: coll_test quick, the rails algorithms" 120 \
-        "$gdrun" -n "$n" --emulate-nodes "$k" $(flags $rails) -- "$bin" quick
+    tap_run_forced "gdrun -n $n --emulate-nodes $k: coll_test quick, the rails algorithms" 120 "$rails" \
+        "$gdrun" -n "$n" --emulate-nodes "$k" $(flags $rails GDC_LOG=info) -- "$bin" quick
     # shellcheck disable=SC2046,SC2086
-    tap_run "gdrun -n $n --emulate-nodes $k: coll_test quick, the leader algorithms" 120 \
-        "$gdrun" -n "$n" --emulate-nodes "$k" $(flags $leader) -- "$bin" quick
+    tap_run_forced "gdrun -n $n --emulate-nodes $k: coll_test quick, the leader algorithms" 120 "$leader" \
+        "$gdrun" -n "$n" --emulate-nodes "$k" $(flags $leader GDC_LOG=info) -- "$bin" quick
 done
 for shape in 5:2 7:3 8:4; do
     n=${shape%:*} k=${shape#*:}

@@ -33,9 +33,13 @@ static unsigned long runs;
  * pipelines' hard cases). */
 static gdc_coll_config_t cfg;
 
+/* Runs in which each algorithm really ran (not "not applicable"): every one must reach a
+ * minimum, so that a `supports` that wrongly says no cannot pass for coverage. */
+static unsigned long ran[GDC_COLL_ALGO_COUNT];
+
 static int is_hier(const gdc_coll_algo_t *algo)
 {
-    return strncmp(algo->name, "hier", 4) == 0;
+    return (algo->flags & GDC_COLL_ALGO_FLAG_HIER) != 0;
 }
 
 static int is_rooted(gdc_coll_type_t coll)
@@ -64,6 +68,7 @@ static void run_case(const sim_case_t *c)
 
     runs++;
     not_applicable += result == 1;
+    ran[c->algo->id] += result == 0;
     if (result < 0) {
         fail_msg("%s %s: size %d on %d nodes (%s) count %zu dtype %d op %d root %d %s seed %u chunk %zu: %s",
                  gdc_coll_type_name(c->algo->coll), c->algo->name, c->size, c->nodes,
@@ -250,6 +255,12 @@ static void test_summary(void **state)
     print_message("# simulated %lu calls (%lu not applicable to their algorithm), %lu steps, %lu messages\n", runs,
                   not_applicable, sim_total_steps, sim_total_messages);
     assert_true(runs > 10000);
+    for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
+        if (gdc_coll_algos[i].flags & GDC_COLL_ALGO_FLAG_HIER && ran[i] < 200) {
+            fail_msg("%s(%s) ran in %lu simulated calls only (at least 200 expected): most were not applicable",
+                     gdc_coll_type_name(gdc_coll_algos[i].coll), gdc_coll_algos[i].name, ran[i]);
+        }
+    }
 }
 
 int main(void)

@@ -4,6 +4,9 @@
 #   tap_expect NAME STATUS TIMEOUT CMD...  ok when CMD exits with STATUS
 #   tap_skip NAME REASON          tap_skip_all REASON
 #   tap_check NAME CONDITION-EXIT-STATUS (0 = ok)   tap_done
+#   tap_run_forced NAME TIMEOUT SET CMD...  tap_run, and every GDC_<COLL>_ALGO=NAME of SET
+#                                 must show in a choice line of CMD's output (run it with
+#                                 GDC_LOG=info): a forced algorithm that never ran fails
 tap_n=0
 tap_failed=0
 tap_log=${TMPDIR:-/tmp}/gdc-tap.$$
@@ -37,6 +40,35 @@ tap_expect() {
 tap_run() {
     name=$1; limit=$2; shift 2
     tap_expect "$name" 0 "$limit" "$@"
+}
+
+# The GDC_<COLL>_ALGO=NAME settings of $2 that no "<coll> of ...: NAME" choice line of
+# file $1 shows (GDC_LOG=info prints one per call shape); fails when there is one.
+tap_forced_missing() {
+    missing=""
+    for kv in $2; do
+        case $kv in
+        GDC_*_ALGO=*)
+            coll=$(echo "${kv%%=*}" | sed 's/^GDC_//; s/_ALGO$//' | tr 'A-Z' 'a-z')
+            grep -q "info: $coll of .*): ${kv#*=}\$" "$1" || missing="$missing $kv"
+            ;;
+        esac
+    done
+    [ -z "$missing" ] && return 0
+    echo "forced, but never chosen for a call:$missing" >>"$1"
+    return 1
+}
+
+tap_run_forced() {
+    name=$1; limit=$2; set=$3; shift 3
+    timeout -k 5 "$limit" "$@" >"$tap_log" 2>&1 </dev/null
+    got=$?
+    if [ "$got" = 0 ] && tap_forced_missing "$tap_log" "$set"; then
+        tap_result "$name" 0
+    else
+        echo "exit status $got (124: timed out after ${limit}s)" >>"$tap_log"
+        tap_result "$name" 1 "$tap_log"
+    fi
 }
 
 tap_check() {

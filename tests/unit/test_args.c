@@ -160,6 +160,16 @@ static void test_bad_p2p_arguments(void **state)
     assert_int_equal(gdc_isend(NULL, 4, GDC_INT32, 0, 0, w, &req), GDC_ERR_INVALID_ARG);
     assert_int_equal(gdc_irecv(buf, 1, GDC_INT32, 5, 0, w, &req), GDC_ERR_INVALID_ARG);
     assert_ptr_equal(req, GDC_REQUEST_NULL);
+    /* GDC_IN_PLACE is not a buffer for point-to-point (with any count), nor is another small
+     * constant, nor is it a request or a flag */
+    assert_int_equal(gdc_send(GDC_IN_PLACE, 1, GDC_INT32, 0, 0, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_send(GDC_IN_PLACE, 0, GDC_INT32, 0, 0, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_isend(GDC_IN_PLACE, 1 << 20, GDC_BYTE, 0, 0, w, &req), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_recv(GDC_IN_PLACE, 1, GDC_INT32, 0, 0, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_irecv(GDC_IN_PLACE, 4, GDC_INT32, 0, 0, w, &req), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_send((void *)8, 1, GDC_INT32, 0, 0, w), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_isend(buf, 1, GDC_INT32, 0, 0, w, (gdc_request_t *)GDC_IN_PLACE), GDC_ERR_INVALID_ARG);
+    assert_ptr_equal(req, GDC_REQUEST_NULL);
 }
 
 static void test_self_messages(void **state)
@@ -201,11 +211,14 @@ static void test_bad_requests(void **state)
     assert_int_equal(gdc_wait(&bogus), GDC_ERR_INVALID_ARG);
     assert_int_equal(gdc_test(NULL, &done), GDC_ERR_INVALID_ARG);
     assert_int_equal(gdc_test(&req, NULL), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_test(&req, (int *)GDC_IN_PLACE), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_wait((gdc_request_t *)GDC_IN_PLACE), GDC_ERR_INVALID_ARG);
     assert_int_equal(gdc_test(&req, &done), GDC_SUCCESS);
     assert_int_equal(done, 1);
     assert_int_equal(gdc_test(&bogus, &done), GDC_ERR_INVALID_ARG);
     assert_int_equal(gdc_waitall(-1, reqs), GDC_ERR_INVALID_ARG);
     assert_int_equal(gdc_waitall(1, NULL), GDC_ERR_INVALID_ARG);
+    assert_int_equal(gdc_waitall(1, (gdc_request_t *)GDC_IN_PLACE), GDC_ERR_INVALID_ARG);
     assert_int_equal(gdc_waitall(0, NULL), GDC_SUCCESS);
     assert_int_equal(gdc_waitall(1, reqs), GDC_SUCCESS);
     assert_int_equal(gdc_waitall(2, reqs), GDC_ERR_INVALID_ARG);
