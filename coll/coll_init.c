@@ -4,7 +4,10 @@
  */
 #include "gdc_coll.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
@@ -88,13 +91,17 @@ static int parse_flag(const char *value, void *dest, const char **why)
 
 static int parse_radix(const char *value, void *dest, const char **why)
 {
-    int radix = 0;
+    char *end;
+    long  radix;
 
-    *why = "an integer from 2 to 16";
-    if (sscanf(value, "%d", &radix) != 1 || radix < 2 || radix > 16) {
+    /* not sscanf("%d"): it took "4x" as 4, and "4294967300" as 4 too (int overflow) */
+    *why  = "an integer from 2 to 16";
+    errno = 0;
+    radix = strtol(value, &end, 10);
+    if (!isdigit((unsigned char)value[0]) || *end != '\0' || errno != 0 || radix < 2 || radix > 16) {
         return -1;
     }
-    *(int *)dest = radix;
+    *(int *)dest = (int)radix;
     return 0;
 }
 

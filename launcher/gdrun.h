@@ -133,6 +133,18 @@ typedef struct gdrun_job {
  * on bad options (GDRUN_EXIT_USAGE, with a message). */
 void gdrun_options_parse(gdrun_options_t *opt, int argc, char **argv);
 
+/* The same without exiting or printing (but for -x's warning about an unset variable).
+ * Only RUN leaves opt->env to the caller (gdrun_env_free); BAD sets *why to the message,
+ * malloc'd, else NULL. */
+typedef enum {
+    GDRUN_OPTIONS_RUN = 0,   /* opt is filled: start the job */
+    GDRUN_OPTIONS_HELP,      /* --help */
+    GDRUN_OPTIONS_VERSION,   /* --version */
+    GDRUN_OPTIONS_BAD,       /* a usage error */
+    GDRUN_OPTIONS_NO_MEMORY
+} gdrun_options_result_t;
+gdrun_options_result_t gdrun_options_read(gdrun_options_t *opt, int argc, char **argv, char **why);
+
 /* gdrun_msg.c */
 void gdrun_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gdrun_debug(const gdrun_job_t *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

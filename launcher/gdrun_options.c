@@ -1,6 +1,8 @@
 /*
  * gdrun's command line: the options, --help and --version. A bad option ends gdrun here
- * with status 2 and one line that says what is wrong, before anything is started.
+ * with status 2 and one line that says what is wrong, before anything is started. The
+ * reading itself (gdrun_options_read) neither prints nor exits, so that a fuzzer can
+ * drive it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -70,21 +72,30 @@ static const char usage_text[] =
     "Exit status: 0 when every rank exited 0; else a failing rank's status, 124 after\n"
     "--timeout, 127 when the program cannot be executed, 2 for bad options.\n";
 
-static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* What one reading of the command line is working on. */
+typedef struct options_reader {
+    gdrun_options_t *opt;
+    int              nenv;
+    char            *why; /* the usage error, malloc'd */
+} options_reader_t;
 
-static void usage_error(const char *fmt, ...)
+static gdrun_options_result_t usage_error(options_reader_t *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static gdrun_options_result_t usage_error(options_reader_t *r, const char *fmt, ...)
 {
     va_list ap;
 
-    fputs("gdrun: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    if (vasprintf(&r->why, fmt, ap) < 0) {
+        r->why = NULL;
+    }
     va_end(ap);
-    fputs("\nTry 'gdrun --help' for more information.\n", stderr);
-    exit(GDRUN_EXIT_USAGE);
+    return r->why != NULL ? GDRUN_OPTIONS_BAD : GDRUN_OPTIONS_NO_MEMORY;
 }
 
-static long parse_count(const char *text, const char *option, long min, long max)
+static gdrun_options_result_t parse_count(options_reader_t *r, const char *text, const char *option, long min,
+                                          long max, int *count)
 {
     char *end;
     long  value;
@@ -92,12 +103,13 @@ static long parse_count(const char *text, const char *option, long min, long max
     errno = 0;
     value = strtol(text, &end, 10);
     if (errno != 0 || end == text || *end != '\0' || value < min || value > max) {
-        usage_error("%s: '%s' is not a whole number from %ld to %ld", option, text, min, max);
+        return usage_error(r, "%s: '%s' is not a whole number from %ld to %ld", option, text, min, max);
     }
-    return value;
+    *count = (int)value;
+    return GDRUN_OPTIONS_RUN;
 }
 
-static void add_env_option(gdrun_options_t *opt, const char *arg, int *nenv)
+static gdrun_options_result_t add_env_option(options_reader_t *r, const char *arg)
 {
     const char *eq  = strchr(arg, '=');
     size_t      len = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
@@ -105,7 +117,8 @@ static void add_env_option(gdrun_options_t *opt, const char *arg, int *nenv)
     char       *assignment;
 
     if (!gdrun_env_valid_name(arg, len)) {
-        usage_error("-x %s: not a valid variable name (letters, digits and _, not starting with a digit)", arg);
+        return usage_error(r, "-x %s: not a valid variable name (letters, digits and _, not starting with a digit)",
+                           arg);
     }
     if (eq != NULL) {
         assignment = strdup(arg);
@@ -113,21 +126,25 @@ static void add_env_option(gdrun_options_t *opt, const char *arg, int *nenv)
         const char *value = getenv(arg);
         if (value == NULL) {
             gdrun_msg("warning: -x %s: %s is not set in gdrun's environment; ignored", arg, arg);
-            return;
+            return GDRUN_OPTIONS_RUN;
         }
         assignment = malloc(len + strlen(value) + 2);
         if (assignment != NULL) {
             sprintf(assignment, "%s=%s", arg, value);
         }
     }
-    grown = realloc(opt->env, (size_t)(*nenv + 2) * sizeof(char *));
-    if (assignment == NULL || grown == NULL) {
-        gdrun_msg("out of memory");
-        exit(1);
+    if (assignment == NULL) {
+        return GDRUN_OPTIONS_NO_MEMORY;
     }
-    opt->env           = grown;
-    opt->env[(*nenv)++] = assignment;
-    opt->env[*nenv]     = NULL;
+    grown = realloc(r->opt->env, (size_t)(r->nenv + 2) * sizeof(char *));
+    if (grown == NULL) {
+        free(assignment);
+        return GDRUN_OPTIONS_NO_MEMORY;
+    }
+    r->opt->env              = grown;
+    r->opt->env[r->nenv++]   = assignment;
+    r->opt->env[r->nenv]     = NULL;
+    return GDRUN_OPTIONS_RUN;
 }
 
 static void print_version(void)
@@ -163,98 +180,182 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-static void parse_timeout(gdrun_options_t *opt, const char *text)
+static gdrun_options_result_t parse_timeout(options_reader_t *r, const char *text)
 {
     char *end;
 
-    errno          = 0;
-    opt->timeout_s = strtod(text, &end);
-    if (errno != 0 || end == text || *end != '\0' || !isfinite(opt->timeout_s) || opt->timeout_s <= 0 ||
-        opt->timeout_s > 1e8) {
-        usage_error("--timeout: '%s' is not a positive number of seconds", text);
+    errno             = 0;
+    r->opt->timeout_s = strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !isfinite(r->opt->timeout_s) || r->opt->timeout_s <= 0 ||
+        r->opt->timeout_s > 1e8) {
+        return usage_error(r, "--timeout: '%s' is not a positive number of seconds", text);
     }
+    return GDRUN_OPTIONS_RUN;
 }
 
-static void parse_bind(gdrun_options_t *opt, const char *text)
+static gdrun_options_result_t parse_bind(options_reader_t *r, const char *text)
 {
     if (strcmp(text, "none") == 0) {
-        opt->bind = GDRUN_BIND_NONE;
+        r->opt->bind = GDRUN_BIND_NONE;
     } else if (strcmp(text, "core") == 0) {
-        opt->bind = GDRUN_BIND_CORE;
+        r->opt->bind = GDRUN_BIND_CORE;
     } else if (strcmp(text, "numa") == 0) {
-        opt->bind = GDRUN_BIND_NUMA;
+        r->opt->bind = GDRUN_BIND_NUMA;
     } else {
-        usage_error("--bind-to: '%s' is not one of none, core, numa", text);
+        return usage_error(r, "--bind-to: '%s' is not one of none, core, numa", text);
     }
+    return GDRUN_OPTIONS_RUN;
 }
 
-static void parse_launcher(gdrun_options_t *opt, const char *text)
+static gdrun_options_result_t parse_launcher(options_reader_t *r, const char *text)
 {
     if (strcmp(text, "auto") == 0) {
-        opt->launcher = GDRUN_LAUNCHER_AUTO;
+        r->opt->launcher = GDRUN_LAUNCHER_AUTO;
     } else if (strcmp(text, "local") == 0) {
-        opt->launcher = GDRUN_LAUNCHER_LOCAL;
+        r->opt->launcher = GDRUN_LAUNCHER_LOCAL;
     } else if (strcmp(text, "slurm") == 0) {
-        opt->launcher = GDRUN_LAUNCHER_SLURM;
+        r->opt->launcher = GDRUN_LAUNCHER_SLURM;
     } else {
-        usage_error("--launcher: '%s' is not one of auto, local, slurm", text);
+        return usage_error(r, "--launcher: '%s' is not one of auto, local, slurm", text);
     }
+    return GDRUN_OPTIONS_RUN;
 }
 
-void gdrun_options_parse(gdrun_options_t *opt, int argc, char **argv)
-{
-    int nenv = 0;
+/* "+": options end at the program, whose options are its own; ":": a missing value is
+ * told apart from an unknown option. */
+#define SHORT_OPTIONS "+:n:x:vhV"
 
-    *opt = (gdrun_options_t){.np = 1, .emulate_nodes = 1};
+/* getopt remembers where it was in the last vector it read (a pointer into it): optind 0
+ * and one call on an empty vector make it start afresh. gdrun reads one command line;
+ * the fuzzer reads many, each freed before the next. */
+static void getopt_restart(void)
+{
+    static char name[] = "gdrun";
+    char       *none[] = {name, NULL};
+
+    optind = 0;
+    (void)getopt_long(1, none, SHORT_OPTIONS, long_options, NULL);
+}
+
+/* A long option is a word of its own (getopt is past it); a short one lacking its value is
+ * the last letter of the last word, and getopt names it in optopt. */
+static gdrun_options_result_t missing_value(options_reader_t *r, char **argv)
+{
+    if (strncmp(argv[optind - 1], "--", 2) == 0) {
+        return usage_error(r, "option '%s' needs a value", argv[optind - 1]);
+    }
+    return usage_error(r, "option '-%c' needs a value", optopt);
+}
+
+/* getopt's '?': an unknown or ambiguous long option (optopt 0; a word of its own), one
+ * given a value it takes none of (optopt is its value: --help=1 must not read as an
+ * unknown "-h"), or an unknown letter. */
+static gdrun_options_result_t bad_option(options_reader_t *r, char **argv)
+{
+    if (optopt == 0) {
+        return usage_error(r, "unknown option '%s'", argv[optind - 1]);
+    }
+    for (const struct option *o = long_options; o->name != NULL; o++) {
+        if (o->val == optopt && o->has_arg == no_argument) {
+            return usage_error(r, "option '--%s' takes no value", o->name);
+        }
+    }
+    return usage_error(r, "unknown option '-%c'", optopt);
+}
+
+/* One option getopt returned. */
+static gdrun_options_result_t take_option(options_reader_t *r, int c, char **argv)
+{
+    gdrun_options_t *opt = r->opt;
+
+    switch (c) {
+    case 'n':
+        opt->np_given = 1;
+        return parse_count(r, optarg, "-n", 1, GDRUN_MAX_RANKS, &opt->np);
+    case 'x': return add_env_option(r, optarg);
+    case OPT_TAG_OUTPUT: opt->tag_output = 1; break;
+    case OPT_OUTPUT_DIR: opt->output_dir = optarg; break;
+    case OPT_TIMEOUT: return parse_timeout(r, optarg);
+    case OPT_BIND_TO: return parse_bind(r, optarg);
+    case OPT_REPORT_BINDINGS: opt->report_bindings = 1; break;
+    case OPT_EMULATE_NODES: return parse_count(r, optarg, "--emulate-nodes", 1, GDRUN_MAX_RANKS, &opt->emulate_nodes);
+    case OPT_LAUNCHER: return parse_launcher(r, optarg);
+    case 'v': opt->verbose = 1; break;
+    case 'h': return GDRUN_OPTIONS_HELP;
+    case 'V': return GDRUN_OPTIONS_VERSION;
+    case ':': return missing_value(r, argv);
+    default: return bad_option(r, argv);
+    }
+    return GDRUN_OPTIONS_RUN;
+}
+
+static gdrun_options_result_t read_options(options_reader_t *r, int argc, char **argv)
+{
+    gdrun_options_t       *opt = r->opt;
+    gdrun_options_result_t result;
+
     opterr = 0; /* our own messages */
+    getopt_restart();
     for (;;) {
         int c;
 
         /* mpirun's spelling "-np N", which getopt would read as "-n p". */
         if (optind + 1 < argc && strcmp(argv[optind], "-np") == 0) {
-            opt->np       = (int)parse_count(argv[optind + 1], "-np", 1, GDRUN_MAX_RANKS);
             opt->np_given = 1;
+            if ((result = parse_count(r, argv[optind + 1], "-np", 1, GDRUN_MAX_RANKS, &opt->np)) != GDRUN_OPTIONS_RUN) {
+                return result;
+            }
             optind += 2;
             continue;
         }
-        /* "+": options end at the program, whose options are its own; ":": a missing
-         * value is told apart from an unknown option. */
-        c = getopt_long(argc, argv, "+:n:x:vhV", long_options, NULL);
+        c = getopt_long(argc, argv, SHORT_OPTIONS, long_options, NULL);
         if (c == -1) {
             break;
         }
-        switch (c) {
-        case 'n':
-            opt->np       = (int)parse_count(optarg, "-n", 1, GDRUN_MAX_RANKS);
-            opt->np_given = 1;
-            break;
-        case 'x': add_env_option(opt, optarg, &nenv); break;
-        case OPT_TAG_OUTPUT: opt->tag_output = 1; break;
-        case OPT_OUTPUT_DIR: opt->output_dir = optarg; break;
-        case OPT_TIMEOUT: parse_timeout(opt, optarg); break;
-        case OPT_BIND_TO: parse_bind(opt, optarg); break;
-        case OPT_REPORT_BINDINGS: opt->report_bindings = 1; break;
-        case OPT_EMULATE_NODES:
-            opt->emulate_nodes = (int)parse_count(optarg, "--emulate-nodes", 1, GDRUN_MAX_RANKS);
-            break;
-        case OPT_LAUNCHER: parse_launcher(opt, optarg); break;
-        case 'v': opt->verbose = 1; break;
-        case 'h': printf(usage_text, GDRUN_KILL_GRACE_S); exit(0);
-        case 'V': print_version(); exit(0);
-        case ':': usage_error("option '%s' needs a value", argv[optind - 1]);
-        default:
-            if (optopt != 0 && optopt < 256) {
-                usage_error("unknown option '-%c'", optopt);
-            }
-            usage_error("unknown option '%s'", argv[optind - 1]);
+        if ((result = take_option(r, c, argv)) != GDRUN_OPTIONS_RUN) {
+            return result;
         }
     }
     if (optind >= argc) {
-        usage_error("no program to run");
+        return usage_error(r, "no program to run");
     }
     if (opt->emulate_nodes > opt->np) {
-        usage_error("--emulate-nodes %d: more nodes than ranks (-n %d); every node needs a rank",
-                    opt->emulate_nodes, opt->np);
+        return usage_error(r, "--emulate-nodes %d: more nodes than ranks (-n %d); every node needs a rank",
+                           opt->emulate_nodes, opt->np);
     }
     opt->app_argv = &argv[optind];
+    return GDRUN_OPTIONS_RUN;
+}
+
+gdrun_options_result_t gdrun_options_read(gdrun_options_t *opt, int argc, char **argv, char **why)
+{
+    options_reader_t       r = {.opt = opt};
+    gdrun_options_result_t result;
+
+    *opt   = (gdrun_options_t){.np = 1, .emulate_nodes = 1};
+    result = read_options(&r, argc, argv);
+    if (result != GDRUN_OPTIONS_RUN) {
+        gdrun_env_free(opt->env);
+        opt->env = NULL;
+    }
+    *why = r.why;
+    return result;
+}
+
+void gdrun_options_parse(gdrun_options_t *opt, int argc, char **argv)
+{
+    char *why;
+
+    switch (gdrun_options_read(opt, argc, argv, &why)) {
+    case GDRUN_OPTIONS_RUN: return;
+    case GDRUN_OPTIONS_HELP: printf(usage_text, GDRUN_KILL_GRACE_S); exit(0);
+    case GDRUN_OPTIONS_VERSION: print_version(); exit(0);
+    case GDRUN_OPTIONS_BAD:
+        fprintf(stderr, "gdrun: %s\nTry 'gdrun --help' for more information.\n", why);
+        free(why);
+        exit(GDRUN_EXIT_USAGE);
+    case GDRUN_OPTIONS_NO_MEMORY: break;
+    }
+    gdrun_msg("out of memory");
+    exit(1);
 }

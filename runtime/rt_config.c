@@ -1,6 +1,8 @@
 #include "rt_config.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,12 +173,13 @@ int gdc_rt_parse_bytes(const char *text, size_t *bytes)
     unsigned long long value;
     unsigned           shift = 0;
 
-    if (text[0] == '-' || text[0] == '\0') {
+    /* strtoull would also take a sign or leading space, and " -1" as 2^64 - 1 */
+    if (!isdigit((unsigned char)text[0])) {
         return -1;
     }
     errno = 0;
     value = strtoull(text, &end, 10);
-    if (errno != 0 || end == text) {
+    if (errno != 0) {
         return -1;
     }
     switch (*end) {
@@ -185,15 +188,30 @@ int gdc_rt_parse_bytes(const char *text, size_t *bytes)
     case 'g': case 'G': shift = 30; end++; break;
     default: break;
     }
-    if (*end == 'i') {
+    if (shift > 0 && *end == 'i') {
         end++;
     }
     if (*end == 'B' || *end == 'b') {
         end++;
     }
-    if (*end != '\0' || (shift > 0 && value > (~0ULL >> shift))) {
+    if (*end != '\0' || value > (SIZE_MAX >> shift)) {
         return -1;
     }
     *bytes = (size_t)(value << shift);
     return 0;
+}
+
+int gdc_rt_split_words(char *line, char **words, int max)
+{
+    static const char space[] = " \t\r\n\v\f";
+    char             *save    = NULL;
+    int               n       = 0;
+
+    for (char *w = strtok_r(line, space, &save); w != NULL && w[0] != '#'; w = strtok_r(NULL, space, &save)) {
+        if (n == max) {
+            return max + 1;
+        }
+        words[n++] = w;
+    }
+    return n;
 }

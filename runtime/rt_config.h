@@ -61,7 +61,13 @@ void gdc_rt_config_foreach(gdc_rt_param_visit_fn_t visit, void *arg);
 int gdc_rt_parse_seconds(const char *value, void *dest, const char **why); /* double >= 0 */
 int gdc_rt_parse_string(const char *value, void *dest, const char **why);  /* const char * */
 
-/* Parse "123", "4K", "16M", "1G" (powers of 1024) into *bytes; 0 on success. */
+/* Parse "123", "4K", "16M", "1G" (powers of 1024; "4KiB", "4KB" and "4k" too) into
+ * *bytes; 0 on success. Nothing else: no sign, no space, no other suffix. */
 int gdc_rt_parse_bytes(const char *text, size_t *bytes);
+
+/* Split line, in place, into the words of a configuration file (tuning file, machine
+ * profile): at most max, separated by white space; a word starting with '#' ends the line
+ * (a comment). Returns the number of words, or max + 1 when there are more. */
+int gdc_rt_split_words(char *line, char **words, int max);
 
 #endif

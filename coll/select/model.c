@@ -2,6 +2,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,54 +60,204 @@ static int class_by_name(const char *name, gdc_link_class_t *c)
     return -1;
 }
 
-/* One profile line: "link CLASS LATENCY_US BANDWIDTH_GBS", "reduce_GBs X", ... */
-static gdc_status_t profile_line(gdc_coll_machine_t *m, char *line, const char *where, int lineno)
+/* The numbers a profile or GDC_LINK_* may give: wide enough for any machine, narrow
+ * enough that every price the model adds up stays finite (a rate of 0, nan or inf, or a
+ * word atof read as 0, made prices infinite or meaningless). */
+#define PROFILE_MAX_US  1e9  /* microseconds: latencies, step overhead, signals */
+#define PROFILE_MIN_GBS 1e-6 /* GB/s: bandwidths and rates */
+#define PROFILE_MAX_GBS 1e9
+
+/* A whole word that is a number from min to max (so neither nan nor inf); 0 on success. */
+static int read_number(const char *word, double min, double max, double *value)
 {
-    char             key[64], a[64], b[64], c[64];
-    int              n = sscanf(line, "%63s %63s %63s %63s", key, a, b, c);
+    char *end;
+
+    errno  = 0;
+    *value = strtod(word, &end);
+    return end != word && *end == '\0' && errno == 0 && *value >= min && *value <= max ? 0 : -1;
+}
+
+/* A whole word that is a whole number from min to max; 0 on success. */
+static int read_count(const char *word, int min, int max, int *value)
+{
+    char *end;
+    long  v;
+
+    errno = 0;
+    v     = strtol(word, &end, 10);
+    if (!isdigit((unsigned char)word[0]) || *end != '\0' || errno != 0 || v < min || v > max) {
+        return -1;
+    }
+    *value = (int)v;
+    return 0;
+}
+
+/* What a key of the profile sets, and in which unit. */
+typedef enum {
+    PROFILE_RATE,  /* GB/s into bytes per second */
+    PROFILE_TIME,  /* microseconds into seconds */
+    PROFILE_COUNT, /* a whole number per node */
+    PROFILE_CLASS  /* a link class by name */
+} profile_kind_t;
+
+typedef struct profile_key {
+    const char    *key;
+    profile_kind_t kind;
+    size_t         offset; /* of the field in gdc_coll_machine_t */
+    int            min;    /* PROFILE_COUNT: the least value */
+} profile_key_t;
+
+#define PROFILE_KEY(_key, _kind, _field, _min) {_key, _kind, offsetof(gdc_coll_machine_t, _field), _min}
+
+static const profile_key_t profile_keys[] = {
+    PROFILE_KEY("reduce_GBs", PROFILE_RATE, reduce_bw, 0),
+    PROFILE_KEY("reduce_gpu_GBs", PROFILE_RATE, reduce_bw_gpu, 0),
+    PROFILE_KEY("copy_GBs", PROFILE_RATE, copy_bw, 0),
+    PROFILE_KEY("copy_gpu_GBs", PROFILE_RATE, copy_bw_gpu, 0),
+    PROFILE_KEY("step_overhead_us", PROFILE_TIME, step_overhead, 0),
+    PROFILE_KEY("signal_us", PROFILE_TIME, signal_latency, 0),
+    PROFILE_KEY("nics_per_node", PROFILE_COUNT, nics_per_node, 1),
+    PROFILE_KEY("gpus_per_node", PROFILE_COUNT, gpus_per_node, 0),
+    PROFILE_KEY("intra_host", PROFILE_CLASS, intra_host, 0),
+    PROFILE_KEY("intra_device", PROFILE_CLASS, intra_device, 0),
+    PROFILE_KEY("inter_host", PROFILE_CLASS, inter_host, 0),
+    PROFILE_KEY("inter_device", PROFILE_CLASS, inter_device, 0),
+};
+
+static void profile_bad_value(const profile_key_t *key, const char *word, const char *where, int lineno)
+{
+    switch (key->kind) {
+    case PROFILE_RATE:
+        GDC_LOG_ERROR("%s:%d: %s %s: expected a number of GB/s from %g to %g", where, lineno, key->key, word,
+                      PROFILE_MIN_GBS, PROFILE_MAX_GBS);
+        break;
+    case PROFILE_TIME:
+        GDC_LOG_ERROR("%s:%d: %s %s: expected a number of microseconds from 0 to %g", where, lineno, key->key, word,
+                      PROFILE_MAX_US);
+        break;
+    case PROFILE_COUNT:
+        GDC_LOG_ERROR("%s:%d: %s %s: expected a whole number from %d to %d", where, lineno, key->key, word, key->min,
+                      GDC_COLL_MACHINE_MAX_PER_NODE);
+        break;
+    default:
+        GDC_LOG_ERROR("%s:%d: %s %s: expected a link class (self shm nvlink pcie net-gdr net)", where, lineno,
+                      key->key, word);
+        break;
+    }
+}
+
+static int profile_set(gdc_coll_machine_t *m, const profile_key_t *key, const char *word)
+{
+    void            *field = (char *)m + key->offset;
+    double           number;
     gdc_link_class_t cls;
 
-    if (n <= 0 || key[0] == '#') {
-        return GDC_SUCCESS;
+    switch (key->kind) {
+    case PROFILE_RATE:
+        if (read_number(word, PROFILE_MIN_GBS, PROFILE_MAX_GBS, &number) != 0) {
+            return -1;
+        }
+        *(double *)field = number * 1e9;
+        return 0;
+    case PROFILE_TIME:
+        if (read_number(word, 0, PROFILE_MAX_US, &number) != 0) {
+            return -1;
+        }
+        *(double *)field = number * 1e-6;
+        return 0;
+    case PROFILE_COUNT: return read_count(word, key->min, GDC_COLL_MACHINE_MAX_PER_NODE, (int *)field);
+    default:
+        if (class_by_name(word, &cls) != 0) {
+            return -1;
+        }
+        *(gdc_link_class_t *)field = cls;
+        return 0;
     }
-    if (strcmp(key, "name") == 0 && n >= 2) {
-        snprintf(m->name, sizeof(m->name), "%s", a);
-    } else if (strcmp(key, "description") == 0 && n >= 2) {
-        char *text = line + strspn(line, " \t") + strlen("description");
-        text += strspn(text, " \t");
-        text[strcspn(text, "\n")] = '\0';
-        snprintf(m->description, sizeof(m->description), "%s", text);
-    } else if (strcmp(key, "link") == 0 && n == 4 && class_by_name(a, &cls) == 0) {
-        set_link(m, cls, atof(b), atof(c));
-    } else if (strcmp(key, "reduce_GBs") == 0 && n >= 2) {
-        m->reduce_bw = atof(a) * 1e9;
-    } else if (strcmp(key, "reduce_gpu_GBs") == 0 && n >= 2) {
-        m->reduce_bw_gpu = atof(a) * 1e9;
-    } else if (strcmp(key, "copy_GBs") == 0 && n >= 2) {
-        m->copy_bw = atof(a) * 1e9;
-    } else if (strcmp(key, "copy_gpu_GBs") == 0 && n >= 2) {
-        m->copy_bw_gpu = atof(a) * 1e9;
-    } else if (strcmp(key, "step_overhead_us") == 0 && n >= 2) {
-        m->step_overhead = atof(a) * 1e-6;
-    } else if (strcmp(key, "signal_us") == 0 && n >= 2) {
-        m->signal_latency = atof(a) * 1e-6;
-    } else if (strcmp(key, "nics_per_node") == 0 && n >= 2) {
-        m->nics_per_node = atoi(a) > 0 ? atoi(a) : 1;
-    } else if (strcmp(key, "gpus_per_node") == 0 && n >= 2) {
-        m->gpus_per_node = atoi(a) >= 0 ? atoi(a) : 0;
-    } else if (strcmp(key, "intra_host") == 0 && n >= 2 && class_by_name(a, &cls) == 0) {
-        m->intra_host = cls;
-    } else if (strcmp(key, "intra_device") == 0 && n >= 2 && class_by_name(a, &cls) == 0) {
-        m->intra_device = cls;
-    } else if (strcmp(key, "inter_host") == 0 && n >= 2 && class_by_name(a, &cls) == 0) {
-        m->inter_host = cls;
-    } else if (strcmp(key, "inter_device") == 0 && n >= 2 && class_by_name(a, &cls) == 0) {
-        m->inter_device = cls;
-    } else {
-        GDC_LOG_ERROR("%s:%d: cannot read \"%s\" (see share/profiles/README)", where, lineno, key);
+}
+
+/* "link CLASS LATENCY_US BANDWIDTH_GBS" */
+static gdc_status_t profile_link(gdc_coll_machine_t *m, char **words, const char *where, int lineno)
+{
+    gdc_link_class_t cls;
+    double           latency, bandwidth;
+
+    if (class_by_name(words[1], &cls) != 0) {
+        GDC_LOG_ERROR("%s:%d: link %s: not a link class (self shm nvlink pcie net-gdr net)", where, lineno, words[1]);
         return GDC_ERR_INVALID_ARG;
     }
+    if (read_number(words[2], 0, PROFILE_MAX_US, &latency) != 0 ||
+        read_number(words[3], PROFILE_MIN_GBS, PROFILE_MAX_GBS, &bandwidth) != 0) {
+        GDC_LOG_ERROR("%s:%d: link %s %s %s: expected a latency of 0 to %g microseconds and a bandwidth of %g to %g "
+                      "GB/s",
+                      where, lineno, words[1], words[2], words[3], PROFILE_MAX_US, PROFILE_MIN_GBS, PROFILE_MAX_GBS);
+        return GDC_ERR_INVALID_ARG;
+    }
+    set_link(m, cls, latency, bandwidth);
     return GDC_SUCCESS;
+}
+
+/* "description TEXT...": the rest of the line, as it is written. */
+static gdc_status_t profile_description(gdc_coll_machine_t *m, const char *line)
+{
+    const char *text = line + strspn(line, " \t\r\n\v\f") + strlen("description");
+    size_t      len;
+
+    text += strspn(text, " \t\r\n\v\f");
+    len = strlen(text);
+    while (len > 0 && isspace((unsigned char)text[len - 1])) {
+        len--;
+    }
+    len = len < sizeof(m->description) ? len : sizeof(m->description) - 1;
+    memcpy(m->description, text, len);
+    m->description[len] = '\0';
+    return GDC_SUCCESS;
+}
+
+/* One line of a profile, split into words (n of them, at most 4; 5 means more). */
+static gdc_status_t profile_words(gdc_coll_machine_t *m, const char *line, char **words, int n, const char *where,
+                                  int lineno)
+{
+    if (strcmp(words[0], "description") == 0 && n >= 2) {
+        return profile_description(m, line);
+    }
+    if (strcmp(words[0], "name") == 0 && n == 2) {
+        snprintf(m->name, sizeof(m->name), "%s", words[1]);
+        return GDC_SUCCESS;
+    }
+    if (strcmp(words[0], "link") == 0 && n == 4) {
+        return profile_link(m, words, where, lineno);
+    }
+    for (size_t i = 0; i < sizeof(profile_keys) / sizeof(profile_keys[0]); i++) {
+        const profile_key_t *key = &profile_keys[i];
+
+        if (strcmp(words[0], key->key) != 0 || n != 2) {
+            continue;
+        }
+        if (profile_set(m, key, words[1]) != 0) {
+            profile_bad_value(key, words[1], where, lineno);
+            return GDC_ERR_INVALID_ARG;
+        }
+        return GDC_SUCCESS;
+    }
+    GDC_LOG_ERROR("%s:%d: cannot read \"%s\": not a key, or not the number of values it takes (see "
+                  "share/profiles/README)",
+                  where, lineno, words[0]);
+    return GDC_ERR_INVALID_ARG;
+}
+
+static gdc_status_t profile_line(gdc_coll_machine_t *m, const char *line, const char *where, int lineno)
+{
+    char        *copy = strdup(line), *words[4];
+    int          n;
+    gdc_status_t status;
+
+    if (copy == NULL) {
+        return GDC_ERR_NO_MEMORY;
+    }
+    n      = gdc_rt_split_words(copy, words, 4);
+    status = n == 0 ? GDC_SUCCESS : profile_words(m, line, words, n, where, lineno);
+    free(copy);
+    return status;
 }
 
 static FILE *open_profile(const char *name_or_path, char *where, size_t where_len)
@@ -129,23 +281,54 @@ static FILE *open_profile(const char *name_or_path, char *where, size_t where_le
     return NULL;
 }
 
+gdc_status_t gdc_coll_machine_read(gdc_coll_machine_t *m, FILE *f, const char *where)
+{
+    char        *line = NULL;
+    size_t       cap  = 0;
+    int          lineno = 0;
+    gdc_status_t status = GDC_SUCCESS;
+
+    /* getline: a line of any length is one line (a fixed buffer would read the rest of a
+     * long one as a line of its own) */
+    while (status == GDC_SUCCESS && getline(&line, &cap, f) != -1) {
+        status = profile_line(m, line, where, ++lineno);
+    }
+    free(line);
+    return status;
+}
+
 gdc_status_t gdc_coll_machine_load(gdc_coll_machine_t *m, const char *name_or_path)
 {
-    char  where[512], line[512];
-    int   lineno = 0;
-    gdc_status_t status = GDC_SUCCESS;
-    FILE *f      = open_profile(name_or_path, where, sizeof(where));
+    char         where[512];
+    gdc_status_t status;
+    FILE        *f = open_profile(name_or_path, where, sizeof(where));
 
     if (f == NULL) {
         GDC_LOG_ERROR("no machine profile \"%s\" (a name from share/profiles, or a path): %s", name_or_path,
                       strerror(errno));
         return GDC_ERR_INVALID_ARG;
     }
-    while (status == GDC_SUCCESS && fgets(line, sizeof(line), f) != NULL) {
-        status = profile_line(m, line, where, ++lineno);
-    }
+    status = gdc_coll_machine_read(m, f, where);
     fclose(f);
     return status;
+}
+
+/* "LATENCY_US,BANDWIDTH_GBS", each a number in the profile's ranges, nothing else. */
+static int read_link_value(const char *value, double *latency, double *bandwidth)
+{
+    const char *comma = strchr(value, ',');
+    char       *first;
+    int         rc;
+
+    if (comma == NULL || (first = strndup(value, (size_t)(comma - value))) == NULL) {
+        return -1;
+    }
+    rc = read_number(first, 0, PROFILE_MAX_US, latency) == 0 &&
+                 read_number(comma + 1, PROFILE_MIN_GBS, PROFILE_MAX_GBS, bandwidth) == 0
+             ? 0
+             : -1;
+    free(first);
+    return rc;
 }
 
 gdc_status_t gdc_coll_machine_env(gdc_coll_machine_t *m)
@@ -163,8 +346,10 @@ gdc_status_t gdc_coll_machine_env(gdc_coll_machine_t *m)
         if (value == NULL || value[0] == '\0') {
             continue;
         }
-        if (sscanf(value, "%lf,%lf", &latency, &bandwidth) != 2 || latency < 0 || bandwidth <= 0) {
-            GDC_LOG_ERROR("%s=%s is not valid: expected LATENCY_US,BANDWIDTH_GBS such as 0.5,8", var, value);
+        if (read_link_value(value, &latency, &bandwidth) != 0) {
+            GDC_LOG_ERROR("%s=%s is not valid: expected LATENCY_US,BANDWIDTH_GBS such as 0.5,8 (latency 0 to %g, "
+                          "bandwidth %g to %g)",
+                          var, value, PROFILE_MAX_US, PROFILE_MIN_GBS, PROFILE_MAX_GBS);
             return GDC_ERR_INVALID_ARG;
         }
         set_link(m, (gdc_link_class_t)c, latency, bandwidth);

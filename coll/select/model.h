@@ -34,12 +34,17 @@ typedef struct gdc_coll_machine {
     gdc_link_class_t     intra_host, intra_device, inter_host, inter_device;
 } gdc_coll_machine_t;
 
+/* The most NICs or GPUs a profile may give a node (the model allocates per NIC). */
+#define GDC_COLL_MACHINE_MAX_PER_NODE 1024
+
 /* The built-in defaults (a one-node host machine like the development VMs). */
 void gdc_coll_machine_default(gdc_coll_machine_t *m);
 
 /* Read a profile: a name from the installed profiles (share/profiles/NAME.prof) or a path.
  * Lines: `key value...`; see share/profiles/README. Missing keys keep m's values. */
 gdc_status_t gdc_coll_machine_load(gdc_coll_machine_t *m, const char *name_or_path);
+/* The same from an open stream; where names it in messages. */
+gdc_status_t gdc_coll_machine_read(gdc_coll_machine_t *m, FILE *f, const char *where);
 
 /* Apply GDC_LINK_<CLASS>="LATENCY_US,BANDWIDTH_GBS" overrides from the environment. */
 gdc_status_t gdc_coll_machine_env(gdc_coll_machine_t *m);

@@ -2,6 +2,8 @@
 #ifndef GDC_COLL_TUNING_H
 #define GDC_COLL_TUNING_H
 
+#include <stdio.h>
+
 #include "coll.h"
 
 typedef struct gdc_coll_tuning_rule {
@@ -17,6 +19,9 @@ typedef struct gdc_coll_tuning {
 
 /* Read path into tuning (empty before); a line that is not a rule fails with its number. */
 gdc_status_t gdc_coll_tuning_load(gdc_coll_tuning_t *tuning, const char *path);
+/* The same from an open stream; where names it in messages. Rules read before a bad line
+ * stay in tuning (gdc_coll_tuning_free them). */
+gdc_status_t gdc_coll_tuning_read(gdc_coll_tuning_t *tuning, FILE *f, const char *where);
 void         gdc_coll_tuning_free(gdc_coll_tuning_t *tuning);
 
 /* The first rule's algorithm for the call (by its collective and vector bytes), or NULL. */

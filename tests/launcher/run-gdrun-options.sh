@@ -33,6 +33,7 @@ bad() { # NAME REGEX ARGS...
 }
 bad "unknown long option" "unknown option '--bogus'" --bogus "$probe" hello "$marker"
 bad "unknown short option" "unknown option '-q'" -q "$probe" hello "$marker"
+bad "a value for an option that takes none" "option '--help' takes no value" --help=1 "$probe" hello "$marker"
 bad "-n without a value" "option '-n' needs a value" -n
 bad "-n 0" "-n: '0' is not a whole number" -n 0 "$probe" hello "$marker"
 bad "-n abc" "-n: 'abc' is not a whole number" -n abc "$probe" hello "$marker"
