@@ -1,0 +1,432 @@
+/*
+ * The price of each algorithm in closed form, in the terms of price_phases.h: what its
+ * builder does, phase by phase, counted in rounds, bytes, chunks and hops. Each mirrors
+ * its builder (coll/<collective>/<algorithm>.c); tests/coll/test_price.c holds them to the
+ * simulator.
+ */
+#include <math.h>
+
+#include "phase/shm.h"
+#include "select/price_phases.h"
+#include "select/table.h"
+
+typedef double (*price_fn_t)(const gdc_coll_price_t *p);
+
+static double bytes_of(const gdc_coll_price_t *p, size_t count)
+{
+    return (double)count * (double)p->dsize;
+}
+
+static double max2(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Phases over all ranks
+ */
+
+/* Recursive doubling's fold of the ranks above a power of two: the extras' vectors in (the
+ * partner's first round waits behind them on its link), the results out. */
+static double fold(const gdc_coll_price_t *p, double in_bytes, double out_bytes, int reduces)
+{
+    gdc_coll_hop_t h = gdc_coll_price_fold_hop(p);
+
+    if (p->n == gdc_coll_price_pof2(p->n)) {
+        return 0;
+    }
+    return gdc_coll_price_msg(p, h, in_bytes) + in_bytes / h.bw + (reduces ? gdc_coll_price_reduce(p, in_bytes) : 0) +
+           gdc_coll_price_msg(p, h, out_bytes);
+}
+
+/* A k-nomial tree broadcast of bytes: each level a parent sends to its children one after
+ * the other, the farthest first. */
+static gdc_coll_hop_t tree_level_hop(const gdc_coll_price_t *p, int radix, int level, long dist)
+{
+    return radix == 2 ? gdc_coll_price_tree_hop(p, (int)dist) : gdc_coll_price_knomial_hop(p, level);
+}
+
+static double tree_bcast(const gdc_coll_price_t *p, int radix, double bytes)
+{
+    double t = 0;
+    long   d = 1;
+    int    level = 0;
+
+    while (d * radix < p->n) {
+        d *= radix;
+        level++;
+    }
+    for (; d >= 1; d /= radix, level--) {
+        gdc_coll_hop_t h = tree_level_hop(p, radix, level, d);
+        t += (radix - 1) * (p->o + bytes / h.bw) + h.lat + p->o;
+    }
+    return t;
+}
+
+/* A k-nomial tree reduce of bytes: each level a parent takes its children's vectors in and
+ * combines them one after the other. */
+static double tree_reduce(const gdc_coll_price_t *p, int radix, double bytes)
+{
+    double t = 0;
+
+    int level = 0;
+
+    for (long d = 1; d < p->n; d *= radix, level++) {
+        gdc_coll_hop_t h = tree_level_hop(p, radix, level, d);
+        double         r = gdc_coll_price_reduce(p, bytes);
+        t += gdc_coll_price_msg(p, h, bytes) + r + (radix - 2) * max2(r, bytes / h.bw);
+    }
+    return t;
+}
+
+/* A binomial scatter or gather of a vector of bytes in n blocks: down (or up) the tree, half
+ * of what is left at each level, the farthest half first. */
+static double binomial_blocks(const gdc_coll_price_t *p, double bytes)
+{
+    double t = 0;
+    long   d = 1;
+
+    while (d * 2 < p->n) {
+        d *= 2;
+    }
+    for (; d >= 1; d /= 2) {
+        t += gdc_coll_price_msg(p, gdc_coll_price_tree_hop(p, (int)d), bytes * d / p->n);
+    }
+    return t;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * allreduce
+ */
+
+/* A ring over the vector's n blocks (the largest one priced): rs rounds reducing, ag not. */
+static double ring_of(const gdc_coll_price_t *p, size_t count, int rs, int ag, int chunk_rounds)
+{
+    double          block = bytes_of(p, (count + (size_t)p->n - 1) / (size_t)p->n);
+    gdc_coll_ring_t ring  = {rs, ag, block, gdc_coll_price_chunks(p, block, chunk_rounds),
+                             count < (size_t)p->n ? (double)count / p->n : 1};
+
+    return gdc_coll_price_ring(p, &ring);
+}
+
+static double allreduce_ring(const gdc_coll_price_t *p)
+{
+    return ring_of(p, p->args->count, p->n - 1, p->n - 1, 2 * (p->n - 1)) +
+           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes_of(p, p->args->count) / p->n) : 0);
+}
+
+static double allreduce_recursive_doubling(const gdc_coll_price_t *p)
+{
+    double bytes = bytes_of(p, p->args->count), t = fold(p, bytes, bytes, 1);
+    int    pof2  = gdc_coll_price_pof2(p->n);
+
+    for (int d = 1; d < pof2; d *= 2) {
+        t += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), bytes) + gdc_coll_price_reduce(p, bytes);
+    }
+    return t + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
+}
+
+static double allreduce_rabenseifner(const gdc_coll_price_t *p)
+{
+    double bytes = bytes_of(p, p->args->count), t = fold(p, bytes, bytes, 1);
+    int    pof2  = gdc_coll_price_pof2(p->n);
+
+    for (int d = pof2 / 2; d >= 1; d /= 2) { /* halving: half of what is left each round */
+        double part = bytes * d / pof2;
+        t += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), part) + gdc_coll_price_reduce(p, part);
+    }
+    for (int d = 1; d < pof2; d *= 2) { /* doubling */
+        t += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), bytes * d / pof2);
+    }
+    return t + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
+}
+
+static double allreduce_knomial(const gdc_coll_price_t *p)
+{
+    double bytes = bytes_of(p, p->args->count);
+    int    radix = p->args->config->tree_radix;
+
+    return tree_reduce(p, radix, bytes) + tree_bcast(p, radix, bytes) +
+           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * bcast, reduce
+ */
+
+static double bcast_binomial(const gdc_coll_price_t *p)
+{
+    return tree_bcast(p, 2, bytes_of(p, p->args->count));
+}
+
+static double bcast_chain(const gdc_coll_price_t *p)
+{
+    double bytes = bytes_of(p, p->args->count);
+
+    return gdc_coll_price_chain(p, p->n - 1, gdc_coll_price_chunks(p, bytes, 1), bytes);
+}
+
+static double bcast_scatter_allgather(const gdc_coll_price_t *p)
+{
+    double bytes = bytes_of(p, p->args->count);
+    double block = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n);
+
+    (void)block;
+    return binomial_blocks(p, bytes) + ring_of(p, p->args->count, 0, p->n - 1, p->n - 1);
+}
+
+static double reduce_binomial(const gdc_coll_price_t *p)
+{
+    double bytes = bytes_of(p, p->args->count);
+
+    return tree_reduce(p, 2, bytes) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
+}
+
+static double reduce_scatter_gather(const gdc_coll_price_t *p)
+{
+    double bytes = bytes_of(p, p->args->count);
+    double block = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n);
+
+    return ring_of(p, p->args->count, p->n - 1, 0, p->n - 1) + binomial_blocks(p, bytes) +
+           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * allgather, reduce_scatter
+ */
+
+static double allgather_ring(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count);
+
+    return (p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
+           ring_of(p, p->args->count * (size_t)p->n, 0, p->n - 1, p->n - 1);
+}
+
+static double allgather_recursive_doubling(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count), t = fold(p, block, block * p->n, 0);
+    int    pof2  = gdc_coll_price_pof2(p->n);
+    double have  = block * p->n / pof2; /* a participant starts with its ranks' blocks */
+
+    for (int d = 1; d < pof2; d *= 2, have *= 2) {
+        t += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), have);
+    }
+    return t + (p->args->in_place ? 0 : gdc_coll_price_copy(p, block));
+}
+
+static double allgather_bruck(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count), t = gdc_coll_price_copy(p, block);
+    int    have  = 1;
+
+    for (int d = 1; d < p->n; d *= 2) {
+        int count = d < p->n - have ? d : p->n - have;
+        t += gdc_coll_price_msg(p, gdc_coll_price_shift_hop(p, d), block * count);
+        have += count;
+    }
+    return t + gdc_coll_price_copy(p, block * p->n) + p->o;
+}
+
+static double reduce_scatter_ring(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count);
+
+    return ring_of(p, p->args->count * (size_t)p->n, p->n - 1, 0, p->n - 1) +
+           (p->args->in_place ? gdc_coll_price_copy(p, block) : 0) +
+           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
+}
+
+static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count), whole = block * p->n, t = 0;
+    int    pof2  = gdc_coll_price_pof2(p->n);
+
+    if (p->n != pof2) {
+        gdc_coll_hop_t h = gdc_coll_price_fold_hop(p);
+        t += gdc_coll_price_msg(p, h, whole) + gdc_coll_price_reduce(p, whole) + gdc_coll_price_msg(p, h, block);
+    }
+    for (int d = pof2 / 2; d >= 1; d /= 2) {
+        double part = whole * d / pof2;
+        t += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), part) + gdc_coll_price_reduce(p, part);
+    }
+    return t + gdc_coll_price_copy(p, block) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * alltoall, barrier, gather, scatter
+ */
+
+/* Every rank sends every other a block: the CPU posts n-1 sends, a rank's own link carries
+ * its blocks for its node, the node's NICs all its ranks' blocks for the other nodes. */
+static double alltoall_pairwise(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count), local = p->lay.max_local;
+    double in    = (local - 1) * block / p->in.bandwidth;
+    double out   = p->lay.nodes > 1 ? local * (p->n - local) * block / (p->nics * p->out.bandwidth) : 0;
+    double lat   = p->lay.nodes > 1 ? p->out.latency : p->in.latency;
+
+    return max2((p->n - 1) * p->o, max2(in, out)) + lat + 2 * p->o +
+           (p->args->in_place ? (p->n - 1) * gdc_coll_price_copy(p, block) : 0);
+}
+
+static double alltoall_bruck(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count);
+    double t     = 2 * p->o + block * p->n / p->kappa + p->n * gdc_coll_price_copy(p, block);
+
+    for (int d = 1; d < p->n; d *= 2) {
+        int moved = 0;
+        for (int i = 1; i < p->n; i++) {
+            moved += (i & d) != 0;
+        }
+        t += 2 * moved * gdc_coll_price_copy(p, block) + gdc_coll_price_msg(p, gdc_coll_price_shift_hop(p, d), block * moved);
+    }
+    return t;
+}
+
+/* Rounds of a rotation where every rank's partner is off its node cost a crossing each;
+ * in the others the news can go round by ranks inside nodes, all of them together costing
+ * one crossing (or none when no round reaches off a node). */
+static double rotation_rounds(const gdc_coll_price_t *p, double (*round)(const gdc_coll_price_t *, int, gdc_coll_hop_t))
+{
+    gdc_coll_hop_t in = gdc_coll_price_hop(p, 0, 1);
+    double         t = 0, partial = 0;
+
+    for (int d = 1; d < p->n; d *= 2) {
+        gdc_coll_hop_t h = gdc_coll_price_shift_hop(p, d);
+        if (gdc_coll_price_shift_full(p, d)) {
+            t += round(p, d, h);
+        } else {
+            t += round(p, d, in);
+            partial = fmax(partial, round(p, d, h) - round(p, d, in));
+        }
+    }
+    return t + partial;
+}
+
+static double empty_round(const gdc_coll_price_t *p, int d, gdc_coll_hop_t h)
+{
+    return gdc_coll_price_msg(p, h, 0);
+}
+
+static double barrier_dissemination(const gdc_coll_price_t *p)
+{
+    return rotation_rounds(p, empty_round);
+}
+
+static double rooted_blocks(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count);
+
+    return binomial_blocks(p, block * p->n) + gdc_coll_price_copy(p, block) +
+           (p->args->root != 0 ? 2 * p->o + block * p->n / p->kappa : 0);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Shared memory inside a node
+ */
+
+static double barrier_shm(const gdc_coll_price_t *p)
+{
+    return p->o + p->sig;
+}
+
+static double allreduce_shm_direct(const gdc_coll_price_t *p)
+{
+    double bytes = bytes_of(p, p->args->count);
+
+    return gdc_coll_price_copy(p, bytes) + p->o + p->sig + (p->n - 1) * gdc_coll_price_reduce(p, bytes) +
+           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
+}
+
+static double bcast_shm(const gdc_coll_price_t *p)
+{
+    double chunk  = bytes_of(p, gdc_coll_shm_chunk_elems(p->args, 1));
+    double bytes  = bytes_of(p, p->args->count);
+    double chunks = ceil(bytes / chunk), c = bytes / chunks;
+
+    return (chunks + 1) * (gdc_coll_price_copy(p, c) + p->o) + p->sig;
+}
+
+static double allgather_shm(const gdc_coll_price_t *p)
+{
+    double block  = bytes_of(p, p->args->count);
+    double chunk  = bytes_of(p, gdc_coll_shm_chunk_elems(p->args, 1));
+    double chunks = ceil(block / chunk), c = block / chunks;
+
+    return (p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
+           chunks * (p->n * gdc_coll_price_copy(p, c) + 2 * p->o) + p->sig;
+}
+
+static double alltoall_shm(const gdc_coll_price_t *p)
+{
+    double block  = bytes_of(p, p->args->count);
+    double chunk  = bytes_of(p, gdc_coll_shm_chunk_elems(p->args, (size_t)p->n));
+    double chunks = ceil(block / chunk), c = block / chunks;
+
+    return (p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
+           chunks * (2 * (p->n - 1) * gdc_coll_price_copy(p, c) + 2 * p->o) + p->sig;
+}
+
+static double allreduce_shm(const gdc_coll_price_t *p)
+{
+    size_t elems  = gdc_coll_shm_chunk_elems(p->args, 1) * (size_t)p->n / (size_t)(p->n + 1) / (size_t)p->n * (size_t)p->n;
+    double chunk  = bytes_of(p, elems >= (size_t)p->n ? elems : (size_t)p->n);
+    double bytes  = bytes_of(p, p->args->count);
+    double chunks = ceil(bytes / chunk), part = bytes / chunks / p->n;
+    double per    = 2 * (p->n - 1) * gdc_coll_price_copy(p, part) + (p->n - 1) * gdc_coll_price_reduce(p, part) +
+                 gdc_coll_price_copy(p, part) + 3 * p->o;
+
+    return chunks * per + 3 * p->sig + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, part) * chunks : 0);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The table
+ */
+
+static const price_fn_t prices[GDC_COLL_ALGO_COUNT] = {
+    [GDC_COLL_ALGO_ALLREDUCE_RING]                 = allreduce_ring,
+    [GDC_COLL_ALGO_ALLREDUCE_RECURSIVE_DOUBLING]   = allreduce_recursive_doubling,
+    [GDC_COLL_ALGO_ALLREDUCE_RABENSEIFNER]         = allreduce_rabenseifner,
+    [GDC_COLL_ALGO_ALLREDUCE_KNOMIAL]              = allreduce_knomial,
+    [GDC_COLL_ALGO_ALLREDUCE_SHM]                  = allreduce_shm,
+    [GDC_COLL_ALGO_ALLREDUCE_SHM_DIRECT]           = allreduce_shm_direct,
+    [GDC_COLL_ALGO_BCAST_BINOMIAL]                 = bcast_binomial,
+    [GDC_COLL_ALGO_BCAST_CHAIN]                    = bcast_chain,
+    [GDC_COLL_ALGO_BCAST_SCATTER_ALLGATHER]        = bcast_scatter_allgather,
+    [GDC_COLL_ALGO_BCAST_SHM]                      = bcast_shm,
+    [GDC_COLL_ALGO_REDUCE_BINOMIAL]                = reduce_binomial,
+    [GDC_COLL_ALGO_REDUCE_SCATTER_GATHER]          = reduce_scatter_gather,
+    [GDC_COLL_ALGO_ALLGATHER_RING]                 = allgather_ring,
+    [GDC_COLL_ALGO_ALLGATHER_RECURSIVE_DOUBLING]   = allgather_recursive_doubling,
+    [GDC_COLL_ALGO_ALLGATHER_BRUCK]                = allgather_bruck,
+    [GDC_COLL_ALGO_ALLGATHER_SHM]                  = allgather_shm,
+    [GDC_COLL_ALGO_REDUCE_SCATTER_RING]            = reduce_scatter_ring,
+    [GDC_COLL_ALGO_REDUCE_SCATTER_RECURSIVE_HALVING] = reduce_scatter_recursive_halving,
+    [GDC_COLL_ALGO_ALLTOALL_PAIRWISE]              = alltoall_pairwise,
+    [GDC_COLL_ALGO_ALLTOALL_BRUCK]                 = alltoall_bruck,
+    [GDC_COLL_ALGO_ALLTOALL_SHM]                   = alltoall_shm,
+    [GDC_COLL_ALGO_BARRIER_DISSEMINATION]          = barrier_dissemination,
+    [GDC_COLL_ALGO_BARRIER_SHM]                    = barrier_shm,
+    [GDC_COLL_ALGO_GATHER_BINOMIAL]                = rooted_blocks,
+    [GDC_COLL_ALGO_SCATTER_BINOMIAL]               = rooted_blocks,
+};
+
+gdc_status_t gdc_coll_price(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
+                            const gdc_coll_layout_t *layout, double *seconds)
+{
+    gdc_coll_price_t  p;
+    gdc_coll_layout_t own;
+
+    if (prices[algo->id] == NULL) {
+        return GDC_ERR_UNSUPPORTED;
+    }
+    if (layout == NULL) {
+        gdc_coll_layout_of(args, &own);
+        layout = &own;
+    }
+    gdc_coll_price_init(&p, m, args, layout);
+    *seconds = args->size <= 1 || gdc_coll_is_empty(args) ? 0 : prices[algo->id](&p);
+    return GDC_SUCCESS;
+}

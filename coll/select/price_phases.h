@@ -1,0 +1,80 @@
+/* What the closed-form prices are built from (price.c), for the per-algorithm prices
+ * (price_algos.c). Internal to the selection. */
+#ifndef GDC_COLL_PRICE_PHASES_H
+#define GDC_COLL_PRICE_PHASES_H
+
+#include "builder.h"
+#include "select/price.h"
+
+typedef struct gdc_coll_price {
+    const gdc_coll_machine_t *m;
+    const gdc_coll_args_t    *args;
+    gdc_coll_layout_t         lay;
+    int                       n;
+    int                       dev;
+    double                    o;     /* seconds of CPU per step */
+    double                    sig;   /* a shared-memory signal seen by a peer */
+    double                    gamma; /* bytes reduced per second */
+    double                    kappa; /* bytes copied per second */
+    gdc_coll_link_cost_t      in;    /* a link inside a node */
+    gdc_coll_link_cost_t      out;   /* between nodes, per NIC */
+    int                       nics;
+    size_t                    dsize;
+} gdc_coll_price_t;
+
+/* One message's way: latency and the bandwidth it gets. */
+typedef struct gdc_coll_hop {
+    double lat;
+    double bw;
+} gdc_coll_hop_t;
+
+void gdc_coll_price_init(gdc_coll_price_t *p, const gdc_coll_machine_t *m, const gdc_coll_args_t *args,
+                         const gdc_coll_layout_t *layout);
+
+/* A hop inside a node, or off it with `senders` of the node's ranks sending at once. */
+gdc_coll_hop_t gdc_coll_price_hop(const gdc_coll_price_t *p, int crosses, int senders);
+/* The slowest hop of a round where every rank sends to its ring neighbour, to the rank dist
+ * further (r + dist), or to its partner dist away by bits (r ^ dist). */
+gdc_coll_hop_t gdc_coll_price_ring_hop(const gdc_coll_price_t *p);
+gdc_coll_hop_t gdc_coll_price_shift_hop(const gdc_coll_price_t *p, int dist);
+gdc_coll_hop_t gdc_coll_price_xor_hop(const gdc_coll_price_t *p, int dist);
+/* A parent's hop to its child dist away in a tree rooted at 0. */
+gdc_coll_hop_t gdc_coll_price_tree_hop(const gdc_coll_price_t *p, int dist);
+/* Level `level` of a k-nomial tree of the configured radix (distance radix^level). */
+gdc_coll_hop_t gdc_coll_price_knomial_hop(const gdc_coll_price_t *p, int level);
+/* The fold of a non-power of two: rank 2j hands its data to 2j + 1. */
+gdc_coll_hop_t gdc_coll_price_fold_hop(const gdc_coll_price_t *p);
+/* Does every rank of every node send off it in a rotation by dist? (when only some do, a
+ * rank waiting for one of them can take the news by way of the others) */
+int gdc_coll_price_shift_full(const gdc_coll_price_t *p, int dist);
+
+/* A message from the sender's step to the receiver's completion. */
+double gdc_coll_price_msg(const gdc_coll_price_t *p, gdc_coll_hop_t h, double bytes);
+double gdc_coll_price_reduce(const gdc_coll_price_t *p, double bytes);
+double gdc_coll_price_copy(const gdc_coll_price_t *p, double bytes);
+
+/* R rounds of C chunks: each chunk takes `item` of the bottleneck per round, `hop` to get
+ * from one round to the next. */
+double gdc_coll_price_pipeline(double rounds, double chunks, double item, double hop);
+/* A pipelined ring over all ranks: reduce_rounds of a reduce-scatter (each received chunk
+ * reduced), then gather_rounds of an allgather, over blocks of block_bytes in chunks; fill is
+ * the share of blocks that are not empty (count < ranks leaves some empty). */
+typedef struct gdc_coll_ring {
+    int    reduce_rounds;
+    int    gather_rounds;
+    double block_bytes;
+    int    chunks;
+    double fill;
+} gdc_coll_ring_t;
+
+double gdc_coll_price_ring(const gdc_coll_price_t *p, const gdc_coll_ring_t *ring);
+/* A pipelined chain r -> r+1 -> ... of hops links: chunks of bytes / chunks, every rank
+ * forwarding each once. */
+double gdc_coll_price_chain(const gdc_coll_price_t *p, int hops, int chunks, double bytes);
+/* The builders' chunk count (gdc_coll_chunks) for bytes in a pipeline of `rounds` messages. */
+int gdc_coll_price_chunks(const gdc_coll_price_t *p, double bytes, int rounds);
+
+int gdc_coll_price_log2(int n); /* ceil */
+int gdc_coll_price_pof2(int n); /* the largest power of two <= n */
+
+#endif
