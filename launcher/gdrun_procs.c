@@ -329,11 +329,46 @@ const char *gdrun_signal_name(int sig)
     }
 }
 
+static void signal_rank(const gdrun_rank_t *rank, int sig)
+{
+    if (kill(-rank->pid, sig) != 0) {
+        kill(rank->pid, sig);
+    }
+}
+
+/* Is the process stopped by a signal (state T in /proc; not a debugger's stop, t)? */
+static int process_stopped(pid_t pid)
+{
+    char  path[64], buf[512], *close_paren = NULL;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    f = fopen(path, "r");
+    if (f == NULL) {
+        return 0;
+    }
+    if (fgets(buf, sizeof(buf), f) != NULL) {
+        close_paren = strrchr(buf, ')');
+    }
+    fclose(f);
+    return close_paren != NULL && close_paren[1] == ' ' && close_paren[2] == 'T';
+}
+
+/* sig to every running rank. A stopped rank (SIGSTOP, SIGTSTP) would only get a catchable
+ * signal once continued: it is named (often the rank the others wait for) and continued,
+ * rather than left for SIGKILL after the grace period. */
 static void signal_running(gdrun_job_t *job, int sig)
 {
     for (int r = 0; r < job->opt.np; r++) {
-        if (job->ranks[r].state == GDRUN_RANK_RUNNING && kill(-job->ranks[r].pid, sig) != 0) {
-            kill(job->ranks[r].pid, sig);
+        gdrun_rank_t *rank = &job->ranks[r];
+        if (rank->state != GDRUN_RANK_RUNNING) {
+            continue;
+        }
+        signal_rank(rank, sig);
+        if (sig != SIGKILL && process_stopped(rank->pid)) {
+            gdrun_msg("rank %d (pid %d) is stopped; continuing it so that it gets %s", rank->rank, (int)rank->pid,
+                      gdrun_signal_name(sig));
+            signal_rank(rank, SIGCONT);
         }
     }
 }

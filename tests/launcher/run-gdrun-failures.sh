@@ -67,6 +67,15 @@ job_ends "ranks ignoring SIGTERM are killed after the grace period" 124 \
     "$gdrun" -n 2 --timeout 0.5 sh -c "$stubborn" sh "$marker"
 verdict "... after about 2 s (${secs}s)" "$(awk -v s="$secs" 'BEGIN { print (s >= 2.3 && s < 8) ? 0 : 1 }')"
 
+# A stopped rank (SIGSTOP) when the job ends: named, and continued so that SIGTERM reaches
+# it at once rather than SIGKILL after the grace period.
+stopper='if [ "$GDRUN_RANK" = 1 ]; then kill -STOP $$; fi; sleep 0.5; if [ "$GDRUN_RANK" = 0 ]; then exit 3; fi; sleep 60'
+job_ends "a stopped rank when the job ends: named and continued, status 3" 3 \
+    "^gdrun: rank 1 \(pid [0-9]+\) is stopped; continuing it so that it gets SIGTERM\$" 30 \
+    "$gdrun" -n 3 sh -c "$stopper" sh "$marker"
+verdict "... without waiting for the grace period (${secs}s)" \
+    "$(awk -v s="$secs" 'BEGIN { print (s < 2.4) ? 0 : 1 }')"
+
 # Signals to gdrun: forwarded, then the same clean-up.
 for sig in INT TERM HUP; do
     case $sig in INT) status=130 ;; TERM) status=143 ;; HUP) status=129 ;; esac
