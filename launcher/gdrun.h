@@ -103,6 +103,7 @@ typedef struct gdrun_rank {
     int                wait_status;  /* from waitpid, once DONE */
     int                connected;    /* its PMIx client connected (it is a gdc/PMIx program) */
     int                finalized;    /* it called PMIx_Finalize (gdc_finalize) */
+    int                unjudged;     /* reaped in this pass, its exit not judged yet */
 } gdrun_rank_t;
 
 typedef struct gdrun_job {

@@ -286,8 +286,27 @@ static gdrun_rank_t *rank_of_pid(gdrun_job_t *job, pid_t pid)
     return NULL;
 }
 
+/*
+ * Which of the ranks found dead in one pass is to blame, when several are: gdrun reaps in
+ * the kernel's order (that of the forks), not that of the deaths, and a rank's death is
+ * often followed within milliseconds by its peers' reactions (gdc's GDC_ERR_PEER_FAILED,
+ * then an exit with an error status; UCX aborting a rank whose cross-memory read from the
+ * dead one failed). A kill from outside (SIGKILL) comes first, then the other signals
+ * (crashes), then SIGABRT (UCX's reaction, or an assertion), then the error exits, then
+ * the exits without gdc_finalize; ranks in order within each class.
+ */
+static int blame_class(int status)
+{
+    if (WIFSIGNALED(status)) {
+        return WTERMSIG(status) == SIGKILL ? 0 : WTERMSIG(status) == SIGABRT ? 2 : 1;
+    }
+    return WEXITSTATUS(status) != 0 ? 3 : 4;
+}
+
 void gdrun_procs_reap(gdrun_job_t *job)
 {
+    int reaped = 0;
+
     /* A rank's finalize (or abort) reached the PMIx thread before the rank could exit:
      * take it into account before its exit. */
     gdrun_pmix_process_upcalls(job);
@@ -307,10 +326,21 @@ void gdrun_procs_reap(gdrun_job_t *job)
         }
         rank->state       = GDRUN_RANK_DONE;
         rank->wait_status = status;
+        rank->unjudged    = 1;
+        reaped++;
         job->nrunning--;
         gdrun_guard_forget(pid);
         gdrun_io_rank_exited(job, rank->rank);
-        judge_exit(job, rank);
+    }
+    for (int blame = 0; reaped > 0 && blame <= 4; blame++) {
+        for (int r = 0; r < job->opt.np; r++) {
+            gdrun_rank_t *rank = &job->ranks[r];
+            if (rank->unjudged && blame_class(rank->wait_status) == blame) {
+                rank->unjudged = 0;
+                reaped--;
+                judge_exit(job, rank);
+            }
+        }
     }
     gdrun_job_check_done(job);
 }
@@ -329,11 +359,46 @@ const char *gdrun_signal_name(int sig)
     }
 }
 
+static void signal_rank(const gdrun_rank_t *rank, int sig)
+{
+    if (kill(-rank->pid, sig) != 0) {
+        kill(rank->pid, sig);
+    }
+}
+
+/* Is the process stopped by a signal (state T in /proc; not a debugger's stop, t)? */
+static int process_stopped(pid_t pid)
+{
+    char  path[64], buf[512], *close_paren = NULL;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    f = fopen(path, "r");
+    if (f == NULL) {
+        return 0;
+    }
+    if (fgets(buf, sizeof(buf), f) != NULL) {
+        close_paren = strrchr(buf, ')');
+    }
+    fclose(f);
+    return close_paren != NULL && close_paren[1] == ' ' && close_paren[2] == 'T';
+}
+
+/* sig to every running rank. A stopped rank (SIGSTOP, SIGTSTP) would only get a catchable
+ * signal once continued: it is named (often the rank the others wait for) and continued,
+ * rather than left for SIGKILL after the grace period. */
 static void signal_running(gdrun_job_t *job, int sig)
 {
     for (int r = 0; r < job->opt.np; r++) {
-        if (job->ranks[r].state == GDRUN_RANK_RUNNING && kill(-job->ranks[r].pid, sig) != 0) {
-            kill(job->ranks[r].pid, sig);
+        gdrun_rank_t *rank = &job->ranks[r];
+        if (rank->state != GDRUN_RANK_RUNNING) {
+            continue;
+        }
+        signal_rank(rank, sig);
+        if (sig != SIGKILL && process_stopped(rank->pid)) {
+            gdrun_msg("rank %d (pid %d) is stopped; continuing it so that it gets %s", rank->rank, (int)rank->pid,
+                      gdrun_signal_name(sig));
+            signal_rank(rank, SIGCONT);
         }
     }
 }

@@ -6,7 +6,8 @@
 #   run LIMIT CMD...       run CMD (stdin /dev/null) with a time limit; sets rc and secs;
 #                          output in $work/out and $work/err
 #   start_bg CMD...        run CMD in the background ($bg), output as above
-#   wait_for N REGEX SEC   wait until $work/out has N lines matching REGEX
+#   wait_for N REGEX SEC [FILE]
+#                          wait until $work/out (or FILE) has N lines matching REGEX (ERE)
 #   finish_bg SEC          wait for $bg (SIGKILL after SEC s); sets rc
 #   nothing_left SEC       0 once no process has the marker and TMPDIR is empty (waits up to SEC s)
 #   verdict NAME STATUS    TAP result (STATUS 0 = ok); a failure shows the last job's output
@@ -67,7 +68,7 @@ bg_alive() {
 
 wait_for() {
     i=0
-    while [ "$(grep -Ec -- "$2" "$work/out")" -lt "$1" ]; do
+    while [ "$(grep -Ec -- "$2" "${4:-$work/out}")" -lt "$1" ]; do
         [ "$i" -ge $(($3 * 10)) ] && return 1
         sleep 0.1
         i=$((i + 1))

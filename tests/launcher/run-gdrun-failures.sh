@@ -67,6 +67,45 @@ job_ends "ranks ignoring SIGTERM are killed after the grace period" 124 \
     "$gdrun" -n 2 --timeout 0.5 sh -c "$stubborn" sh "$marker"
 verdict "... after about 2 s (${secs}s)" "$(awk -v s="$secs" 'BEGIN { print (s >= 2.3 && s < 8) ? 0 : 1 }')"
 
+# A stopped rank (SIGSTOP) when the job ends: named, and continued so that SIGTERM reaches
+# it at once rather than SIGKILL after the grace period.
+stopper='if [ "$GDRUN_RANK" = 1 ]; then kill -STOP $$; fi; sleep 0.5; if [ "$GDRUN_RANK" = 0 ]; then exit 3; fi; sleep 60'
+job_ends "a stopped rank when the job ends: named and continued, status 3" 3 \
+    "^gdrun: rank 1 \(pid [0-9]+\) is stopped; continuing it so that it gets SIGTERM\$" 30 \
+    "$gdrun" -n 3 sh -c "$stopper" sh "$marker"
+verdict "... without waiting for the grace period (${secs}s)" \
+    "$(awk -v s="$secs" 'BEGIN { print (s < 2.4) ? 0 : 1 }')"
+
+# Two ranks dead by the time gdrun looks (gdrun stopped meanwhile): rank 1 killed from
+# outside, rank 0 exiting 3 in reaction, as gdc's ranks do when a peer dies. gdrun reaps
+# them in the order of the forks; it must blame the kill, not the reaction.
+zombie() { grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null; }
+# shellcheck disable=SC2016
+reaction='echo $$ >"$1/pid.$GDRUN_RANK"; echo "ready $GDRUN_RANK"
+if [ "$GDRUN_RANK" = 1 ]; then while [ ! -e "$1/go" ]; do sleep 0.05; done; kill -KILL $$; fi
+while [ ! -e "$1/pid.1" ]; do sleep 0.05; done; p=$(cat "$1/pid.1")
+while ! grep -q "^[0-9]* (.*) Z" /proc/$p/stat 2>/dev/null; do sleep 0.05; done; exit 3'
+start_bg "$gdrun" -n 2 sh -c "$reaction" sh "$work" "$marker"
+ok=1
+if wait_for 2 '^ready [0-9]$' 30; then
+    kill -STOP "$bg"
+    touch "$work/go"
+    i=0
+    while ! { zombie "$(cat "$work/pid.0")" && zombie "$(cat "$work/pid.1")"; } && [ "$i" -lt 100 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    kill -CONT "$bg"
+    finish_bg 20
+    [ "$rc" = 137 ] && grep -Eq "^gdrun: rank 1 \(pid [0-9]+\) killed by signal 9 \(Killed\)\$" "$work/err" &&
+        ! grep -q "exited with status 3" "$work/err" && nothing_left 2 && ok=0
+else
+    kill -CONT "$bg"
+    finish_bg 0
+fi
+rm -f "$work/go" "$work"/pid.*
+verdict "a rank killed and a peer exiting 3 in reaction, both found dead at once: the killed one named, status 137" "$ok"
+
 # Signals to gdrun: forwarded, then the same clean-up.
 for sig in INT TERM HUP; do
     case $sig in INT) status=130 ;; TERM) status=143 ;; HUP) status=129 ;; esac
