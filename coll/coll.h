@@ -59,6 +59,7 @@ typedef struct gdc_coll_args {
     /* where the ranks are: node of each rank (0..num_nodes-1), from the communicator */
     const int               *node_of;
     int                      num_nodes;
+    const struct gdc_coll_layout *layout; /* the communicator's layout for the prices (NULL: from node_of) */
     size_t                   shm_bytes; /* shared memory per local rank for the algorithms (0: none) */
     int                      on_device; /* buffers in CUDA device memory */
     const gdc_coll_config_t *config;    /* the parameters the algorithms follow; never NULL */

@@ -32,6 +32,10 @@ gdc_status_t gdc_coll_run_blocking_unchecked(struct gdc_comm *comm, const gdc_co
  * the signatures' exchange (saying so), so that the other ranks fail too instead of waiting. */
 void gdc_coll_rejected(struct gdc_comm *comm, const gdc_coll_args_t *args);
 
+/* Where comm's ranks are, for the prices: computed at its first call (args describes it),
+ * then kept. */
+const struct gdc_coll_layout *gdc_coll_comm_layout(struct gdc_comm *comm, const gdc_coll_args_t *args);
+
 /* Hook the engine into the runtime's progress and communicators; unhook it. */
 void gdc_coll_engine_init(void);
 void gdc_coll_engine_finalize(void);

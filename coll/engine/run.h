@@ -11,9 +11,12 @@
 #include "engine/check.h"
 #include "engine/exec.h"
 #include "gdc_rt.h"
+#include "select/price.h"
 
 typedef struct gdc_coll_comm {
     gdc_coll_cache_t     cache;
+    gdc_coll_layout_t    layout;       /* where the ranks are, for the prices */
+    int                  layout_ready;
     /* Shared-memory runs reuse the same segments: one at a time per communicator, the
      * others wait in call order (the same order on every rank). */
     struct gdc_coll_run *shm_running;

@@ -148,6 +148,17 @@ gdc_status_t gdc_coll_start_unchecked(struct gdc_comm *comm, const gdc_coll_args
     return start(comm, args, bufs, 0, out);
 }
 
+const struct gdc_coll_layout *gdc_coll_comm_layout(struct gdc_comm *comm, const gdc_coll_args_t *args)
+{
+    gdc_coll_comm_t *cc = comm->coll;
+
+    if (!cc->layout_ready) {
+        gdc_coll_layout_of(args, &cc->layout);
+        cc->layout_ready = 1;
+    }
+    return &cc->layout;
+}
+
 /* ---------------------------------------------------------------------------------------
  * The engine in the runtime
  */

@@ -358,3 +358,116 @@ int gdc_coll_price_pof2(int n)
     }
     return p;
 }
+
+/* ---------------------------------------------------------------------------------------
+ * Phases over a group whose every message takes one hop (a node's ranks, the node
+ * leaders, a rail)
+ */
+
+double gdc_coll_price_group_ring(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double block_bytes, int chunks,
+                                 int rs_rounds, int ag_rounds)
+{
+    double b = block_bytes / chunks, red = gdc_coll_price_reduce(p, b);
+    double rs_item = fmax(2 * p->o + b / p->gamma, b / h.bw), ag_item = fmax(p->o, b / h.bw);
+    double wave, stream;
+
+    if (g < 2 || block_bytes <= 0) {
+        return 0;
+    }
+    wave   = rs_rounds * (gdc_coll_price_msg(p, h, b) + red) + ag_rounds * gdc_coll_price_msg(p, h, b) +
+           (chunks - 1) * (rs_rounds > 0 ? rs_item : ag_item);
+    stream = chunks * (rs_rounds * rs_item + ag_rounds * ag_item) + h.lat + 2 * p->o;
+    return fmax(wave, stream);
+}
+
+double gdc_coll_price_group_rd(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int reduces)
+{
+    int    pof2 = gdc_coll_price_pof2(g);
+    double t    = 0, red = reduces ? gdc_coll_price_reduce(p, bytes) : 0;
+
+    if (g < 2) {
+        return 0;
+    }
+    if (pof2 != g) {
+        t += 2 * gdc_coll_price_msg(p, h, bytes) + bytes / h.bw + red;
+    }
+    for (int d = 1; d < pof2; d *= 2) {
+        t += gdc_coll_price_msg(p, h, bytes) + red;
+    }
+    return t;
+}
+
+double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes)
+{
+    if (g < 2) {
+        return 0;
+    }
+    if (g == 2 || bytes <= (double)p->args->config->hier_ring_bytes) {
+        return gdc_coll_price_group_rd(p, g, h, bytes, 1);
+    }
+    {
+        double block = bytes / g;
+        return gdc_coll_price_group_ring(p, g, h, block, gdc_coll_price_chunks(p, block, 2 * (g - 1)), g - 1, g - 1);
+    }
+}
+
+double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix, double bytes)
+{
+    double t = 0, red = gdc_coll_price_reduce(p, bytes);
+
+    for (long d = 1; d < g; d *= radix) {
+        t += gdc_coll_price_msg(p, h, bytes) + red + (radix - 2) * fmax(red, bytes / h.bw);
+    }
+    return t;
+}
+
+/* phase/bcast.c's choice: a chain when its chunks fill it sooner than a tree's root sends them */
+static int chain_is_faster(int n, int chunks)
+{
+    int depth = gdc_coll_price_log2(n);
+
+    return n > 2 && (long)(depth - 1) * chunks - (n - 2) > n - 1 - depth;
+}
+
+double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks)
+{
+    double b = bytes / chunks;
+    int    depth = gdc_coll_price_log2(g);
+
+    if (g < 2 || bytes <= 0) {
+        return 0;
+    }
+    if (chain_is_faster(g, chunks)) {
+        double item = fmax(p->o, b / h.bw);
+        return fmax((g - 1) * gdc_coll_price_msg(p, h, b) + (chunks - 1) * item,
+                    chunks * item + gdc_coll_price_msg(p, h, b) - item);
+    }
+    /* a binomial tree per chunk: the root sends each chunk depth times */
+    return depth * gdc_coll_price_msg(p, h, b) + (chunks - 1) * depth * fmax(p->o, b / h.bw);
+}
+
+double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total)
+{
+    int    pof2 = gdc_coll_price_pof2(g);
+    double t = 0, have = total / g * g / pof2;
+
+    if (g < 2) {
+        return 0;
+    }
+    if (total > (double)p->args->config->hier_ring_bytes && g > 2) {
+        double block = total / g;
+        return gdc_coll_price_group_ring(p, g, h, block, gdc_coll_price_chunks(p, block, g - 1), 0, g - 1);
+    }
+    if (pof2 != g) {
+        t += gdc_coll_price_msg(p, h, total / g) + gdc_coll_price_msg(p, h, total);
+    }
+    for (int d = 1; d < pof2; d *= 2, have *= 2) {
+        t += gdc_coll_price_msg(p, h, have);
+    }
+    return t;
+}
+
+double gdc_coll_price_group_dissemination(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h)
+{
+    return gdc_coll_price_log2(g) * gdc_coll_price_msg(p, h, 0);
+}

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 
+#include "hier/common.h"
 #include "phase/shm.h"
 #include "select/price_phases.h"
 #include "select/table.h"
@@ -257,16 +258,42 @@ static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
  * alltoall, barrier, gather, scatter
  */
 
-/* Every rank sends every other a block: the CPU posts n-1 sends, a rank's own link carries
- * its blocks for its node, the node's NICs all its ranks' blocks for the other nodes. */
+/* Every rank sends every other a block: its own link carries those for its node, the node's
+ * NICs all its ranks' blocks for the other nodes. A link carries a message only while the
+ * receiver's takes it, and every receiver is busy with another sender half the time: k
+ * messages on one link take about 2k - 1.4 transfer times (the simulator's link rules). */
+static double busy_links(double messages)
+{
+    return messages <= 1 ? messages : 2 * messages - 1.4;
+}
+
+/* Sends in flight at once (coll/alltoall/common.c's window). */
+#define A2A_WINDOW 8
+
+/* Transfer times on the busiest NIC of a node of `local` ranks: its ranks' blocks for the
+ * other nodes; a rank alone on its NIC meets the busy receivers as on its own link. */
+static double nic_load(const gdc_coll_price_t *p, int local)
+{
+    double ranks = ceil((double)local / (p->nics < local ? p->nics : local));
+    double msgs  = ranks * (p->n - local);
+
+    return ranks == 1 ? busy_links(msgs) : msgs;
+}
+
 static double alltoall_pairwise(const gdc_coll_price_t *p)
 {
     double block = bytes_of(p, p->args->count), local = p->lay.max_local;
-    double in    = (local - 1) * block / p->in.bandwidth;
-    double out   = p->lay.nodes > 1 ? local * (p->n - local) * block / (p->nics * p->out.bandwidth) : 0;
     double lat   = p->lay.nodes > 1 ? p->out.latency : p->in.latency;
+    double bw    = p->lay.nodes > 1 ? p->out.bandwidth : p->in.bandwidth;
+    double in    = busy_links(local - 1) * block / p->in.bandwidth;
+    double out   = p->lay.nodes > 1 ? max2(nic_load(p, p->lay.max_local), nic_load(p, p->lay.min_local)) * block /
+                                        p->out.bandwidth
+                                    : 0;
+    /* each window of sends waits for the one a window before it to arrive */
+    double window = ceil((p->n - 1) / (double)A2A_WINDOW) * (p->o + lat + block / bw);
 
-    return max2((p->n - 1) * p->o, max2(in, out)) + lat + 2 * p->o +
+    return (p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
+           max2(max2((p->n - 1) * p->o, max2(in, out)) + lat + 2 * p->o, window + p->o) +
            (p->args->in_place ? (p->n - 1) * gdc_coll_price_copy(p, block) : 0);
 }
 
@@ -382,6 +409,146 @@ static double allreduce_shm(const gdc_coll_price_t *p)
 }
 
 /* ---------------------------------------------------------------------------------------
+ * Hierarchical: phases inside nodes and among them, large vectors in segments whose phases
+ * overlap (a pipeline of the phases: every phase once, then the slowest once per further
+ * segment)
+ */
+
+static double segmented(int segments, const double *phase, int phases)
+{
+    double sum = 0, most = 0;
+
+    for (int i = 0; i < phases; i++) {
+        sum += phase[i];
+        most = max2(most, phase[i]);
+    }
+    return sum + (segments - 1) * most;
+}
+
+static gdc_coll_hop_t inside(const gdc_coll_price_t *p)
+{
+    return gdc_coll_price_hop(p, 0, 1);
+}
+
+/* One rank of each node among the nodes (leaders), or all of a node's ranks at once on
+ * their rails (sharing the node's NICs). */
+static gdc_coll_hop_t among_leaders(const gdc_coll_price_t *p)
+{
+    return gdc_coll_price_hop(p, 1, 1);
+}
+
+static gdc_coll_hop_t along_rails(const gdc_coll_price_t *p)
+{
+    return gdc_coll_price_hop(p, 1, p->lay.max_local);
+}
+
+static double allreduce_hier_leader(const gdc_coll_price_t *p)
+{
+    int    L = p->lay.max_local, K = p->lay.nodes;
+    int    segs = gdc_coll_hier_num_segments(p->args, L, gdc_coll_group_allreduce_min_slots(K) + 2);
+    double seg  = bytes_of(p, p->args->count) / segs;
+    double phase[3];
+
+    phase[0] = gdc_coll_price_group_tree_reduce(p, L, inside(p), p->args->config->tree_radix, seg);
+    phase[1] = gdc_coll_price_group_allreduce(p, K, among_leaders(p), seg);
+    phase[2] = gdc_coll_price_group_bcast(p, L, inside(p), seg, gdc_coll_price_chunks(p, seg, 1));
+    return segmented(segs, phase, 3);
+}
+
+static double allreduce_hier_rails(const gdc_coll_price_t *p)
+{
+    int    L = p->lay.max_local, K = p->lay.nodes;
+    int    segs = gdc_coll_hier_num_segments(p->args, L, gdc_coll_rails_slots(L, gdc_coll_group_allreduce_min_slots(K)));
+    double seg  = bytes_of(p, p->args->count) / segs, part = seg / L;
+    int    chunks = gdc_coll_price_chunks(p, part, 2 * (L - 1));
+    double phase[3];
+
+    phase[0] = gdc_coll_price_group_ring(p, L, inside(p), part, chunks, L - 1, 0);
+    phase[1] = gdc_coll_price_group_allreduce(p, K, along_rails(p), part);
+    phase[2] = gdc_coll_price_group_ring(p, L, inside(p), part, chunks, 0, L - 1);
+    return segmented(segs, phase, 3);
+}
+
+/* Two pipelined broadcasts, the second fed chunk by chunk by the first: the longer stream,
+ * plus a chunk's way through the other. */
+static double feeding(const gdc_coll_price_t *p, double first, double second, int chunks)
+{
+    return max2(first + second / chunks, second + first / chunks);
+}
+
+static double bcast_hier(const gdc_coll_price_t *p)
+{
+    double bytes  = bytes_of(p, p->args->count);
+    int    chunks = gdc_coll_price_chunks(p, bytes, 1);
+
+    return feeding(p, gdc_coll_price_group_bcast(p, p->lay.nodes, among_leaders(p), bytes, chunks),
+                   gdc_coll_price_group_bcast(p, p->lay.max_local, inside(p), bytes, chunks), chunks);
+}
+
+static double bcast_hier_rails(const gdc_coll_price_t *p)
+{
+    int            L = p->lay.max_local, K = p->lay.nodes;
+    int            segs = gdc_coll_hier_num_segments(p->args, L, gdc_coll_rails_slots(L, 1) + 1);
+    double         seg  = bytes_of(p, p->args->count) / segs, part = seg / L;
+    gdc_coll_hop_t in   = inside(p);
+    double         phase[3];
+
+    phase[0] = L > 1 ? (L - 1) * (p->o + part / in.bw) + in.lat + p->o : 0;
+    phase[1] = gdc_coll_price_group_bcast(p, K, along_rails(p), part, gdc_coll_price_chunks(p, part, 1));
+    phase[2] = gdc_coll_price_group_ring(p, L, in, part, gdc_coll_price_chunks(p, part, L - 1), 0, L - 1);
+    return segmented(segs, phase, 3);
+}
+
+static double allgather_hier(const gdc_coll_price_t *p)
+{
+    int            L = p->lay.max_local, K = p->lay.nodes;
+    double         block = bytes_of(p, p->args->count), total = block * p->n;
+    gdc_coll_hop_t in    = inside(p);
+    double         gather = L > 1 ? (L - 1) * block / in.bw + gdc_coll_price_msg(p, in, block) : 0;
+    double         order  = p->lay.blocks ? 0 : gdc_coll_price_copy(p, total);
+
+    return gather + gdc_coll_price_copy(p, block) + gdc_coll_price_group_allgather(p, K, among_leaders(p), total) +
+           order + gdc_coll_price_group_bcast(p, L, in, total, gdc_coll_price_chunks(p, total, 2));
+}
+
+static double allgather_hier_rails(const gdc_coll_price_t *p)
+{
+    int            L = p->lay.max_local, K = p->lay.nodes;
+    double         block = bytes_of(p, p->args->count), package = block * L, part = package / L;
+    gdc_coll_hop_t in    = inside(p);
+
+    return gdc_coll_price_copy(p, block) +
+           gdc_coll_price_group_ring(p, L, in, block, gdc_coll_price_chunks(p, block, 2 * (L - 1)), 0, L - 1) +
+           gdc_coll_price_group_allgather(p, K, along_rails(p), part * K) +
+           gdc_coll_price_group_ring(p, L, in, part * K, gdc_coll_price_chunks(p, part * K, L - 1), 0, L - 1) +
+           gdc_coll_price_copy(p, block * p->n);
+}
+
+/* Node-aware aggregation: every rank's blocks for each other node to that node's
+ * aggregator in its own node, one message per node pair between nodes (the node's
+ * aggregators spread over its ranks and NICs), the blocks handed out at the other end. */
+static double alltoall_hier(const gdc_coll_price_t *p)
+{
+    int            L = p->lay.max_local, K = p->lay.nodes;
+    double         block = bytes_of(p, p->args->count);
+    gdc_coll_hop_t in    = inside(p);
+    double         local = (K - 1 + L - 1) * (p->o + L * block / in.bw) + in.lat + p->o;
+    double         pack  = (double)L * L * block;
+    double         nic   = (K - 1) * pack / (p->nics < L ? p->nics : L) / p->out.bandwidth;
+
+    return gdc_coll_price_copy(p, block) + 2 * local + nic + p->out.latency + 2 * p->o + (K - 1) * gdc_coll_price_copy(p, pack);
+}
+
+static double barrier_hier(const gdc_coll_price_t *p)
+{
+    int            L = p->lay.max_local;
+    gdc_coll_hop_t in = inside(p);
+
+    return gdc_coll_price_group_tree_reduce(p, L, in, p->args->config->tree_radix, 0) +
+           gdc_coll_price_group_dissemination(p, p->lay.nodes, among_leaders(p)) + gdc_coll_price_log2(L) * gdc_coll_price_msg(p, in, 0);
+}
+
+/* ---------------------------------------------------------------------------------------
  * The table
  */
 
@@ -409,6 +576,14 @@ static const price_fn_t prices[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_ALLTOALL_SHM]                   = alltoall_shm,
     [GDC_COLL_ALGO_BARRIER_DISSEMINATION]          = barrier_dissemination,
     [GDC_COLL_ALGO_BARRIER_SHM]                    = barrier_shm,
+    [GDC_COLL_ALGO_ALLREDUCE_HIER_LEADER]          = allreduce_hier_leader,
+    [GDC_COLL_ALGO_ALLREDUCE_HIER_RAILS]           = allreduce_hier_rails,
+    [GDC_COLL_ALGO_BCAST_HIER]                     = bcast_hier,
+    [GDC_COLL_ALGO_BCAST_HIER_RAILS]               = bcast_hier_rails,
+    [GDC_COLL_ALGO_ALLGATHER_HIER]                 = allgather_hier,
+    [GDC_COLL_ALGO_ALLGATHER_HIER_RAILS]           = allgather_hier_rails,
+    [GDC_COLL_ALGO_ALLTOALL_HIER]                  = alltoall_hier,
+    [GDC_COLL_ALGO_BARRIER_HIER]                   = barrier_hier,
     [GDC_COLL_ALGO_GATHER_BINOMIAL]                = rooted_blocks,
     [GDC_COLL_ALGO_SCATTER_BINOMIAL]               = rooted_blocks,
 };

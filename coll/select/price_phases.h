@@ -74,6 +74,20 @@ double gdc_coll_price_chain(const gdc_coll_price_t *p, int hops, int chunks, dou
 /* The builders' chunk count (gdc_coll_chunks) for bytes in a pipeline of `rounds` messages. */
 int gdc_coll_price_chunks(const gdc_coll_price_t *p, double bytes, int rounds);
 
+/* Phases over a group of g ranks whose every message takes hop h: a pipelined ring
+ * (reduce-scatter rounds, then allgather rounds), recursive doubling (reducing or not), the
+ * group allreduce of phase/allreduce.c (recursive doubling or a ring by size), a k-nomial
+ * tree reduce, phase/bcast.c's pipelined broadcast (chain or tree by its chunks), the
+ * recursive-doubling (or ring) allgather of a total, a dissemination barrier. */
+double gdc_coll_price_group_ring(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double block_bytes, int chunks,
+                                 int rs_rounds, int ag_rounds);
+double gdc_coll_price_group_rd(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int reduces);
+double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes);
+double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix, double bytes);
+double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks);
+double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total);
+double gdc_coll_price_group_dissemination(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h);
+
 int gdc_coll_price_log2(int n); /* ceil */
 int gdc_coll_price_pof2(int n); /* the largest power of two <= n */
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gdc_rt.h"
+#include "select/price.h"
 #include "select/table.h"
 #include "select/tuning.h"
 
@@ -87,9 +88,9 @@ static int candidates(const gdc_coll_args_t *args, const gdc_coll_algo_t *skip, 
     return count;
 }
 
-/* The cheapest supported algorithm on the model (the first in table order on a tie). The
- * model runs every rank's schedule, so it needs shapes every rank knows: an alltoallv's
- * counts are its own, and it takes the first candidate. */
+/* The cheapest supported algorithm by the closed-form prices (the first in table order on
+ * a tie): the same inputs on every rank, the same arithmetic, the same choice. An alltoallv's
+ * counts are its own rank's, so it takes the first candidate. */
 static const gdc_coll_algo_t *cheapest(const gdc_coll_args_t *args, const gdc_coll_algo_t *skip)
 {
     const gdc_coll_algo_t *best      = NULL;
@@ -101,17 +102,18 @@ static const gdc_coll_algo_t *cheapest(const gdc_coll_args_t *args, const gdc_co
     best = NULL;
     for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
         const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
-        gdc_coll_prediction_t  p;
+        double                 seconds;
 
         if (algo->coll != args->coll || algo == skip || !supports(algo, args)) {
             continue;
         }
-        if (gdc_coll_predict(&gdc_coll_machine, algo, args, args->on_device, &p) != GDC_SUCCESS) {
+        if (gdc_coll_price(&gdc_coll_machine, algo, args, args->layout, &seconds) != GDC_SUCCESS) {
             continue;
         }
-        if (best == NULL || p.seconds < best_time) {
+        /* cheaper by more than rounding: sums of the same terms in another order tie */
+        if (best == NULL || seconds < best_time * (1 - 1e-9)) {
             best      = algo;
-            best_time = p.seconds;
+            best_time = seconds;
         }
     }
     return best;
