@@ -8,9 +8,21 @@
  * field is 12 bits); builders keep their slot numbers below it. */
 #define GDC_COLL_MAX_SLOTS 4096u
 
+/* Where a phase's messages go: inside a node, or between nodes. */
+enum { GDC_COLL_IN_NODE = 0, GDC_COLL_ACROSS_NODES = 1 };
+
+/* A flat algorithm's messages: across nodes when its ranks span several. */
+static inline int gdc_coll_flat_across(const gdc_coll_args_t *args)
+{
+    return args->node_of != NULL && args->num_nodes > 1 ? GDC_COLL_ACROSS_NODES : GDC_COLL_IN_NODE;
+}
+
+/* The pipelining unit of a phase inside a node or across nodes. */
+size_t gdc_coll_chunk_bytes(const gdc_coll_args_t *args, int across);
+
 /* How many chunks to cut `bytes` into for a pipeline of `rounds` messages per pair, so that
- * every chunk is at most config->chunk_bytes and rounds * chunks stays within the slots. */
-int gdc_coll_chunks(const gdc_coll_config_t *config, size_t bytes, int rounds);
+ * every chunk is at most the phase's chunk size and rounds * chunks stays within the slots. */
+int gdc_coll_chunks(const gdc_coll_args_t *args, int across, size_t bytes, int rounds);
 
 /* Largest power of two <= n. */
 static inline int gdc_coll_pof2_floor(int n)

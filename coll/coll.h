@@ -31,7 +31,8 @@ typedef enum {
  * the cost model hand their own.
  */
 typedef struct gdc_coll_config {
-    size_t chunk_bytes;      /* pipelining unit of large messages (GDC_CHUNK_SIZE) */
+    size_t chunk_bytes;      /* pipelining unit of large messages (GDC_CHUNK_SIZE); 0: each link's own
+                                (the selection sets gdc_coll_args_t's chunk_in and chunk_out) */
     size_t shm_chunk_bytes;  /* pipelining unit through shared memory, cache-sized (GDC_SHM_CHUNK) */
     size_t stream_bytes;     /* outputs from this size on are written around the cache (GDC_STREAM_SIZE) */
     size_t hier_ring_bytes;  /* group phases of hierarchical algorithms above this size run a
@@ -63,6 +64,9 @@ typedef struct gdc_coll_args {
     size_t                   shm_bytes; /* shared memory per local rank for the algorithms (0: none) */
     int                      on_device; /* buffers in CUDA device memory */
     const gdc_coll_config_t *config;    /* the parameters the algorithms follow; never NULL */
+    size_t                   chunk_in;  /* pipelining unit inside a node and between nodes: long */
+    size_t                   chunk_out; /* enough that a chunk's latency is small next to its transfer
+                                           (0: config->chunk_bytes) */
     /* alltoallv only: per-peer counts and displacements, in elements */
     const size_t            *sendcounts;
     const size_t            *sdispls;

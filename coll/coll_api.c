@@ -7,6 +7,7 @@
 
 #include "engine/engine.h"
 #include "gdc_coll.h"
+#include "select/select.h"
 #include "rt_shm.h"
 #include "gdc_rt.h"
 
@@ -97,6 +98,7 @@ static gdc_coll_args_t make_args(const coll_call_t *call, gdc_comm_t comm, size_
     args.shm_bytes = comm->shm != NULL ? comm->shm->data_bytes : 0;
     args.config    = gdc_coll_config_get();
     args.layout    = gdc_coll_comm_layout(comm, &args);
+    gdc_coll_select_chunks(&args);
     return args;
 }
 

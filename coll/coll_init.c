@@ -73,6 +73,20 @@ static int parse_stream(const char *value, void *dest, const char **why)
     return 0;
 }
 
+/* "auto" (0): the selection sizes chunks per link class. */
+static int parse_auto_chunk(const char *value, void *dest, const char **why)
+{
+    if (strcmp(value, "auto") == 0) {
+        *(size_t *)dest = 0;
+        return 0;
+    }
+    if (parse_chunk(value, dest, why) != 0) {
+        *why = "\"auto\" or a byte count of at least 1K, such as 256K";
+        return -1;
+    }
+    return 0;
+}
+
 static int parse_bytes(const char *value, void *dest, const char **why)
 {
     *why = "a byte count, such as 512K";
@@ -120,7 +134,10 @@ static const gdc_rt_param_t coll_params[] = {
     FORCE_PARAM(GDC_COLL_ALLTOALLV, "ALLTOALLV", "alltoallv"),
     FORCE_PARAM(GDC_COLL_GATHER, "GATHER", "gather"),
     FORCE_PARAM(GDC_COLL_SCATTER, "SCATTER", "scatter"),
-    {"GDC_CHUNK_SIZE", "256K", "pipelining unit of large collectives (bytes)", parse_chunk, &live.chunk_bytes},
+    {"GDC_CHUNK_SIZE", "auto",
+     "pipelining unit of large collectives (bytes); auto: each link's own, long enough that a chunk's latency is "
+     "a quarter of its transfer at most (256K at least: megabytes on NVLink)",
+     parse_auto_chunk, &live.chunk_bytes},
     {"GDC_TREE_RADIX", "4", "k of the k-nomial tree algorithms", parse_radix, &live.tree_radix},
     {"GDC_SHM_CHUNK", "256K", "pipelining unit of the shared-memory algorithms (bytes; sized to stay in cache)",
      parse_chunk, &live.shm_chunk_bytes},

@@ -16,6 +16,7 @@
 
 #include "coll.h"
 #include "gdc_coll.h"
+#include "select/price.h"
 #include "select/select.h"
 #include "select/table.h"
 #include "config.h"
@@ -33,13 +34,16 @@ static void usage(FILE *out)
             "  (no option)      version and build: UCX, PMIx, hwloc and CUDA; this node's topology\n"
             "  --algorithms     every collective algorithm: <collective> <name> <description>\n"
             "  --params         every GDC_* environment variable, its value and what it does\n"
-            "  --plan COLL --bytes B [--ranks N] [--nodes K] [--profile NAME] [--device]\n"
+            "  --plan COLL --bytes B [--ranks N] [--nodes K] [--profile NAME] [--device] [--simulate]\n"
             "                   predicted time and bus bandwidth of every algorithm of COLL for a\n"
             "                   message of B bytes (K/M/G suffixes; what gdbench's Size column means\n"
             "                   for COLL) on N ranks over K nodes (ranks spread in blocks), marking\n"
             "                   the one gdc would choose; on this machine's model (GDC_PROFILE,\n"
-            "                   GDC_LINK_*) or on a profile (dgx-h100, pcie-node, a path), which also\n"
-            "                   gives the ranks per node; --device prices GPU buffers\n"
+            "                   GDC_LINK_*) or on a profile (dgx-a100, dgx-h100, pcie-node, a path),\n"
+            "                   which also gives the ranks per node; --device prices GPU buffers;\n"
+            "                   --simulate also runs the simulator (every rank's schedule, the\n"
+            "                   reference the prices are held to) and shows its time, messages and\n"
+            "                   bytes per link class (up to 4096 ranks)\n"
             "  --doctor         GPU fast-path checks: ok / warn / fail / n/a, why, what to do\n"
             "  --peers          under a launcher (gdrun -n N gdinfo --peers): link class and UCX\n"
             "                   transports of every pair of ranks\n"
@@ -88,8 +92,11 @@ typedef struct plan_opts {
     const char *coll;
     const char *bytes;
     const char *profile;
-    int         ranks, nodes, device;
+    int         ranks, nodes, device, simulate;
 } plan_opts_t;
+
+/* The simulator builds every rank's schedule: beyond this many ranks it takes minutes. */
+#define PLAN_SIMULATE_MAX_RANKS 4096
 
 /* nccl-tests' bus-bandwidth factors, and gdbench's meaning of a message size per collective. */
 static double bus_factor(gdc_coll_type_t coll, int n)
@@ -153,6 +160,29 @@ static const char *human_bytes(double bytes, char *buf, size_t len)
     return buf;
 }
 
+/* The simulator's figures for algo, next to its price. */
+static void print_simulated(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
+                            int device, double price)
+{
+    gdc_coll_prediction_t p;
+    unsigned              msgs = 0;
+
+    if (gdc_coll_predict(m, algo, args, device, &p) != GDC_SUCCESS) {
+        printf("  (the simulator failed)");
+        return;
+    }
+    for (int c = 0; c < GDC_LINK_NUM_CLASSES; c++) {
+        msgs += p.messages[c];
+    }
+    printf(" %10.2f %9.3f %9u ", p.seconds * 1e6, p.seconds > 0 ? price / p.seconds : 1, msgs);
+    for (int c = 0; c < GDC_LINK_NUM_CLASSES; c++) {
+        char human[32];
+        if (p.bytes[c] > 0) {
+            printf(" %s %s", gdc_link_class_name((gdc_link_class_t)c), human_bytes(p.bytes[c], human, sizeof(human)));
+        }
+    }
+}
+
 static int plan(const plan_opts_t *o)
 {
     gdc_coll_type_t        coll;
@@ -161,7 +191,7 @@ static int plan(const plan_opts_t *o)
     gdc_coll_machine_t     *m = &gdc_coll_machine;
     gdc_coll_select_config_t select;
     const gdc_coll_algo_t *chosen;
-    int                    n, nodes = o->nodes > 0 ? o->nodes : 1, device;
+    int                    n, nodes = o->nodes > 0 ? o->nodes : 1, device, simulate;
     int                   *node_of;
 
     if (plan_coll(o->coll, &coll) != 0) {
@@ -205,7 +235,8 @@ static int plan(const plan_opts_t *o)
     args.shm_bytes = gdc_rt_shm_bytes; /* GDC_SHM_SIZE: what the node's ranks would share */
     args.on_device = device;
     args.config    = gdc_coll_config_get();
-    chosen         = gdc_coll_select(&args);
+    gdc_coll_machine_chunks(m, &args);
+    chosen = gdc_coll_select(&args);
 
     printf("# plan: %s of %zu bytes (%zu x float32%s) on %d ranks, %d node(s), %s buffers\n",
            gdc_coll_type_name(coll), bytes, args.count, coll == GDC_COLL_ALLREDUCE || coll == GDC_COLL_REDUCE ||
@@ -213,13 +244,16 @@ static int plan(const plan_opts_t *o)
            n, nodes, device ? "device" : "host");
     gdc_coll_machine_print(m, stdout);
     printf("# busbw = algbw x %.4g (nccl-tests' factor for %s)\n", bus_factor(coll, n), gdc_coll_type_name(coll));
-    printf("#   %-22s %14s %12s %12s %9s  %s\n", "algorithm", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "messages",
-           "bytes moved per link class");
+    simulate = o->simulate && n <= PLAN_SIMULATE_MAX_RANKS;
+    if (o->simulate && !simulate) {
+        printf("# --simulate: %d ranks are more than the simulator takes (%d); prices only\n", n,
+               PLAN_SIMULATE_MAX_RANKS);
+    }
+    printf("#   %-22s %14s %12s %12s%s\n", "algorithm", "time(us)", "algbw(GB/s)", "busbw(GB/s)",
+           simulate ? "    sim(us) price/sim  messages  bytes moved per link class" : "");
     for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
         const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
-        gdc_coll_prediction_t  p;
-        unsigned               msgs = 0;
-        double                 algbw;
+        double                 seconds, algbw;
 
         if (algo->coll != coll) {
             continue;
@@ -228,21 +262,15 @@ static int plan(const plan_opts_t *o)
             printf("    %-22s %14s  (does not apply to this call)\n", algo->name, "-");
             continue;
         }
-        if (gdc_coll_predict(m, algo, &args, device, &p) != GDC_SUCCESS) {
-            printf("    %-22s %14s  (the model failed)\n", algo->name, "-");
+        if (gdc_coll_price(m, algo, &args, NULL, &seconds) != GDC_SUCCESS) {
+            printf("    %-22s %14s  (no price)\n", algo->name, "-");
             continue;
         }
-        for (int c = 0; c < GDC_LINK_NUM_CLASSES; c++) {
-            msgs += p.messages[c];
-        }
-        algbw = p.seconds > 0 ? plan_data_bytes(coll, args.count, n, dsize) / p.seconds / 1e9 : 0;
-        printf("  %c %-22s %14.2f %12.2f %12.2f %9u ", algo == chosen ? '*' : ' ', algo->name, p.seconds * 1e6, algbw,
-               algbw * bus_factor(coll, n), msgs);
-        for (int c = 0; c < GDC_LINK_NUM_CLASSES; c++) {
-            char human[32];
-            if (p.bytes[c] > 0) {
-                printf(" %s %s", gdc_link_class_name((gdc_link_class_t)c), human_bytes(p.bytes[c], human, sizeof(human)));
-            }
+        algbw = seconds > 0 ? plan_data_bytes(coll, args.count, n, dsize) / seconds / 1e9 : 0;
+        printf("  %c %-22s %14.2f %12.2f %12.2f", algo == chosen ? '*' : ' ', algo->name, seconds * 1e6, algbw,
+               algbw * bus_factor(coll, n));
+        if (simulate) {
+            print_simulated(m, algo, &args, device, seconds);
         }
         printf("\n");
     }
@@ -255,7 +283,7 @@ static int plan(const plan_opts_t *o)
 int main(int argc, char **argv)
 {
     enum { OPT_ALGORITHMS = 256, OPT_PARAMS, OPT_VERSION, OPT_PLAN, OPT_BYTES, OPT_RANKS, OPT_NODES, OPT_PROFILE,
-           OPT_DEVICE, OPT_DOCTOR, OPT_PEERS };
+           OPT_DEVICE, OPT_SIMULATE, OPT_DOCTOR, OPT_PEERS };
     static const struct option options[] = {
         {"algorithms", no_argument, NULL, OPT_ALGORITHMS},
         {"params", no_argument, NULL, OPT_PARAMS},
@@ -265,6 +293,7 @@ int main(int argc, char **argv)
         {"nodes", required_argument, NULL, OPT_NODES},
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"device", no_argument, NULL, OPT_DEVICE},
+        {"simulate", no_argument, NULL, OPT_SIMULATE},
         {"doctor", no_argument, NULL, OPT_DOCTOR},
         {"peers", no_argument, NULL, OPT_PEERS},
         {"help", no_argument, NULL, 'h'},
@@ -272,7 +301,7 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     int         what = 0, opt;
-    plan_opts_t po   = {NULL, NULL, NULL, 0, 0, 0};
+    plan_opts_t po   = {NULL, NULL, NULL, 0, 0, 0, 0};
 
     while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         switch (opt) {
@@ -300,6 +329,9 @@ int main(int argc, char **argv)
             break;
         case OPT_DEVICE:
             po.device = 1;
+            break;
+        case OPT_SIMULATE:
+            po.simulate = 1;
             break;
         case OPT_ALGORITHMS:
         case OPT_PARAMS:

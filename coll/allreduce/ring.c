@@ -16,7 +16,7 @@ GDC_COLL_BUILDER(gdc_coll_allreduce_ring)
     int            owned  = (args->rank + 1) % n;
     gdc_coll_vec_t input  = {GDC_COLL_INPUT, 0, args->count, n, NULL};
     gdc_coll_vec_t output = {GDC_COLL_OUTPUT, 0, args->count, n, NULL};
-    int            chunks = gdc_coll_ring_chunks(sched, &input, 2 * (n - 1));
+    int            chunks = gdc_coll_ring_chunks(sched, &input, 2 * (n - 1), gdc_coll_flat_across(args));
     int           *done   = malloc((size_t)chunks * sizeof(int));
     int           *sends  = malloc((size_t)(n - 1) * (size_t)chunks * sizeof(int));
     gdc_coll_ring_rs_t rs = {

@@ -9,7 +9,7 @@ GDC_COLL_BUILDER(gdc_coll_bcast_chain)
 {
     int n      = args->size;
     int v      = gdc_coll_vrank(args->rank, args->root, n);
-    int chunks = gdc_coll_chunks(args->config, args->count * args->dsize, 1);
+    int chunks = gdc_coll_chunks(args, gdc_coll_flat_across(args), args->count * args->dsize, 1);
     int next   = v + 1 < n ? gdc_coll_real_rank(v + 1, args->root, n) : -1;
     int prev   = v > 0 ? gdc_coll_real_rank(v - 1, args->root, n) : -1;
 

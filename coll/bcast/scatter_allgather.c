@@ -17,7 +17,7 @@ GDC_COLL_BUILDER(gdc_coll_bcast_scatter_allgather)
     int               v      = gdc_coll_vrank(args->rank, args->root, n);
     gdc_coll_blocks_t blocks = {GDC_COLL_OUTPUT, 0, args->count, n};
     gdc_coll_vec_t    out    = {GDC_COLL_OUTPUT, 0, args->count, n, NULL};
-    int               chunks = gdc_coll_ring_chunks(sched, &out, n - 1);
+    int               chunks = gdc_coll_ring_chunks(sched, &out, n - 1, gdc_coll_flat_across(args));
     int              *deps   = malloc((size_t)n * (size_t)chunks * sizeof(int));
     int               have, joined;
     gdc_coll_group_t  all    = gdc_coll_group_all(args);

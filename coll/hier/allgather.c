@@ -71,7 +71,7 @@ static int allgather_leaders(gdc_coll_sched_t *sched, const gdc_coll_args_t *arg
     } else {
         int                d  = nodes->my_node;
         gdc_coll_ring_ag_t ag = {
-            .group = nodes->leaders, .owned = d, .chunks = gdc_coll_ring_chunks(sched, &vec, K - 1), .slot_base = 0,
+            .group = nodes->leaders, .owned = d, .chunks = gdc_coll_ring_chunks(sched, &vec, K - 1, GDC_COLL_ACROSS_NODES), .slot_base = 0,
             .out = vec, .first_buf = area, .first_base = bounds[d],
         };
         gdc_coll_ring_allgather(sched, &ag);
@@ -123,7 +123,7 @@ GDC_COLL_BUILDER(gdc_coll_allgather_hier)
         gdc_coll_pipe_bcast_t pb = {
             .group = nodes.local, .radix = 0, .root = 0,
             .region = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, args->count * (size_t)args->size),
-            .chunks = gdc_coll_chunks(args->config, args->count * (size_t)args->size * args->dsize, 2), .slot_base = 1,
+            .chunks = gdc_coll_chunks(args, GDC_COLL_IN_NODE, args->count * (size_t)args->size * args->dsize, 2), .slot_base = 1,
             .root_dep = result, .recv_dep = gathered,
         };
         gdc_coll_pipe_bcast(sched, &pb);

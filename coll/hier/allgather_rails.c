@@ -69,7 +69,7 @@ static void package_in_node(gdc_coll_sched_t *sched, ag_rails_t *t)
     if (L > 1) {
         gdc_coll_vec_t     vec = {t->pkg_buf, t->pkg_base, blk * (size_t)L, L, NULL};
         gdc_coll_ring_ag_t ag  = {
-            .group = t->nodes.local, .owned = me, .chunks = gdc_coll_ring_chunks(sched, &vec, 2 * (L - 1)),
+            .group = t->nodes.local, .owned = me, .chunks = gdc_coll_ring_chunks(sched, &vec, 2 * (L - 1), GDC_COLL_IN_NODE),
             .slot_base = 0, .out = vec, .first_buf = (gdc_coll_buf_t)own.buf, .first_base = own.offset / args->dsize,
         };
         gdc_coll_ring_allgather(sched, &ag);
@@ -104,7 +104,7 @@ static void allgather_rails(gdc_coll_sched_t *sched, ag_rails_t *t)
         if ((hi - lo) * t->args->dsize <= t->args->config->hier_ring_bytes || per_rail < (uint32_t)(K - 1)) {
             gdc_coll_rd_allgatherv(sched, &rail, &vec, NULL, (uint32_t)b * per_rail, mine);
         } else {
-            int                chunks = gdc_coll_ring_chunks(sched, &vec, K - 1);
+            int                chunks = gdc_coll_ring_chunks(sched, &vec, K - 1, GDC_COLL_ACROSS_NODES);
             uint32_t           cap    = per_rail / (uint32_t)(K - 1);
             uint32_t           first  = sched->num_steps;
             gdc_coll_ring_ag_t ag     = {
@@ -130,8 +130,8 @@ static void parts_in_node(gdc_coll_sched_t *sched, ag_rails_t *t)
     }
     {
         gdc_coll_ring_ag_t ag = {
-            .group = t->nodes.local, .owned = me, .chunks = gdc_coll_ring_chunks(sched, &vec, 2 * (L - 1)),
-            .slot_base = (uint32_t)((L - 1) * gdc_coll_ring_chunks(sched, &pkg, 2 * (L - 1))), .out = vec,
+            .group = t->nodes.local, .owned = me, .chunks = gdc_coll_ring_chunks(sched, &vec, 2 * (L - 1), GDC_COLL_IN_NODE),
+            .slot_base = (uint32_t)((L - 1) * gdc_coll_ring_chunks(sched, &pkg, 2 * (L - 1), GDC_COLL_IN_NODE)), .out = vec,
             .first_buf = GDC_COLL_SCRATCH, .first_base = t->x_base + t->bounds[me],
         };
         gdc_coll_ring_allgather(sched, &ag);

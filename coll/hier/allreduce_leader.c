@@ -47,7 +47,7 @@ static gdc_status_t leader_segment(gdc_coll_sched_t *sched, void *ctx, const gdc
     if (l->nodes.leaders.me >= 0) {
         gdc_coll_group_allreduce_t ar = {
             .group = l->nodes.leaders, .in = have, .out = whole, .slot_base = seg->slot_base, .slots = seg->slots,
-            .scratch_base = seg->scratch_base, .avg = args->op == GDC_AVG,
+            .scratch_base = seg->scratch_base, .avg = args->op == GDC_AVG, .across = GDC_COLL_ACROSS_NODES,
         };
         first = sched->num_steps;
         gdc_coll_group_allreduce(sched, &ar);
@@ -59,7 +59,7 @@ static gdc_status_t leader_segment(gdc_coll_sched_t *sched, void *ctx, const gdc
         /* a rank's receives overwrite what its reduce sent from: they wait for its phase 1 */
         gdc_coll_pipe_bcast_t pb = {
             .group = l->nodes.local, .radix = 0, .root = LEADER, .region = whole,
-            .chunks = gdc_coll_chunks(sched->args.config, whole.length, 1), .slot_base = seg->slot_base + 1,
+            .chunks = gdc_coll_chunks(&sched->args, GDC_COLL_IN_NODE, whole.length, 1), .slot_base = seg->slot_base + 1,
             .root_dep = result, .recv_dep = reduced,
         };
         if ((uint32_t)pb.chunks >= seg->slots) {

@@ -74,7 +74,7 @@ static size_t allreduce_rails(gdc_coll_sched_t *sched, rails_t *r, const gdc_col
                 .group = gdc_coll_rails_group(nodes, B, b, r->rail),
                 .in = gdc_coll_rgn(sched, in_buf, off, cnt), .out = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, off, cnt),
                 .slot_base = seg->slot_base + (uint32_t)b * per_rail, .slots = per_rail, .scratch_base = at,
-                .avg = args->op == GDC_AVG,
+                .avg = args->op == GDC_AVG, .across = GDC_COLL_ACROSS_NODES,
             };
             gdc_coll_group_allreduce(sched, &ar);
             at += ar.scratch_used; /* my rails run at once: each its own scratch */
@@ -98,7 +98,7 @@ static gdc_status_t rails_segment(gdc_coll_sched_t *sched, void *ctx, const gdc_
         gdc_coll_vec_t parts = {GDC_COLL_OUTPUT, seg->offset, seg->count, L, r->bounds};
         uint32_t       cap   = seg->slots / (uint32_t)(2 * (L - 1));
 
-        chunks = gdc_coll_ring_chunks(sched, &parts, 2 * (L - 1));
+        chunks = gdc_coll_ring_chunks(sched, &parts, 2 * (L - 1), GDC_COLL_IN_NODE);
         chunks = (uint32_t)chunks > cap ? (int)cap : chunks;
         used1  = reduce_in_node(sched, r, seg, chunks);
     }

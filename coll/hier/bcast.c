@@ -15,7 +15,7 @@ GDC_COLL_BUILDER(gdc_coll_bcast_hier)
 {
     gdc_coll_nodes_t nodes;
     gdc_status_t     status;
-    int              chunks = gdc_coll_chunks(args->config, args->count * args->dsize, 1);
+    int              chunks = gdc_coll_chunks(args, GDC_COLL_ACROSS_NODES, args->count * args->dsize, 1);
     int             *have   = malloc((size_t)chunks * sizeof(int));
 
     if (have == NULL) {

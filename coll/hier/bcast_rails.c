@@ -65,7 +65,7 @@ static void bcast_rails(gdc_coll_sched_t *sched, bcast_rails_t *br, const gdc_co
         gdc_coll_pipe_bcast_t pb  = {
             .group = gdc_coll_rails_group(nodes, B, b, br->rail), .radix = 0, .root = br->root_node,
             .region = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, seg->offset + gdc_coll_block_offset(seg->count, B, b), cnt),
-            .chunks = gdc_coll_chunks(sched->args.config, cnt * sched->args.dsize, 1), .slot_base = seg->slot_base + (uint32_t)b * per_rail,
+            .chunks = gdc_coll_chunks(&sched->args, GDC_COLL_ACROSS_NODES, cnt * sched->args.dsize, 1), .slot_base = seg->slot_base + (uint32_t)b * per_rail,
             .root_dep = -1, .recv_dep = -1,
         };
 
@@ -102,7 +102,7 @@ static gdc_status_t bcast_rails_segment(gdc_coll_sched_t *sched, void *ctx, cons
          * bytes, once its sends are done with them. */
         gdc_coll_vec_t     parts = {GDC_COLL_OUTPUT, seg->offset, seg->count, L, br->bounds};
         uint32_t           cap   = (seg->slots - 1) / (uint32_t)(L - 1);
-        int                chunks = gdc_coll_ring_chunks(sched, &parts, L - 1);
+        int                chunks = gdc_coll_ring_chunks(sched, &parts, L - 1, GDC_COLL_IN_NODE);
         gdc_coll_ring_ag_t ag    = {
             .group = br->nodes.local, .owned = me, .chunks = (uint32_t)chunks > cap ? (int)cap : chunks,
             .slot_base = seg->slot_base + 1, .out = parts, .first_buf = GDC_COLL_OUTPUT,

@@ -10,7 +10,7 @@
 int gdc_coll_hier_num_segments(const gdc_coll_args_t *args, int width, uint32_t slots_needed)
 {
     size_t bytes   = args->count * args->dsize;
-    size_t minimum = 4 * args->config->chunk_bytes * (size_t)(width > 1 ? width : 1);
+    size_t minimum = 4 * gdc_coll_chunk_bytes(args, GDC_COLL_ACROSS_NODES) * (size_t)(width > 1 ? width : 1);
     size_t n       = bytes / minimum;
 
     n = n < 1 ? 1 : n > GDC_COLL_HIER_MAX_SEGMENTS ? GDC_COLL_HIER_MAX_SEGMENTS : n;

@@ -83,7 +83,7 @@ static void ring_allreduce(gdc_coll_sched_t *sched, gdc_coll_group_allreduce_t *
     int            rounds = 2 * (n - 1);
     gdc_coll_vec_t input  = {(gdc_coll_buf_t)ar->in.buf, ar->in.offset / ds, count, n, NULL};
     gdc_coll_vec_t output = {(gdc_coll_buf_t)ar->out.buf, ar->out.offset / ds, count, n, NULL};
-    int            chunks = gdc_coll_ring_chunks(sched, &input, rounds);
+    int            chunks = gdc_coll_ring_chunks(sched, &input, rounds, ar->across);
     uint32_t       first  = sched->num_steps;
     int           *done, *sends;
 

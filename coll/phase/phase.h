@@ -35,6 +35,7 @@ typedef struct gdc_coll_group_allreduce {
     uint32_t          slots;        /* slots it may use (at least gdc_coll_group_allreduce_min_slots) */
     size_t            scratch_base; /* bytes */
     int               avg;          /* finish with GDC_AVG's division by the communicator size */
+    int               across;       /* the group's messages cross nodes (GDC_COLL_ACROSS_NODES) */
     int               done;         /* out: the step after which out holds the result (-1: none) */
     size_t            scratch_used; /* out: bytes from scratch_base */
 } gdc_coll_group_allreduce_t;

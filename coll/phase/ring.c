@@ -50,9 +50,9 @@ gdc_coll_region_t gdc_coll_vec_chunk_at(const gdc_coll_sched_t *sched, const gdc
                         gdc_coll_block_count(bcount, chunks, c));
 }
 
-int gdc_coll_ring_chunks(const gdc_coll_sched_t *sched, const gdc_coll_vec_t *vec, int rounds)
+int gdc_coll_ring_chunks(const gdc_coll_sched_t *sched, const gdc_coll_vec_t *vec, int rounds, int across)
 {
-    return gdc_coll_chunks(sched->args.config, largest_block(vec) * sched->args.dsize, rounds);
+    return gdc_coll_chunks(&sched->args, across, largest_block(vec) * sched->args.dsize, rounds);
 }
 
 static int mod(int x, int n)

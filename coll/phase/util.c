@@ -32,9 +32,20 @@ int gdc_coll_join_range(gdc_coll_sched_t *sched, uint32_t first, int dep)
     return joined;
 }
 
-int gdc_coll_chunks(const gdc_coll_config_t *config, size_t bytes, int rounds)
+size_t gdc_coll_chunk_bytes(const gdc_coll_args_t *args, int across)
 {
-    size_t chunks     = (bytes + config->chunk_bytes - 1) / config->chunk_bytes;
+    size_t chosen = across ? args->chunk_out : args->chunk_in;
+
+    if (chosen == 0) {
+        chosen = args->config->chunk_bytes > 0 ? args->config->chunk_bytes : gdc_coll_config_defaults.chunk_bytes;
+    }
+    return chosen;
+}
+
+int gdc_coll_chunks(const gdc_coll_args_t *args, int across, size_t bytes, int rounds)
+{
+    size_t unit       = gdc_coll_chunk_bytes(args, across);
+    size_t chunks     = (bytes + unit - 1) / unit;
     size_t max_chunks = GDC_COLL_MAX_SLOTS / (size_t)(rounds > 0 ? rounds : 1);
 
     if (chunks > max_chunks) {

@@ -22,7 +22,7 @@ GDC_COLL_BUILDER(gdc_coll_reduce_scatter_gather)
      * same scratch vector (block v is the one this rank finishes) */
     gdc_coll_vec_t    partial = {GDC_COLL_SCRATCH, 0, args->count, n, NULL};
     gdc_coll_blocks_t blocks  = {is_root ? GDC_COLL_OUTPUT : GDC_COLL_SCRATCH, 0, args->count, n};
-    int               chunks  = gdc_coll_ring_chunks(sched, &input, n - 1);
+    int               chunks  = gdc_coll_ring_chunks(sched, &input, n - 1, gdc_coll_flat_across(args));
     int              *done    = malloc((size_t)chunks * sizeof(int));
     int              *sends   = malloc((size_t)(n - 1) * (size_t)chunks * sizeof(int));
     int               own, send;

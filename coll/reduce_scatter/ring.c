@@ -18,7 +18,7 @@ GDC_COLL_BUILDER(gdc_coll_reduce_scatter_ring)
     size_t         vbytes  = total * args->dsize;
     gdc_coll_vec_t input   = {GDC_COLL_INPUT, 0, total, n, NULL};
     gdc_coll_vec_t partial = {GDC_COLL_SCRATCH, 0, total, n, NULL};
-    int            chunks  = gdc_coll_ring_chunks(sched, &input, n - 1);
+    int            chunks  = gdc_coll_ring_chunks(sched, &input, n - 1, gdc_coll_flat_across(args));
     int           *done    = malloc((size_t)chunks * sizeof(int));
     int           *sends   = malloc((size_t)(n - 1) * (size_t)chunks * sizeof(int));
     size_t         used;

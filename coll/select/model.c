@@ -370,6 +370,28 @@ void gdc_coll_machine_print(const gdc_coll_machine_t *m, FILE *out)
             m->step_overhead * 1e6, m->signal_latency * 1e6, m->nics_per_node);
 }
 
+static size_t chunk_for(const gdc_coll_machine_t *m, gdc_link_class_t cls)
+{
+    const gdc_coll_link_cost_t *lc     = &m->link[cls];
+    double                      wanted = 4 * (lc->latency + 2 * m->step_overhead) * lc->bandwidth;
+    size_t                      chunk  = gdc_coll_config_defaults.chunk_bytes;
+
+    while ((double)chunk < wanted && chunk < ((size_t)16 << 20)) {
+        chunk *= 2;
+    }
+    return chunk;
+}
+
+void gdc_coll_machine_chunks(const gdc_coll_machine_t *m, gdc_coll_args_t *args)
+{
+    if (args->config->chunk_bytes != 0) {
+        args->chunk_in = args->chunk_out = args->config->chunk_bytes;
+        return;
+    }
+    args->chunk_in  = chunk_for(m, args->on_device ? m->intra_device : m->intra_host);
+    args->chunk_out = chunk_for(m, args->on_device ? m->inter_device : m->inter_host);
+}
+
 gdc_link_class_t gdc_coll_machine_class(const gdc_coll_machine_t *m, const gdc_coll_args_t *args, int a, int b,
                                         int on_device)
 {

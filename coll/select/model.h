@@ -63,6 +63,12 @@ typedef struct gdc_coll_prediction {
 gdc_status_t gdc_coll_predict(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
                               int on_device, gdc_coll_prediction_t *out);
 
+/* The pipelining units of args's phases on m: inside a node and between nodes, each long
+ * enough that a chunk's latency (and two steps) is a quarter of its transfer time at most,
+ * never under GDC_CHUNK_SIZE's default: on NVLink megabytes, where 256K would pay its
+ * latency five times over. Set when the configuration leaves GDC_CHUNK_SIZE on auto. */
+void gdc_coll_machine_chunks(const gdc_coll_machine_t *m, gdc_coll_args_t *args);
+
 /* The class between ranks a and b of args on machine m. */
 gdc_link_class_t gdc_coll_machine_class(const gdc_coll_machine_t *m, const gdc_coll_args_t *args, int a, int b,
                                         int on_device);

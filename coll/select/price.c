@@ -329,14 +329,9 @@ double gdc_coll_price_chain(const gdc_coll_price_t *p, int hops, int chunks, dou
     return fmax(wave, chunks * item + gdc_coll_price_msg(p, cross > 0 ? out : in, b) - item);
 }
 
-int gdc_coll_price_chunks(const gdc_coll_price_t *p, double bytes, int rounds)
+int gdc_coll_price_chunks(const gdc_coll_price_t *p, int across, double bytes, int rounds)
 {
-    double per    = (double)p->args->config->chunk_bytes;
-    double chunks = ceil(bytes / per);
-    double most   = (double)(GDC_COLL_MAX_SLOTS / (unsigned)(rounds > 0 ? rounds : 1));
-
-    chunks = chunks > most ? most : chunks;
-    return chunks < 1 ? 1 : (int)chunks;
+    return gdc_coll_chunks(p->args, across, (size_t)bytes, rounds);
 }
 
 int gdc_coll_price_log2(int n)
@@ -397,7 +392,7 @@ double gdc_coll_price_group_rd(const gdc_coll_price_t *p, int g, gdc_coll_hop_t 
     return t;
 }
 
-double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes)
+double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int across)
 {
     if (g < 2) {
         return 0;
@@ -407,7 +402,8 @@ double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll
     }
     {
         double block = bytes / g;
-        return gdc_coll_price_group_ring(p, g, h, block, gdc_coll_price_chunks(p, block, 2 * (g - 1)), g - 1, g - 1);
+        return gdc_coll_price_group_ring(p, g, h, block, gdc_coll_price_chunks(p, across, block, 2 * (g - 1)), g - 1,
+                                         g - 1);
     }
 }
 
@@ -446,7 +442,7 @@ double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop
     return depth * gdc_coll_price_msg(p, h, b) + (chunks - 1) * depth * fmax(p->o, b / h.bw);
 }
 
-double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total)
+double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, int across)
 {
     int    pof2 = gdc_coll_price_pof2(g);
     double t = 0, have = total / g * g / pof2;
@@ -456,7 +452,7 @@ double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll
     }
     if (total > (double)p->args->config->hier_ring_bytes && g > 2) {
         double block = total / g;
-        return gdc_coll_price_group_ring(p, g, h, block, gdc_coll_price_chunks(p, block, g - 1), 0, g - 1);
+        return gdc_coll_price_group_ring(p, g, h, block, gdc_coll_price_chunks(p, across, block, g - 1), 0, g - 1);
     }
     if (pof2 != g) {
         t += gdc_coll_price_msg(p, h, total / g) + gdc_coll_price_msg(p, h, total);

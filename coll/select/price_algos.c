@@ -104,7 +104,7 @@ static double binomial_blocks(const gdc_coll_price_t *p, double bytes)
 static double ring_of(const gdc_coll_price_t *p, size_t count, int rs, int ag, int chunk_rounds)
 {
     double          block = bytes_of(p, (count + (size_t)p->n - 1) / (size_t)p->n);
-    gdc_coll_ring_t ring  = {rs, ag, block, gdc_coll_price_chunks(p, block, chunk_rounds),
+    gdc_coll_ring_t ring  = {rs, ag, block, gdc_coll_price_chunks(p, gdc_coll_flat_across(p->args), block, chunk_rounds),
                              count < (size_t)p->n ? (double)count / p->n : 1};
 
     return gdc_coll_price_ring(p, &ring);
@@ -164,7 +164,7 @@ static double bcast_chain(const gdc_coll_price_t *p)
 {
     double bytes = bytes_of(p, p->args->count);
 
-    return gdc_coll_price_chain(p, p->n - 1, gdc_coll_price_chunks(p, bytes, 1), bytes);
+    return gdc_coll_price_chain(p, p->n - 1, gdc_coll_price_chunks(p, gdc_coll_flat_across(p->args), bytes, 1), bytes);
 }
 
 static double bcast_scatter_allgather(const gdc_coll_price_t *p)
@@ -450,8 +450,8 @@ static double allreduce_hier_leader(const gdc_coll_price_t *p)
     double phase[3];
 
     phase[0] = gdc_coll_price_group_tree_reduce(p, L, inside(p), p->args->config->tree_radix, seg);
-    phase[1] = gdc_coll_price_group_allreduce(p, K, among_leaders(p), seg);
-    phase[2] = gdc_coll_price_group_bcast(p, L, inside(p), seg, gdc_coll_price_chunks(p, seg, 1));
+    phase[1] = gdc_coll_price_group_allreduce(p, K, among_leaders(p), seg, GDC_COLL_ACROSS_NODES);
+    phase[2] = gdc_coll_price_group_bcast(p, L, inside(p), seg, gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, seg, 1));
     return segmented(segs, phase, 3);
 }
 
@@ -460,11 +460,11 @@ static double allreduce_hier_rails(const gdc_coll_price_t *p)
     int    L = p->lay.max_local, K = p->lay.nodes;
     int    segs = gdc_coll_hier_num_segments(p->args, L, gdc_coll_rails_slots(L, gdc_coll_group_allreduce_min_slots(K)));
     double seg  = bytes_of(p, p->args->count) / segs, part = seg / L;
-    int    chunks = gdc_coll_price_chunks(p, part, 2 * (L - 1));
+    int    chunks = gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, part, 2 * (L - 1));
     double phase[3];
 
     phase[0] = gdc_coll_price_group_ring(p, L, inside(p), part, chunks, L - 1, 0);
-    phase[1] = gdc_coll_price_group_allreduce(p, K, along_rails(p), part);
+    phase[1] = gdc_coll_price_group_allreduce(p, K, along_rails(p), part, GDC_COLL_ACROSS_NODES);
     phase[2] = gdc_coll_price_group_ring(p, L, inside(p), part, chunks, 0, L - 1);
     return segmented(segs, phase, 3);
 }
@@ -479,7 +479,7 @@ static double feeding(const gdc_coll_price_t *p, double first, double second, in
 static double bcast_hier(const gdc_coll_price_t *p)
 {
     double bytes  = bytes_of(p, p->args->count);
-    int    chunks = gdc_coll_price_chunks(p, bytes, 1);
+    int    chunks = gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, bytes, 1);
 
     return feeding(p, gdc_coll_price_group_bcast(p, p->lay.nodes, among_leaders(p), bytes, chunks),
                    gdc_coll_price_group_bcast(p, p->lay.max_local, inside(p), bytes, chunks), chunks);
@@ -494,8 +494,10 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
     double         phase[3];
 
     phase[0] = L > 1 ? (L - 1) * (p->o + part / in.bw) + in.lat + p->o : 0;
-    phase[1] = gdc_coll_price_group_bcast(p, K, along_rails(p), part, gdc_coll_price_chunks(p, part, 1));
-    phase[2] = gdc_coll_price_group_ring(p, L, in, part, gdc_coll_price_chunks(p, part, L - 1), 0, L - 1);
+    phase[1] = gdc_coll_price_group_bcast(p, K, along_rails(p), part,
+                                          gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, part, 1));
+    phase[2] = gdc_coll_price_group_ring(p, L, in, part, gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, part, L - 1), 0,
+                                         L - 1);
     return segmented(segs, phase, 3);
 }
 
@@ -507,8 +509,9 @@ static double allgather_hier(const gdc_coll_price_t *p)
     double         gather = L > 1 ? (L - 1) * block / in.bw + gdc_coll_price_msg(p, in, block) : 0;
     double         order  = p->lay.blocks ? 0 : gdc_coll_price_copy(p, total);
 
-    return gather + gdc_coll_price_copy(p, block) + gdc_coll_price_group_allgather(p, K, among_leaders(p), total) +
-           order + gdc_coll_price_group_bcast(p, L, in, total, gdc_coll_price_chunks(p, total, 2));
+    return gather + gdc_coll_price_copy(p, block) +
+           gdc_coll_price_group_allgather(p, K, among_leaders(p), total, GDC_COLL_ACROSS_NODES) + order +
+           gdc_coll_price_group_bcast(p, L, in, total, gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, total, 2));
 }
 
 static double allgather_hier_rails(const gdc_coll_price_t *p)
@@ -518,9 +521,11 @@ static double allgather_hier_rails(const gdc_coll_price_t *p)
     gdc_coll_hop_t in    = inside(p);
 
     return gdc_coll_price_copy(p, block) +
-           gdc_coll_price_group_ring(p, L, in, block, gdc_coll_price_chunks(p, block, 2 * (L - 1)), 0, L - 1) +
-           gdc_coll_price_group_allgather(p, K, along_rails(p), part * K) +
-           gdc_coll_price_group_ring(p, L, in, part * K, gdc_coll_price_chunks(p, part * K, L - 1), 0, L - 1) +
+           gdc_coll_price_group_ring(p, L, in, block, gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, block, 2 * (L - 1)), 0,
+                                     L - 1) +
+           gdc_coll_price_group_allgather(p, K, along_rails(p), part * K, GDC_COLL_ACROSS_NODES) +
+           gdc_coll_price_group_ring(p, L, in, part * K, gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, part * K, L - 1), 0,
+                                     L - 1) +
            gdc_coll_price_copy(p, block * p->n);
 }
 

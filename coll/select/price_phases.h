@@ -72,7 +72,7 @@ double gdc_coll_price_ring(const gdc_coll_price_t *p, const gdc_coll_ring_t *rin
  * forwarding each once. */
 double gdc_coll_price_chain(const gdc_coll_price_t *p, int hops, int chunks, double bytes);
 /* The builders' chunk count (gdc_coll_chunks) for bytes in a pipeline of `rounds` messages. */
-int gdc_coll_price_chunks(const gdc_coll_price_t *p, double bytes, int rounds);
+int gdc_coll_price_chunks(const gdc_coll_price_t *p, int across, double bytes, int rounds);
 
 /* Phases over a group of g ranks whose every message takes hop h: a pipelined ring
  * (reduce-scatter rounds, then allgather rounds), recursive doubling (reducing or not), the
@@ -82,10 +82,10 @@ int gdc_coll_price_chunks(const gdc_coll_price_t *p, double bytes, int rounds);
 double gdc_coll_price_group_ring(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double block_bytes, int chunks,
                                  int rs_rounds, int ag_rounds);
 double gdc_coll_price_group_rd(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int reduces);
-double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes);
+double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int across);
 double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix, double bytes);
 double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks);
-double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total);
+double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, int across);
 double gdc_coll_price_group_dissemination(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h);
 
 int gdc_coll_price_log2(int n); /* ceil */

@@ -66,6 +66,11 @@ gdc_status_t gdc_coll_select_init(const gdc_coll_select_config_t *given)
     return check_forced();
 }
 
+void gdc_coll_select_chunks(gdc_coll_args_t *args)
+{
+    gdc_coll_machine_chunks(&gdc_coll_machine, args);
+}
+
 void gdc_coll_select_finalize(void)
 {
     gdc_coll_tuning_free(&tuning);

@@ -24,6 +24,9 @@ void         gdc_coll_select_finalize(void);
  * schedules from inputs they share. NULL when no algorithm applies. */
 const gdc_coll_algo_t *gdc_coll_select(const gdc_coll_args_t *args);
 
+/* Set args's pipelining units for the live machine (gdc_coll_machine_chunks). */
+void gdc_coll_select_chunks(gdc_coll_args_t *args);
+
 /* The machine the live job's choices are priced on (set by gdc_coll_select_init; tests may
  * set it themselves). */
 extern gdc_coll_machine_t gdc_coll_machine;

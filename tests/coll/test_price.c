@@ -34,6 +34,9 @@ static sweep_stats_t choices;
 
 static int node_of[256];
 
+/* GDC_CHUNK_SIZE on auto, as in a job: chunks per link class. */
+static gdc_coll_config_t live_like;
+
 static void layout(int n, int nodes, int round_robin)
 {
     int base = n / nodes, extra = n % nodes;
@@ -59,7 +62,7 @@ static gdc_coll_args_t call(gdc_coll_type_t coll, size_t bytes, int n, int nodes
     a.num_nodes = nodes;
     a.shm_bytes = device ? 0 : 2 << 20;
     a.on_device = device;
-    a.config    = &gdc_coll_config_defaults;
+    a.config    = &live_like;
     return a;
 }
 
@@ -70,6 +73,7 @@ static void compare(const gdc_coll_machine_t *m, gdc_coll_type_t coll, size_t by
     double          best_sim = 0, chosen_sim = 0, best_price = 0;
     int             have = 0;
 
+    gdc_coll_machine_chunks(m, &a);
     layout(n, nodes, rr);
     for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
         const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
@@ -175,6 +179,8 @@ int main(int argc, char **argv)
     };
 
     verbose = argc > 1 && strcmp(argv[1], "-v") == 0;
+    live_like             = gdc_coll_config_defaults;
+    live_like.chunk_bytes = 0;
     setenv("GDC_LOG", "error", 0);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
