@@ -30,6 +30,9 @@ typedef enum {
  * from GDC_* at gdc_init) and hands it to every call in gdc_coll_args_t; tests, gdinfo and
  * the cost model hand their own.
  */
+/* The smallest pipelining unit auto sizing picks, and the unit of a call nothing sized. */
+#define GDC_COLL_CHUNK_MIN ((size_t)256 * 1024)
+
 typedef struct gdc_coll_config {
     size_t chunk_bytes;      /* pipelining unit of large messages (GDC_CHUNK_SIZE); 0: each link's own
                                 (the selection sets gdc_coll_args_t's chunk_in and chunk_out) */

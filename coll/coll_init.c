@@ -16,7 +16,7 @@
 #include "select/select.h"
 
 const gdc_coll_config_t gdc_coll_config_defaults = {
-    .chunk_bytes     = 256 * 1024,
+    .chunk_bytes     = 0, /* auto, as GDC_CHUNK_SIZE is by default */
     .shm_chunk_bytes = 256 * 1024,
     .stream_bytes    = 16 * 1024 * 1024,
     .hier_ring_bytes = 512 * 1024,

@@ -10,7 +10,14 @@
 int gdc_coll_hier_num_segments(const gdc_coll_args_t *args, int width, uint32_t slots_needed)
 {
     size_t bytes   = args->count * args->dsize;
-    size_t minimum = 4 * gdc_coll_chunk_bytes(args, GDC_COLL_ACROSS_NODES) * (size_t)(width > 1 ? width : 1);
+    size_t unit    = gdc_coll_chunk_bytes(args, GDC_COLL_ACROSS_NODES);
+    size_t w       = (size_t)(width > 1 ? width : 1);
+    /* every segment's phase among nodes pays its rounds' latency again (about 2 (nodes - 1)
+     * of them, each worth a quarter of the unit): a segment must carry more than that */
+    int    k       = args->num_nodes > 1 ? args->num_nodes : 2;
+    size_t rounds  = gdc_coll_group_halving_fits(k, GDC_COLL_MAX_SLOTS) ? 2 * (size_t)(31 - __builtin_clz((unsigned)k))
+                                                                          : 2 * (size_t)(k - 1);
+    size_t minimum = 4 * unit * w > w * rounds * unit / 4 ? 4 * unit * w : w * rounds * unit / 4;
     size_t n       = bytes / minimum;
 
     n = n < 1 ? 1 : n > GDC_COLL_HIER_MAX_SEGMENTS ? GDC_COLL_HIER_MAX_SEGMENTS : n;

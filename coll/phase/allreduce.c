@@ -1,8 +1,11 @@
 /*
  * Allreduce over a group: recursive doubling for small vectors (log2 rounds of the whole
- * vector), a pipelined ring for large ones (2(n-1) rounds of 1/n of it). Both give every
- * rank the same bits: recursive doubling partners combine in one operand order (the lower
- * group index first), and the ring reduces each block at one rank and passes it around.
+ * vector); for large ones recursive halving then doubling when the group is a power of two
+ * of 8 or more (2 log2(n) rounds, halves then quarters ... of it: on many nodes the ring's
+ * 2(n-1) latencies are what costs), else a pipelined ring (2(n-1) rounds of 1/n of it). All
+ * give every rank the same bits: recursive doubling partners combine in one operand order
+ * (the lower group index first); halving and the ring reduce each block at one rank and pass
+ * it around.
  */
 #include <stdlib.h>
 
@@ -121,6 +124,85 @@ static void ring_allreduce(gdc_coll_sched_t *sched, gdc_coll_group_allreduce_t *
     free(sends);
 }
 
+/* Elements [lo, hi) of region r's vector cut into n blocks. */
+static gdc_coll_region_t blocks_of(const gdc_coll_sched_t *sched, gdc_coll_region_t r, int n, int lo, int hi)
+{
+    size_t ds = sched->args.dsize, count = r.length / ds;
+    size_t first = gdc_coll_block_offset(count, n, lo), end = gdc_coll_block_offset(count, n, hi);
+
+    r.offset += first * ds;
+    r.length = (end - first) * ds;
+    return r;
+}
+
+int gdc_coll_group_halving_fits(int n, uint32_t slots)
+{
+    int rounds = rd_rounds(n);
+
+    return n >= 8 && (n & (n - 1)) == 0 && slots >= (uint32_t)(2 * rounds);
+}
+
+/* Recursive halving (reduce-scatter: keep half of the range, send the other half, combine
+ * what comes back) then recursive doubling (allgather) over a power-of-two group. */
+static void halving_doubling(gdc_coll_sched_t *sched, gdc_coll_group_allreduce_t *ar)
+{
+    const gdc_coll_group_t *g = &ar->group;
+    int                     n = g->size, me = g->me, lo = 0, hi = n, rounds = rd_rounds(n), last = -1;
+    int                     sent[32];
+    gdc_coll_region_t       cur  = ar->in;
+    size_t                  at   = ar->scratch_base;
+    uint32_t                first = sched->num_steps;
+
+    for (int k = rounds - 1; k >= 0; k--) {
+        int               d = 1 << k, peer = gdc_coll_group_rank(g, me ^ d), mid = lo + (hi - lo) / 2;
+        int               lower = (me & d) == 0, recv;
+        gdc_coll_region_t keep  = lower ? blocks_of(sched, ar->out, n, lo, mid) : blocks_of(sched, ar->out, n, mid, hi);
+        gdc_coll_region_t mine  = lower ? blocks_of(sched, cur, n, lo, mid) : blocks_of(sched, cur, n, mid, hi);
+        gdc_coll_region_t give  = lower ? blocks_of(sched, cur, n, mid, hi) : blocks_of(sched, cur, n, lo, mid);
+        gdc_coll_region_t tmp   = gdc_coll_rgn_bytes(GDC_COLL_SCRATCH, at, keep.length);
+        uint32_t          slot  = ar->slot_base + (uint32_t)(rounds - 1 - k);
+
+        sent[k] = give.length ? gdc_coll_send(sched, peer, slot, give, last) : -1;
+        recv    = keep.length ? gdc_coll_recv(sched, peer, slot, tmp, -1) : -1;
+        if (keep.length) {
+            int prev = last; /* wrote the part of `mine` this round reads */
+            last     = (me ^ d) < me ? gdc_coll_reduce(sched, keep, tmp, mine, recv)
+                                     : gdc_coll_reduce(sched, keep, mine, tmp, recv);
+            gdc_coll_after(sched, last, prev);
+        }
+        at += tmp.length;
+        lo  = lower ? lo : mid;
+        hi  = lower ? mid : hi;
+        cur = ar->out;
+    }
+    if (ar->avg && hi > lo) {
+        last = gdc_coll_avg(sched, blocks_of(sched, ar->out, n, lo, hi), last);
+    }
+    ar->scratch_used = at - ar->scratch_base;
+    /* doubling: round k receives the range that halving round k sent from */
+    for (int k = 0; k < rounds; k++) {
+        int               d = 1 << k, peer = gdc_coll_group_rank(g, me ^ d), recv = -1;
+        int               plo = (me & d) ? lo - (hi - lo) : hi, phi = plo + (hi - lo);
+        gdc_coll_region_t mine   = blocks_of(sched, ar->out, n, lo, hi);
+        gdc_coll_region_t theirs = blocks_of(sched, ar->out, n, plo, phi);
+        uint32_t          slot   = ar->slot_base + (uint32_t)(rounds + k);
+
+        if (mine.length) {
+            gdc_coll_send(sched, peer, slot, mine, last);
+        }
+        if (theirs.length) {
+            recv = gdc_coll_recv(sched, peer, slot, theirs, sent[k]);
+        }
+        if (recv >= 0) {
+            int both[2] = {last, recv};
+            last        = last >= 0 ? gdc_coll_join(sched, both, 2) : recv;
+        }
+        lo = plo < lo ? plo : lo;
+        hi = phi > hi ? phi : hi;
+    }
+    ar->done = gdc_coll_join_range(sched, first, -1);
+}
+
 static int same_region(gdc_coll_region_t a, gdc_coll_region_t b)
 {
     return a.buf == b.buf && a.offset == b.offset && a.length == b.length;
@@ -146,9 +228,13 @@ void gdc_coll_group_allreduce(gdc_coll_sched_t *sched, gdc_coll_group_allreduce_
     }
     /* the ring needs 2(n-1) slots; two ranks gain nothing from it (the same bytes, one more
      * latency) */
-    if (n == 2 || ar->in.length <= sched->args.config->hier_ring_bytes || ar->slots < (uint32_t)(2 * (n - 1))) {
+    if (n == 2 || ar->in.length <= sched->args.config->hier_ring_bytes) {
         gdc_coll_rd_allreduce(sched, ar);
-    } else {
+    } else if (gdc_coll_group_halving_fits(n, ar->slots)) {
+        halving_doubling(sched, ar);
+    } else if (ar->slots >= (uint32_t)(2 * (n - 1))) {
         ring_allreduce(sched, ar);
+    } else {
+        gdc_coll_rd_allreduce(sched, ar);
     }
 }

@@ -43,6 +43,10 @@ typedef struct gdc_coll_group_allreduce {
 uint32_t gdc_coll_group_allreduce_min_slots(int n);
 void     gdc_coll_group_allreduce(gdc_coll_sched_t *sched, gdc_coll_group_allreduce_t *ar);
 
+/* Does the group allreduce take recursive halving and doubling for a large vector (a power of
+ * two of 8 ranks or more, the slots for 2 log2(n) rounds)? */
+int gdc_coll_group_halving_fits(int n, uint32_t slots);
+
 /* The recursive-doubling allreduce alone (ar->slots >= its log2 rounds + 2). */
 void gdc_coll_rd_allreduce(gdc_coll_sched_t *sched, gdc_coll_group_allreduce_t *ar);
 

@@ -52,7 +52,24 @@ gdc_coll_region_t gdc_coll_vec_chunk_at(const gdc_coll_sched_t *sched, const gdc
 
 int gdc_coll_ring_chunks(const gdc_coll_sched_t *sched, const gdc_coll_vec_t *vec, int rounds, int across)
 {
-    return gdc_coll_chunks(&sched->args, across, largest_block(vec) * sched->args.dsize, rounds);
+    return gdc_coll_ring_chunk_count(&sched->args, across, largest_block(vec) * sched->args.dsize, rounds);
+}
+
+/* A ring round waits for the one before it: a block in one chunk pays its latency every
+ * round, a block in several hides it behind its own chunks. So a block worth several
+ * latencies of its link (a quarter of the chunk unit is about one, by how the unit is
+ * sized) goes in at least that many chunks, up to 4. */
+int gdc_coll_ring_chunk_count(const gdc_coll_args_t *args, int across, size_t block_bytes, int rounds)
+{
+    size_t latency_bytes = gdc_coll_chunk_bytes(args, across) / 4;
+    int    chunks        = gdc_coll_chunks(args, across, block_bytes, rounds);
+    size_t worth         = latency_bytes > 0 ? block_bytes / latency_bytes : 0;
+    int    most          = (int)(GDC_COLL_MAX_SLOTS / (unsigned)(rounds > 0 ? rounds : 1));
+
+    if (worth > (size_t)chunks) {
+        chunks = worth < 4 ? (int)worth : (chunks > 4 ? chunks : 4);
+    }
+    return chunks < most ? chunks : most;
 }
 
 static int mod(int x, int n)

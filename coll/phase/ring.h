@@ -36,8 +36,10 @@ gdc_coll_region_t gdc_coll_vec_chunk(const gdc_coll_sched_t *sched, const gdc_co
 gdc_coll_region_t gdc_coll_vec_chunk_at(const gdc_coll_sched_t *sched, const gdc_coll_vec_t *vec,
                                         int block, int c, int chunks, gdc_coll_buf_t buf, size_t base);
 
-/* Chunks for a ring over vec with `rounds` messages per pair, inside a node or across. */
+/* Chunks for a ring over vec with `rounds` messages per pair, inside a node or across; the
+ * same for blocks of block_bytes (the prices use it too). */
 int gdc_coll_ring_chunks(const gdc_coll_sched_t *sched, const gdc_coll_vec_t *vec, int rounds, int across);
+int gdc_coll_ring_chunk_count(const gdc_coll_args_t *args, int across, size_t block_bytes, int rounds);
 
 typedef struct gdc_coll_ring_rs {
     gdc_coll_group_t group;      /* the ring, in group order */

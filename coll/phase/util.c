@@ -37,7 +37,7 @@ size_t gdc_coll_chunk_bytes(const gdc_coll_args_t *args, int across)
     size_t chosen = across ? args->chunk_out : args->chunk_in;
 
     if (chosen == 0) {
-        chosen = args->config->chunk_bytes > 0 ? args->config->chunk_bytes : gdc_coll_config_defaults.chunk_bytes;
+        chosen = args->config->chunk_bytes > 0 ? args->config->chunk_bytes : GDC_COLL_CHUNK_MIN;
     }
     return chosen;
 }

@@ -374,7 +374,7 @@ static size_t chunk_for(const gdc_coll_machine_t *m, gdc_link_class_t cls)
 {
     const gdc_coll_link_cost_t *lc     = &m->link[cls];
     double                      wanted = 4 * (lc->latency + 2 * m->step_overhead) * lc->bandwidth;
-    size_t                      chunk  = gdc_coll_config_defaults.chunk_bytes;
+    size_t                      chunk  = GDC_COLL_CHUNK_MIN;
 
     while ((double)chunk < wanted && chunk < ((size_t)16 << 20)) {
         chunk *= 2;

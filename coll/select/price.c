@@ -11,6 +11,8 @@
 #include "select/price.h"
 
 #include "builder.h"
+#include "phase/phase.h"
+#include "phase/ring.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -334,6 +336,11 @@ int gdc_coll_price_chunks(const gdc_coll_price_t *p, int across, double bytes, i
     return gdc_coll_chunks(p->args, across, (size_t)bytes, rounds);
 }
 
+int gdc_coll_price_ring_chunks(const gdc_coll_price_t *p, int across, double block_bytes, int rounds)
+{
+    return gdc_coll_ring_chunk_count(p->args, across, (size_t)block_bytes, rounds);
+}
+
 int gdc_coll_price_log2(int n)
 {
     int rounds = 0;
@@ -392,7 +399,21 @@ double gdc_coll_price_group_rd(const gdc_coll_price_t *p, int g, gdc_coll_hop_t 
     return t;
 }
 
-double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int across)
+/* Recursive halving then doubling over a power-of-two group: halves, quarters ... of the
+ * vector each way, the halves reduced as they come. */
+static double group_halving(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes)
+{
+    double t = 0;
+
+    for (int d = g / 2; d >= 1; d /= 2) {
+        double part = bytes * d / g;
+        t += 2 * gdc_coll_price_msg(p, h, part) + gdc_coll_price_reduce(p, part);
+    }
+    return t;
+}
+
+double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int across,
+                                      uint32_t slots)
 {
     if (g < 2) {
         return 0;
@@ -400,10 +421,16 @@ double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll
     if (g == 2 || bytes <= (double)p->args->config->hier_ring_bytes) {
         return gdc_coll_price_group_rd(p, g, h, bytes, 1);
     }
+    if (gdc_coll_group_halving_fits(g, slots)) {
+        return group_halving(p, g, h, bytes);
+    }
+    if (slots < (uint32_t)(2 * (g - 1))) {
+        return gdc_coll_price_group_rd(p, g, h, bytes, 1);
+    }
     {
         double block = bytes / g;
-        return gdc_coll_price_group_ring(p, g, h, block, gdc_coll_price_chunks(p, across, block, 2 * (g - 1)), g - 1,
-                                         g - 1);
+        return gdc_coll_price_group_ring(p, g, h, block, gdc_coll_price_ring_chunks(p, across, block, 2 * (g - 1)),
+                                         g - 1, g - 1);
     }
 }
 
@@ -452,7 +479,7 @@ double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll
     }
     if (total > (double)p->args->config->hier_ring_bytes && g > 2) {
         double block = total / g;
-        return gdc_coll_price_group_ring(p, g, h, block, gdc_coll_price_chunks(p, across, block, g - 1), 0, g - 1);
+        return gdc_coll_price_group_ring(p, g, h, block, gdc_coll_price_ring_chunks(p, across, block, g - 1), 0, g - 1);
     }
     if (pof2 != g) {
         t += gdc_coll_price_msg(p, h, total / g) + gdc_coll_price_msg(p, h, total);

@@ -104,7 +104,8 @@ static double binomial_blocks(const gdc_coll_price_t *p, double bytes)
 static double ring_of(const gdc_coll_price_t *p, size_t count, int rs, int ag, int chunk_rounds)
 {
     double          block = bytes_of(p, (count + (size_t)p->n - 1) / (size_t)p->n);
-    gdc_coll_ring_t ring  = {rs, ag, block, gdc_coll_price_chunks(p, gdc_coll_flat_across(p->args), block, chunk_rounds),
+    gdc_coll_ring_t ring  = {rs, ag, block,
+                             gdc_coll_price_ring_chunks(p, gdc_coll_flat_across(p->args), block, chunk_rounds),
                              count < (size_t)p->n ? (double)count / p->n : 1};
 
     return gdc_coll_price_ring(p, &ring);
@@ -450,7 +451,8 @@ static double allreduce_hier_leader(const gdc_coll_price_t *p)
     double phase[3];
 
     phase[0] = gdc_coll_price_group_tree_reduce(p, L, inside(p), p->args->config->tree_radix, seg);
-    phase[1] = gdc_coll_price_group_allreduce(p, K, among_leaders(p), seg, GDC_COLL_ACROSS_NODES);
+    phase[1] = gdc_coll_price_group_allreduce(p, K, among_leaders(p), seg, GDC_COLL_ACROSS_NODES,
+                                              GDC_COLL_MAX_SLOTS / (uint32_t)segs);
     phase[2] = gdc_coll_price_group_bcast(p, L, inside(p), seg, gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, seg, 1));
     return segmented(segs, phase, 3);
 }
@@ -460,11 +462,12 @@ static double allreduce_hier_rails(const gdc_coll_price_t *p)
     int    L = p->lay.max_local, K = p->lay.nodes;
     int    segs = gdc_coll_hier_num_segments(p->args, L, gdc_coll_rails_slots(L, gdc_coll_group_allreduce_min_slots(K)));
     double seg  = bytes_of(p, p->args->count) / segs, part = seg / L;
-    int    chunks = gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, part, 2 * (L - 1));
+    int    chunks = gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, part, 2 * (L - 1));
     double phase[3];
 
     phase[0] = gdc_coll_price_group_ring(p, L, inside(p), part, chunks, L - 1, 0);
-    phase[1] = gdc_coll_price_group_allreduce(p, K, along_rails(p), part, GDC_COLL_ACROSS_NODES);
+    phase[1] = gdc_coll_price_group_allreduce(p, K, along_rails(p), part, GDC_COLL_ACROSS_NODES,
+                                              GDC_COLL_MAX_SLOTS / (uint32_t)segs / (uint32_t)L);
     phase[2] = gdc_coll_price_group_ring(p, L, inside(p), part, chunks, 0, L - 1);
     return segmented(segs, phase, 3);
 }
@@ -496,8 +499,8 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
     phase[0] = L > 1 ? (L - 1) * (p->o + part / in.bw) + in.lat + p->o : 0;
     phase[1] = gdc_coll_price_group_bcast(p, K, along_rails(p), part,
                                           gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, part, 1));
-    phase[2] = gdc_coll_price_group_ring(p, L, in, part, gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, part, L - 1), 0,
-                                         L - 1);
+    phase[2] = gdc_coll_price_group_ring(p, L, in, part, gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, part, L - 1),
+                                         0, L - 1);
     return segmented(segs, phase, 3);
 }
 
@@ -521,11 +524,11 @@ static double allgather_hier_rails(const gdc_coll_price_t *p)
     gdc_coll_hop_t in    = inside(p);
 
     return gdc_coll_price_copy(p, block) +
-           gdc_coll_price_group_ring(p, L, in, block, gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, block, 2 * (L - 1)), 0,
-                                     L - 1) +
+           gdc_coll_price_group_ring(p, L, in, block,
+                                     gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, block, 2 * (L - 1)), 0, L - 1) +
            gdc_coll_price_group_allgather(p, K, along_rails(p), part * K, GDC_COLL_ACROSS_NODES) +
-           gdc_coll_price_group_ring(p, L, in, part * K, gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, part * K, L - 1), 0,
-                                     L - 1) +
+           gdc_coll_price_group_ring(p, L, in, part * K,
+                                     gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, part * K, L - 1), 0, L - 1) +
            gdc_coll_price_copy(p, block * p->n);
 }
 

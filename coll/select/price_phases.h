@@ -73,6 +73,8 @@ double gdc_coll_price_ring(const gdc_coll_price_t *p, const gdc_coll_ring_t *rin
 double gdc_coll_price_chain(const gdc_coll_price_t *p, int hops, int chunks, double bytes);
 /* The builders' chunk count (gdc_coll_chunks) for bytes in a pipeline of `rounds` messages. */
 int gdc_coll_price_chunks(const gdc_coll_price_t *p, int across, double bytes, int rounds);
+/* The same for the blocks of a ring (gdc_coll_ring_chunk_count). */
+int gdc_coll_price_ring_chunks(const gdc_coll_price_t *p, int across, double block_bytes, int rounds);
 
 /* Phases over a group of g ranks whose every message takes hop h: a pipelined ring
  * (reduce-scatter rounds, then allgather rounds), recursive doubling (reducing or not), the
@@ -82,7 +84,8 @@ int gdc_coll_price_chunks(const gdc_coll_price_t *p, int across, double bytes, i
 double gdc_coll_price_group_ring(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double block_bytes, int chunks,
                                  int rs_rounds, int ag_rounds);
 double gdc_coll_price_group_rd(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int reduces);
-double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int across);
+double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int across,
+                                      uint32_t slots);
 double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix, double bytes);
 double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks);
 double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, int across);

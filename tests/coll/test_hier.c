@@ -197,6 +197,35 @@ HIER_TEST(allgather, GDC_COLL_ALLGATHER)
 HIER_TEST(alltoall, GDC_COLL_ALLTOALL)
 HIER_TEST(barrier, GDC_COLL_BARRIER)
 
+/* Many nodes: the group allreduce among leaders and along rails takes recursive halving and
+ * doubling for a power of two of 8 nodes or more (forced for small vectors by a tiny
+ * GDC_HIER_RING_MIN), a ring for other counts of nodes. */
+static void test_many_nodes(void **state)
+{
+    static const struct {
+        int n, nodes, rr;
+    } shapes[] = {{8, 8, 0}, {16, 8, 0}, {16, 8, 1}, {24, 8, 0}, {19, 8, 0}, {32, 16, 0}, {18, 9, 0}, {33, 16, 1}};
+    static const size_t counts[] = {1, 7, 100, 1001, 4099};
+    static const char *const names[] = {"hier_leader", "hier_rails"};
+    unsigned long before = runs - not_applicable;
+
+    cfg.hier_ring_bytes = 16;
+    for (size_t a = 0; a < sizeof(names) / sizeof(names[0]); a++) {
+        const gdc_coll_algo_t *algo = gdc_coll_algo_find(GDC_COLL_ALLREDUCE, names[a]);
+        for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++) {
+            for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
+                for (int in_place = 0; in_place <= 1; in_place++) {
+                    sim_case_t c = {algo, shapes[si].n, counts[ci], GDC_INT32, in_place ? GDC_SUM : GDC_AVG, 0,
+                                    in_place, (unsigned)ci, shapes[si].nodes, shapes[si].rr, &cfg, 0};
+                    run_case(&c);
+                }
+            }
+        }
+    }
+    cfg = gdc_coll_config_defaults;
+    assert_true(runs - not_applicable - before >= 150);
+}
+
 /* The flat algorithms of the collectives without a hierarchical one, over the layouts. */
 static void test_flat_guard(void **state)
 {
@@ -272,6 +301,7 @@ int main(void)
         cmocka_unit_test(test_allgather),
         cmocka_unit_test(test_alltoall),
         cmocka_unit_test(test_barrier),
+        cmocka_unit_test(test_many_nodes),
         cmocka_unit_test(test_flat_guard),
         cmocka_unit_test(test_summary),
     };
