@@ -116,6 +116,7 @@ if [ ! -f Makefile ]; then
 fi
 say "make -j$jobs"
 make -j"$jobs" >make.out 2>&1 || { grep -E -B2 -A8 'error|Error' make.out | tail -n 80; die "build failed"; }
+say "built in $(($(date +%s) - start)) s"
 
 reports=$build/sanitize-reports
 rm -rf "$reports" && mkdir -p "$reports" || exit 1
@@ -150,9 +151,11 @@ t0=$(date +%s)
 check() { # NAME ASAN-OPTIONS-TO-ADD TESTS: make check of TESTS, its log test-suite-NAME.log
     [ -n "$3" ] || return 0
     say "make check TESTS='$3'"
+    t1=$(date +%s)
     ASAN_OPTIONS="$ASAN_OPTIONS$2" make -j"$jobs" check TESTS="$3" TEST_SUITE_LOG="test-suite-$1.log" \
         >"check-$1.out" 2>&1
     st=$?
+    say "$1 tests took $(($(date +%s) - t1)) s"
     # what did not pass, then the counts
     grep -E '^(FAIL|ERROR|XPASS|SKIP):' "check-$1.out"
     grep -E '^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):' "check-$1.out"
