@@ -7,13 +7,17 @@
 #             mpich libmpich-dev (gdbench-mpich, the MPICH peer of bench/compare.sh; Debian keeps
 #             Open MPI as the default mpicc/mpirun: MPICH's alternatives have lower priority)
 #   tools:    ucx-utils hwloc (ucx_info, lstopo: what UCX and hwloc see)
-#   fuzzing:  clang libclang-rt-dev (tests/fuzz/run.sh: libFuzzer and the sanitizers)
+#   sanitizers and fuzzing: clang libclang-rt-dev llvm (tests/sanitize/run.sh and
+#             tests/fuzz/run.sh: clang with the ASan, UBSan and libFuzzer runtimes,
+#             -fsanitize=address,undefined,fuzzer, which Debian's clang only recommends and
+#             --no-install-recommends below would skip; llvm-symbolizer)
 #   not here: slurmctld slurmd slurm-client munge, for tests/slurm's local Slurm cluster of
 #             emulated nodes: daemons a developer's machine may not want enabled, so
 #             tests/slurm/local-cluster.sh installs them itself, as root, when it runs
 set -eu
 packages="gcc make autoconf automake libtool pkg-config libucx-dev libpmix-dev libhwloc-dev \
-libevent-dev libcmocka-dev openmpi-bin libopenmpi-dev mpich libmpich-dev ucx-utils hwloc clang libclang-rt-dev"
+libevent-dev libcmocka-dev openmpi-bin libopenmpi-dev mpich libmpich-dev ucx-utils hwloc \
+clang libclang-rt-dev llvm"
 
 missing=""
 for p in $packages; do

@@ -62,16 +62,26 @@ void gdc_coll_exec_set_shm(gdc_coll_exec_t *exec, const gdc_rt_shm_t *shm, uint6
     exec->shm_base = shm_base;
 }
 
+/* The address of a region, or NULL when its buffer is NULL: a call's buffer may be NULL
+ * where it holds nothing (a barrier's, count 0, the output of a non-root), and steps still
+ * name regions of it: empty ones, and the unused first region of a step that moves no data
+ * (run_local takes it for every local step). NULL plus an offset, even 0, is undefined. */
 static void *region_ptr(const gdc_coll_exec_t *exec, const gdc_coll_region_t *region)
 {
+    char *base;
+
     switch (region->buf) {
     case GDC_COLL_SHM:
-        return (char *)gdc_rt_shm_data(exec->shm, exec->shm->local_index) + region->offset;
+        base = gdc_rt_shm_data(exec->shm, exec->shm->local_index);
+        break;
     case GDC_COLL_PEER:
-        return (char *)gdc_rt_shm_data(exec->shm, region->peer) + region->offset;
+        base = gdc_rt_shm_data(exec->shm, region->peer);
+        break;
     default:
-        return exec->base[region->buf] + region->offset;
+        base = exec->base[region->buf];
+        break;
     }
+    return base != NULL ? base + region->offset : NULL;
 }
 
 /* Has the peer's counter reached what the wait step asks for? */
@@ -123,6 +133,9 @@ static gdc_status_t run_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step
                              args->dtype, args->op);
         return GDC_SUCCESS;
     case GDC_COLL_STEP_COPY:
+        if (step->a.length == 0) {
+            return GDC_SUCCESS; /* its regions may be NULL, which memcpy must not get even for 0 bytes */
+        }
         if (exec->on_device) {
             return gdc_rt_cuda_copy(dst, region_ptr(exec, &step->b), step->a.length);
         }

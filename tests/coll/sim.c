@@ -817,11 +817,15 @@ static void run_all(sim_t *w, int *order, unsigned seed)
         for (int i = 0; i < n && !w->failed; i++) {
             int         r  = order[(i + (int)(seed % 7)) % n];
             sim_rank_t *sr = !in_thread(w, r) && w->current[r] < w->ncalls ? rank_of(w, w->current[r], r) : NULL;
+            int finished;
             if (sr != NULL && sr->woken) {
                 moved |= progress_rank(w, r);
             }
-            all_done &= rank_finished(w, r);
-            threads_running |= in_thread(w, r) && !rank_finished(w, r);
+            /* read once: a thread that finishes between two reads would count as neither
+             * running nor done, and its peers' wait for it as a deadlock */
+            finished = rank_finished(w, r);
+            all_done &= finished;
+            threads_running |= in_thread(w, r) && !finished;
         }
         seed = seed * 1103515245u + 12345u;
         if (all_done || w->failed) {

@@ -4,6 +4,9 @@
  * started and progressed in order and shuffled; large pipeline chunks and tiny ones (many
  * chunks per block). Integer sums are checked exactly; then a sweep over datatypes and ops
  * (floats against a double reference with a stated tolerance) on fewer shapes.
+ * GDC_TEST_REDUCED=1 (the sanitizer build, tests/sanitize/run.sh, where all this runs several
+ * times slower): the same sweeps of every algorithm over fewer communicator sizes and shapes,
+ * and shorter sequences.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,8 +21,12 @@
 #include "select/table.h"
 #include "sim.h"
 
-static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 64};
-#define NUM_SIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
+static const int all_sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 64};
+/* powers of two, their neighbours, and one size past 32 */
+static const int reduced_sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 17, 33};
+static const int *sizes     = all_sizes;
+static int        num_sizes = (int)(sizeof(all_sizes) / sizeof(all_sizes[0]));
+static int        reduced; /* GDC_TEST_REDUCED */
 
 static int is_rooted(gdc_coll_type_t coll)
 {
@@ -64,7 +71,7 @@ static void run_case(const sim_case_t *c)
 /* The exhaustive sweep of one algorithm with int32 sums (bcast/gather/...: int32 data). */
 static void sweep_algorithm(const gdc_coll_algo_t *algo)
 {
-    for (int si = 0; si < NUM_SIZES; si++) {
+    for (int si = 0; si < num_sizes; si++) {
         int    n        = sizes[si];
         size_t counts[] = {0, 1, (size_t)n - 1, (size_t)n + 1, 3000};
         int    roots[]  = {0, n - 1, n / 2};
@@ -100,11 +107,12 @@ static void sweep_dtypes(const gdc_coll_algo_t *algo)
     };
     static const gdc_dtype_t movers[] = {GDC_BYTE, GDC_FLOAT64, GDC_INT8, GDC_FLOAT16};
     static const int         shapes[] = {2, 3, 5, 8, 13, 16};
+    int                      num_shapes = reduced ? 4 : (int)(sizeof(shapes) / sizeof(shapes[0]));
     int                      num = reduces(algo->coll) ? (int)(sizeof(reductions) / sizeof(reductions[0]))
                                                        : (int)(sizeof(movers) / sizeof(movers[0]));
 
     for (int t = 0; t < num; t++) {
-        for (int si = 0; si < (int)(sizeof(shapes) / sizeof(shapes[0])); si++) {
+        for (int si = 0; si < num_shapes; si++) {
             int    n        = shapes[si];
             size_t counts[] = {1, (size_t)n + 1, 1000};
             for (int ci = 0; ci < 3; ci++) {
@@ -184,7 +192,7 @@ static void test_shm_sequences(void **state)
 
     cfg.shm_chunk_bytes = 200; /* many chunks: both slots of every segment in use */
     for (int si = 0; si < (int)(sizeof(sizes_seq) / sizeof(sizes_seq[0])); si++) {
-        for (unsigned seed = 0; seed < 40; seed++) {
+        for (unsigned seed = 0; seed < (reduced ? 10u : 40u); seed++) {
             sim_case_t calls[CALLS];
             int        n = sizes_seq[si];
             for (int i = 0; i < CALLS; i++) {
@@ -321,5 +329,12 @@ int main(void)
     };
 
     cfg = gdc_coll_config_defaults;
+    if (getenv("GDC_TEST_REDUCED") != NULL && atoi(getenv("GDC_TEST_REDUCED")) != 0) {
+        reduced   = 1;
+        sizes     = reduced_sizes;
+        num_sizes = (int)(sizeof(reduced_sizes) / sizeof(reduced_sizes[0]));
+        print_message("# GDC_TEST_REDUCED: %d communicator sizes of %d\n", num_sizes,
+                      (int)(sizeof(all_sizes) / sizeof(all_sizes[0])));
+    }
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

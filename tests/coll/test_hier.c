@@ -8,6 +8,8 @@
  * same bits, which the simulator checks), then a sweep over datatypes and ops with floats
  * against a reference. As a guard, every flat algorithm runs over the same layouts, fewer
  * counts: node placement must not change what they compute.
+ * GDC_TEST_REDUCED=1 (the sanitizer build, tests/sanitize/run.sh): the hierarchical
+ * algorithms over fewer communicator sizes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,8 +25,10 @@
 #include "select/table.h"
 #include "sim.h"
 
-static const int sizes[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 24, 32, 33};
-#define NUM_SIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
+static const int all_sizes[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 24, 32, 33};
+static const int reduced_sizes[] = {2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 33};
+static const int *sizes     = all_sizes;
+static int        num_sizes = (int)(sizeof(all_sizes) / sizeof(all_sizes[0]));
 #define MAX_NODES 5
 
 static unsigned long runs;
@@ -176,9 +180,9 @@ static void sweep(gdc_coll_type_t coll)
             continue;
         }
         found++;
-        each_layout(algo, sizes, NUM_SIZES, int_cases);
+        each_layout(algo, sizes, num_sizes, int_cases);
         cfg.chunk_bytes = 96; /* many chunks per block, several segments */
-        each_layout(algo, sizes, NUM_SIZES, pipeline_cases);
+        each_layout(algo, sizes, num_sizes, pipeline_cases);
         cfg.chunk_bytes = 256 * 1024;
         each_layout(algo, dtype_shapes, (int)(sizeof(dtype_shapes) / sizeof(dtype_shapes[0])), dtype_cases);
     }
@@ -307,5 +311,11 @@ int main(void)
     };
 
     cfg = gdc_coll_config_defaults;
+    if (getenv("GDC_TEST_REDUCED") != NULL && atoi(getenv("GDC_TEST_REDUCED")) != 0) {
+        sizes     = reduced_sizes;
+        num_sizes = (int)(sizeof(reduced_sizes) / sizeof(reduced_sizes[0]));
+        print_message("# GDC_TEST_REDUCED: %d communicator sizes of %d\n", num_sizes,
+                      (int)(sizeof(all_sizes) / sizeof(all_sizes[0])));
+    }
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
