@@ -62,6 +62,13 @@ static int repeats_last(const gdc_coll_cache_t *cache, const gdc_coll_args_t *ar
     return same_key(&key, &cache->last_key) && same_key(&key, &e->key);
 }
 
+static void count(unsigned *times, double *total, double *most, double seconds)
+{
+    (*times)++;
+    *total += seconds;
+    *most = seconds > *most ? seconds : *most;
+}
+
 static int uses_op(gdc_coll_type_t coll)
 {
     return coll == GDC_COLL_REDUCE || coll == GDC_COLL_ALLREDUCE || coll == GDC_COLL_REDUCE_SCATTER;
@@ -71,6 +78,7 @@ const gdc_coll_algo_t *gdc_coll_cache_algo(gdc_coll_cache_t *cache, const gdc_co
 {
     gdc_coll_key_t     key;
     gdc_coll_choice_t *choice;
+    double             started, took;
 
     if (args->coll == GDC_COLL_ALLTOALLV) {
         return gdc_coll_select(args); /* its counts are its own: no shape to remember */
@@ -83,13 +91,16 @@ const gdc_coll_algo_t *gdc_coll_cache_algo(gdc_coll_cache_t *cache, const gdc_co
     if (choice->algo != NULL && same_key(&choice->key, &key)) {
         return choice->algo;
     }
+    started      = gdc_wtime();
     choice->algo = gdc_coll_select(args);
+    took         = gdc_wtime() - started;
+    count(&cache->stats.chosen, &cache->stats.choose_seconds, &cache->stats.choose_most, took);
     if (choice->algo != NULL) {
         choice->key = key;
-        GDC_LOG_INFO("%s of %zu x %s%s%s on %d ranks (%d node(s)%s): %s", gdc_coll_type_name(args->coll),
-                     args->count, gdc_rt_dtype_name(args->dtype), uses_op(args->coll) ? " " : "",
-                     uses_op(args->coll) ? gdc_rt_op_name(args->op) : "", args->size, args->num_nodes,
-                     args->on_device ? ", device memory" : "", choice->algo->name);
+        GDC_LOG_INFO("%s of %zu x %s%s%s on %d ranks (%d node(s)%s): %s (chosen in %.1f us)",
+                     gdc_coll_type_name(args->coll), args->count, gdc_rt_dtype_name(args->dtype),
+                     uses_op(args->coll) ? " " : "", uses_op(args->coll) ? gdc_rt_op_name(args->op) : "", args->size,
+                     args->num_nodes, args->on_device ? ", device memory" : "", choice->algo->name, took * 1e6);
     }
     return choice->algo;
 }
@@ -143,10 +154,12 @@ gdc_status_t gdc_coll_cache_sched(gdc_coll_cache_t *cache, const gdc_coll_algo_t
     cache->clock++;
     e = find(cache, &key, &victim);
     if (e == NULL) {
-        status = gdc_coll_sched_build(algo, args, sched);
+        double started = gdc_wtime();
+        status         = gdc_coll_sched_build(algo, args, sched);
         if (status != GDC_SUCCESS) {
             return status;
         }
+        count(&cache->stats.built, &cache->stats.build_seconds, &cache->stats.build_most, gdc_wtime() - started);
         e = victim;
         if (e != NULL) {
             if (e->sched != NULL) {
@@ -168,6 +181,15 @@ gdc_status_t gdc_coll_cache_sched(gdc_coll_cache_t *cache, const gdc_coll_algo_t
 
 void gdc_coll_cache_clear(gdc_coll_cache_t *cache)
 {
+    const gdc_coll_cache_stats_t *st = &cache->stats;
+
+    if (st->chosen > 0 || st->built > 0) {
+        GDC_LOG_INFO("new call shapes: %u chosen in %.1f us (the slowest %.1f us), %u schedules built in %.1f us "
+                     "(the slowest %.1f us)",
+                     st->chosen, st->choose_seconds * 1e6, st->choose_most * 1e6, st->built, st->build_seconds * 1e6,
+                     st->build_most * 1e6);
+    }
+    memset(&cache->stats, 0, sizeof(cache->stats));
     for (int i = 0; i < GDC_COLL_CACHE_SIZE; i++) {
         if (cache->entries[i].sched != NULL) {
             drop_entry(&cache->entries[i]);

@@ -40,8 +40,16 @@ typedef struct gdc_coll_choice {
     const gdc_coll_algo_t *algo;
 } gdc_coll_choice_t;
 
+/* What new call shapes cost this rank: choices made and schedules built, their seconds in
+ * all and the most one took (the first call of a shape pays both). */
+typedef struct gdc_coll_cache_stats {
+    unsigned chosen, built;
+    double   choose_seconds, choose_most, build_seconds, build_most;
+} gdc_coll_cache_stats_t;
+
 typedef struct gdc_coll_cache {
     gdc_coll_entry_t  entries[GDC_COLL_CACHE_SIZE];
+    gdc_coll_cache_stats_t stats;
     unsigned          clock;
     gdc_coll_choice_t choices[GDC_COLL_CHOICES]; /* direct-mapped */
     gdc_coll_entry_t *last;                      /* the last call's entry, or NULL */

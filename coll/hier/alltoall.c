@@ -224,19 +224,21 @@ GDC_COLL_BUILDER(gdc_coll_alltoall_hier)
     }
     d = t.nodes.my_node;
     within_node(sched, &t);
-    /* everything I send first (my aggregations include my own blocks), then what comes back */
-    for (int e = 0; e < t.nodes.num_nodes; e++) {
-        if (e == d) {
-            continue;
-        }
+    /* everything I send first (my aggregations include my own blocks), then what comes back;
+     * node d starts with node d + 1, so that no node is every node's first destination */
+    for (int k = 1; k < t.nodes.num_nodes; k++) {
+        int e = (d + k) % t.nodes.num_nodes;
+
         if (aggregator(&t.nodes, d, e) == t.nodes.local.me) {
             aggregate(sched, &t, e);
         } else {
             to_aggregator(sched, &t, e, gdc_coll_rgn_bytes(GDC_COLL_SCRATCH, 0, 0));
         }
     }
-    for (int e = 0; e < t.nodes.num_nodes; e++) {
-        if (e != d && aggregator(&t.nodes, d, e) != t.nodes.local.me) {
+    for (int k = 1; k < t.nodes.num_nodes; k++) {
+        int e = (d - k + t.nodes.num_nodes) % t.nodes.num_nodes;
+
+        if (aggregator(&t.nodes, d, e) != t.nodes.local.me) {
             from_aggregator(sched, &t, e);
         }
     }

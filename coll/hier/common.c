@@ -2,6 +2,7 @@
 
 #include "hier/common.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "builder.h"
@@ -12,14 +13,18 @@ int gdc_coll_hier_num_segments(const gdc_coll_args_t *args, int width, uint32_t 
     size_t bytes   = args->count * args->dsize;
     size_t unit    = gdc_coll_chunk_bytes(args, GDC_COLL_ACROSS_NODES);
     size_t w       = (size_t)(width > 1 ? width : 1);
-    /* every segment's phase among nodes pays its rounds' latency again (about 2 (nodes - 1)
-     * of them, each worth a quarter of the unit): a segment must carry more than that */
+    /* Segments overlap the phases: the first segment's phases inside the nodes are paid
+     * alone (their work over the segment count, about the network's: 2 bytes / width),
+     * and every segment's phase among nodes pays its rounds' latency again (each worth a
+     * quarter of the unit). Their sum is least at the square root of the ratio; and a
+     * segment carries four units per rank at least. */
     int    k       = args->num_nodes > 1 ? args->num_nodes : 2;
-    size_t rounds  = gdc_coll_group_halving_fits(k, GDC_COLL_MAX_SLOTS) ? 2 * (size_t)(31 - __builtin_clz((unsigned)k))
-                                                                          : 2 * (size_t)(k - 1);
-    size_t minimum = 4 * unit * w > w * rounds * unit / 4 ? 4 * unit * w : w * rounds * unit / 4;
-    size_t n       = bytes / minimum;
+    double rounds  = gdc_coll_group_halving_fits(k, GDC_COLL_MAX_SLOTS) ? 2 * (31 - __builtin_clz((unsigned)k))
+                                                                          : 2 * (k - 1);
+    size_t n       = (size_t)sqrt(2.0 * (double)bytes / (double)w / (rounds * (double)unit / 4));
+    size_t most    = bytes / (4 * unit * w);
 
+    n = n < most ? n : most;
     n = n < 1 ? 1 : n > GDC_COLL_HIER_MAX_SEGMENTS ? GDC_COLL_HIER_MAX_SEGMENTS : n;
     while (n > 1 && GDC_COLL_MAX_SLOTS / n < slots_needed) {
         n--;

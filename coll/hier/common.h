@@ -11,7 +11,7 @@
 
 /* At most this many segments: enough to overlap three phases, few enough that each keeps
  * its chunks and slots. */
-#define GDC_COLL_HIER_MAX_SEGMENTS 4
+#define GDC_COLL_HIER_MAX_SEGMENTS 16
 
 typedef struct gdc_coll_hier_seg {
     int      index;
@@ -26,9 +26,10 @@ typedef struct gdc_coll_hier_seg {
 typedef gdc_status_t (*gdc_coll_hier_seg_fn_t)(gdc_coll_sched_t *sched, void *ctx, const gdc_coll_hier_seg_t *seg,
                                                size_t *scratch_used, int *gate);
 
-/* How many segments a vector of args->count elements gets: one per 4 pipeline chunks per
- * rank of a `width`-rank phase, at most GDC_COLL_HIER_MAX_SEGMENTS, and no more than leave
- * each segment slots_needed slots. */
+/* How many segments a vector of args->count elements gets: as many as balance the first
+ * segment's unoverlapped phases against every segment's latency among nodes, four pipeline
+ * chunks per rank of a `width`-rank phase at least, at most GDC_COLL_HIER_MAX_SEGMENTS,
+ * and no more than leave each segment slots_needed slots. */
 int gdc_coll_hier_num_segments(const gdc_coll_args_t *args, int width, uint32_t slots_needed);
 
 /* Cut count elements into `segments` segments and build each with fn, every step of one

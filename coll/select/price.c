@@ -63,6 +63,35 @@ static int most_off_knomial(const gdc_coll_args_t *args, int *off, int nodes, lo
     return most;
 }
 
+/* For each rank, the most boundaries a chain of rotation rounds crosses on its way there:
+ * after the round of distance d, the most of its own and of its partner d behind (plus one
+ * if that partner is on another node). */
+static int most_off_on_a_chain(const gdc_coll_args_t *args)
+{
+    int *crossed = calloc((size_t)args->size * 2, sizeof(int)), *prev, *next, most = 0;
+
+    if (crossed == NULL) {
+        return GDC_COLL_LAYOUT_DISTANCES; /* as if every round crossed */
+    }
+    prev = crossed;
+    next = crossed + args->size;
+    for (int d = 1; d < args->size; d *= 2) {
+        for (int r = 0; r < args->size; r++) {
+            int from = (r - d % args->size + args->size) % args->size;
+            int via  = prev[from] + (node(args, from) != node(args, r));
+            next[r]  = via > prev[r] ? via : prev[r];
+        }
+        int *swap = prev;
+        prev      = next;
+        next      = swap;
+    }
+    for (int r = 0; r < args->size; r++) {
+        most = prev[r] > most ? prev[r] : most;
+    }
+    free(crossed);
+    return most;
+}
+
 /* The most ranks of one node whose partner is on another node; off[] is per node. */
 static int most_off(const gdc_coll_args_t *args, int *off, int nodes, int dist, pattern_t pattern)
 {
@@ -119,7 +148,8 @@ void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
             layout->knomial_off[l] = most_off_knomial(args, per, nodes, dist, radix);
         }
     }
-    layout->fold_off = most_off(args, per, nodes, 1, FOLD);
+    layout->fold_off        = most_off(args, per, nodes, 1, FOLD);
+    layout->shift_chain_off = most_off_on_a_chain(args);
     free(per);
 }
 

@@ -32,6 +32,10 @@ typedef struct gdc_coll_layout {
      * and for the fold of a non-power of two (rank 2j hands its data to 2j + 1). */
     int knomial_off[GDC_COLL_LAYOUT_DISTANCES];
     int fold_off;
+    /* Rotation rounds (partners 1, 2, 4, ... ahead) as a chain: a rank's round waits for its
+     * partner's previous one. The most node boundaries one chain of them crosses. */
+    int shift_chain_off;
+
 } gdc_coll_layout_t;
 
 /* The layout of args's ranks: O(ranks log ranks), once per communicator. */

@@ -47,53 +47,111 @@ static gdc_coll_hop_t tree_level_hop(const gdc_coll_price_t *p, int radix, int l
     return radix == 2 ? gdc_coll_price_tree_hop(p, (int)dist) : gdc_coll_price_knomial_hop(p, level);
 }
 
-static double tree_bcast(const gdc_coll_price_t *p, int radix, double bytes)
+static gdc_coll_hop_t inside(const gdc_coll_price_t *p)
 {
-    double t = 0;
-    long   d = 1;
+    return gdc_coll_price_hop(p, 0, 1);
+}
+
+/* The sum of the k largest of the n values of v (reorders v). */
+static double dearest(double *v, int n, int k)
+{
+    double sum = 0;
+
+    for (int i = 0; i < k && i < n; i++) {
+        int most = i;
+        for (int j = i + 1; j < n; j++) {
+            most = v[j] > v[most] ? j : most;
+        }
+        sum += v[most];
+        v[most] = v[i];
+    }
+    return sum;
+}
+
+/* The children of the root at distance d: at d, 2d, ... (radix - 1) d, those below n. */
+static int tree_children(const gdc_coll_price_t *p, int radix, long d)
+{
+    long below = (p->n - 1) / d;
+
+    return (int)(below < radix - 1 ? below : radix - 1);
+}
+
+/* How long a parent's messages of one level take on their links, one after the other: to
+ * (or from) its children inside the node on its own link, to those on other nodes through
+ * the NICs, which carry every off-node message of the node's parents at that level. A
+ * binomial level (one child) takes the hop it is priced with. */
+static double level_transfers(const gdc_coll_price_t *p, int radix, int level, long d, double bytes, gdc_coll_hop_t h)
+{
+    int children = tree_children(p, radix, d);
+    int node_off, off;
+
+    if (radix == 2 || p->lay.nodes == 1) {
+        return children * bytes / h.bw;
+    }
+    node_off = level < GDC_COLL_LAYOUT_DISTANCES ? p->lay.knomial_off[level] : children;
+    off      = node_off < children ? node_off : children;
+    return max2((children - off) * bytes / p->in.bandwidth + off * bytes / p->out.bandwidth,
+                ceil((double)node_off / p->nics) * bytes / p->out.bandwidth);
+}
+
+/* One level of a tree: what a parent's children wait for, taking hop h. */
+typedef double (*tree_level_fn_t)(const gdc_coll_price_t *p, int radix, int level, long d, double bytes,
+                                  gdc_coll_hop_t h);
+
+/* A level of a broadcast: the parent sends to its children one after the other. */
+static double bcast_level(const gdc_coll_price_t *p, int radix, int level, long d, double bytes, gdc_coll_hop_t h)
+{
+    return tree_children(p, radix, d) * p->o + level_transfers(p, radix, level, d, bytes, h) + h.lat + p->o;
+}
+
+/* A level of a reduce: the parent takes its children's vectors in and combines them one
+ * after the other, as they come. */
+static double reduce_level(const gdc_coll_price_t *p, int radix, int level, long d, double bytes, gdc_coll_hop_t h)
+{
+    int    children = tree_children(p, radix, d);
+    double r        = gdc_coll_price_reduce(p, bytes);
+    double in       = level_transfers(p, radix, level, d, bytes, h);
+
+    return 2 * p->o + h.lat + max2(in + r, in / children + children * r);
+}
+
+/* A level of a binomial scatter or gather: the child's subtree's blocks (d of them, fewer at
+ * the end), of n blocks in bytes. */
+static double blocks_level(const gdc_coll_price_t *p, int radix, int level, long d, double bytes, gdc_coll_hop_t h)
+{
+    long subtree = d < p->n - d ? d : p->n - d;
+
+    (void)radix;
+    (void)level;
+    return gdc_coll_price_msg(p, h, bytes * (double)subtree / p->n);
+}
+
+/* A k-nomial tree over all ranks, level by level, each at its worst hop (the order does
+ * not change the sum). */
+static double tree_of(const gdc_coll_price_t *p, int radix, double bytes, tree_level_fn_t level_cost)
+{
+    double t     = 0;
     int    level = 0;
 
-    while (d * radix < p->n) {
-        d *= radix;
-        level++;
-    }
-    for (; d >= 1; d /= radix, level--) {
-        gdc_coll_hop_t h = tree_level_hop(p, radix, level, d);
-        t += (radix - 1) * (p->o + bytes / h.bw) + h.lat + p->o;
+    for (long d = 1; d < p->n && level < GDC_COLL_LAYOUT_DISTANCES; d *= radix, level++) {
+        t += level_cost(p, radix, level, d, bytes, tree_level_hop(p, radix, level, d));
     }
     return t;
 }
 
-/* A k-nomial tree reduce of bytes: each level a parent takes its children's vectors in and
- * combines them one after the other. */
+static double tree_bcast(const gdc_coll_price_t *p, int radix, double bytes)
+{
+    return tree_of(p, radix, bytes, bcast_level);
+}
+
 static double tree_reduce(const gdc_coll_price_t *p, int radix, double bytes)
 {
-    double t = 0;
-
-    int level = 0;
-
-    for (long d = 1; d < p->n; d *= radix, level++) {
-        gdc_coll_hop_t h = tree_level_hop(p, radix, level, d);
-        double         r = gdc_coll_price_reduce(p, bytes);
-        t += gdc_coll_price_msg(p, h, bytes) + r + (radix - 2) * max2(r, bytes / h.bw);
-    }
-    return t;
+    return tree_of(p, radix, bytes, reduce_level);
 }
 
-/* A binomial scatter or gather of a vector of bytes in n blocks: down (or up) the tree, half
- * of what is left at each level, the farthest half first. */
 static double binomial_blocks(const gdc_coll_price_t *p, double bytes)
 {
-    double t = 0;
-    long   d = 1;
-
-    while (d * 2 < p->n) {
-        d *= 2;
-    }
-    for (; d >= 1; d /= 2) {
-        t += gdc_coll_price_msg(p, gdc_coll_price_tree_hop(p, (int)d), bytes * d / p->n);
-    }
-    return t;
+    return tree_of(p, 2, bytes, blocks_level);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -313,24 +371,26 @@ static double alltoall_bruck(const gdc_coll_price_t *p)
     return t;
 }
 
-/* Rounds of a rotation where every rank's partner is off its node cost a crossing each;
- * in the others the news can go round by ranks inside nodes, all of them together costing
- * one crossing (or none when no round reaches off a node). */
+/* Rounds of a rotation where every rank's partner is off its node cost a crossing each; of
+ * the others, a chain of rounds crosses as many more as the layout lets one chain cross
+ * (the dearest of them). */
 static double rotation_rounds(const gdc_coll_price_t *p, double (*round)(const gdc_coll_price_t *, int, gdc_coll_hop_t))
 {
     gdc_coll_hop_t in = gdc_coll_price_hop(p, 0, 1);
-    double         t = 0, partial = 0;
+    double         t = 0, extra[GDC_COLL_LAYOUT_DISTANCES];
+    int            full = 0, partial = 0, i = 0;
 
-    for (int d = 1; d < p->n; d *= 2) {
+    for (int d = 1; d < p->n && i < GDC_COLL_LAYOUT_DISTANCES; d *= 2, i++) {
         gdc_coll_hop_t h = gdc_coll_price_shift_hop(p, d);
         if (gdc_coll_price_shift_full(p, d)) {
             t += round(p, d, h);
+            full++;
         } else {
             t += round(p, d, in);
-            partial = fmax(partial, round(p, d, h) - round(p, d, in));
+            extra[partial++] = round(p, d, h) - round(p, d, in);
         }
     }
-    return t + partial;
+    return t + dearest(extra, partial, p->lay.shift_chain_off - full);
 }
 
 static double empty_round(const gdc_coll_price_t *p, int d, gdc_coll_hop_t h)
@@ -410,25 +470,15 @@ static double allreduce_shm(const gdc_coll_price_t *p)
 }
 
 /* ---------------------------------------------------------------------------------------
- * Hierarchical: phases inside nodes and among them, large vectors in segments whose phases
- * overlap (a pipeline of the phases: every phase once, then the slowest once per further
- * segment)
+ * Hierarchical: a phase inside the nodes, one among them, one inside again; large vectors
+ * in segments whose phases overlap: every phase once, then once per further segment the
+ * busier of the links, the nodes' own (which the two inside phases of neighbouring
+ * segments share) or the network
  */
 
-static double segmented(int segments, const double *phase, int phases)
+static double segmented(int segments, const double phase[3])
 {
-    double sum = 0, most = 0;
-
-    for (int i = 0; i < phases; i++) {
-        sum += phase[i];
-        most = max2(most, phase[i]);
-    }
-    return sum + (segments - 1) * most;
-}
-
-static gdc_coll_hop_t inside(const gdc_coll_price_t *p)
-{
-    return gdc_coll_price_hop(p, 0, 1);
+    return phase[0] + phase[1] + phase[2] + (segments - 1) * max2(phase[0] + phase[2], phase[1]);
 }
 
 /* One rank of each node among the nodes (leaders), or all of a node's ranks at once on
@@ -454,7 +504,7 @@ static double allreduce_hier_leader(const gdc_coll_price_t *p)
     phase[1] = gdc_coll_price_group_allreduce(p, K, among_leaders(p), seg, GDC_COLL_ACROSS_NODES,
                                               GDC_COLL_MAX_SLOTS / (uint32_t)segs);
     phase[2] = gdc_coll_price_group_bcast(p, L, inside(p), seg, gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, seg, 1));
-    return segmented(segs, phase, 3);
+    return segmented(segs, phase);
 }
 
 static double allreduce_hier_rails(const gdc_coll_price_t *p)
@@ -469,7 +519,7 @@ static double allreduce_hier_rails(const gdc_coll_price_t *p)
     phase[1] = gdc_coll_price_group_allreduce(p, K, along_rails(p), part, GDC_COLL_ACROSS_NODES,
                                               GDC_COLL_MAX_SLOTS / (uint32_t)segs / (uint32_t)L);
     phase[2] = gdc_coll_price_group_ring(p, L, inside(p), part, chunks, 0, L - 1);
-    return segmented(segs, phase, 3);
+    return segmented(segs, phase);
 }
 
 /* Two pipelined broadcasts, the second fed chunk by chunk by the first: the longer stream,
@@ -501,7 +551,7 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
                                           gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, part, 1));
     phase[2] = gdc_coll_price_group_ring(p, L, in, part, gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, part, L - 1),
                                          0, L - 1);
-    return segmented(segs, phase, 3);
+    return segmented(segs, phase);
 }
 
 static double allgather_hier(const gdc_coll_price_t *p)
@@ -539,12 +589,24 @@ static double alltoall_hier(const gdc_coll_price_t *p)
 {
     int            L = p->lay.max_local, K = p->lay.nodes;
     double         block = bytes_of(p, p->args->count);
+    double         other = (double)(p->n - L) / (K - 1); /* ranks of another node */
     gdc_coll_hop_t in    = inside(p);
-    double         local = (K - 1 + L - 1) * (p->o + L * block / in.bw) + in.lat + p->o;
-    double         pack  = (double)L * L * block;
-    double         nic   = (K - 1) * pack / (p->nics < L ? p->nics : L) / p->out.bandwidth;
+    /* the node pairs spread over a node's ranks: the busiest aggregates this many, and the
+     * packs spread over the NICs */
+    double         pairs  = ceil((double)(K - 1) / p->lay.min_local);
+    int            spread = p->nics < L ? p->nics : L;
 
-    return gdc_coll_price_copy(p, block) + 2 * local + nic + p->out.latency + 2 * p->o + (K - 1) * gdc_coll_price_copy(p, pack);
+    spread = spread < K - 1 ? spread : K - 1;
+    double         direct = (L - 1) * (p->o + block / in.bw) + in.lat + p->o;
+    double         to_aggregators = (K - 1) * (p->o + other * block / in.bw);
+    double         collect  = (L - 1) * (p->o + other * block / in.bw) + in.lat;
+    double         exchange = 2 * p->o + p->out.latency + L * (p->n - L) * block / spread / p->out.bandwidth;
+    /* the pack from the other node is handed out block by block, one copy step each */
+    double         transpose  = (L - 1) * other * gdc_coll_price_copy(p, block);
+    double         distribute = (L - 1) * (p->o + other * block / in.bw) + in.lat;
+
+    return gdc_coll_price_copy(p, block) + direct + max2(to_aggregators, pairs * collect) + exchange +
+           pairs * (transpose + distribute);
 }
 
 static double barrier_hier(const gdc_coll_price_t *p)
