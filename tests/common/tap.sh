@@ -50,7 +50,7 @@ tap_forced_missing() {
         case $kv in
         GDC_*_ALGO=*)
             coll=$(echo "${kv%%=*}" | sed 's/^GDC_//; s/_ALGO$//' | tr 'A-Z' 'a-z')
-            grep -q "info: $coll of .*): ${kv#*=}\$" "$1" || missing="$missing $kv"
+            grep -q "info: $coll of .*): ${kv#*=} (chosen in " "$1" || missing="$missing $kv"
             ;;
         esac
     done
