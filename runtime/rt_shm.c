@@ -41,9 +41,10 @@ void gdc_rt_shm_tag(char *buf, size_t len, int world_rank, unsigned n)
     snprintf(buf, len, "/%sr%d-%u", prefix, world_rank, n);
 }
 
+/* The header, the data area, then the ring of small calls' slots. */
 static size_t total_bytes(size_t data_bytes)
 {
-    return GDC_RT_SHM_HEADER + data_bytes;
+    return GDC_RT_SHM_HEADER + data_bytes + GDC_RT_SHM_RING_SLOTS * GDC_RT_SHM_RING_SLOT_BYTES;
 }
 
 gdc_status_t gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *tag)

@@ -32,6 +32,12 @@ typedef struct gdc_rt_shm {
     volatile uint64_t    **counters;    /* [local_size] each segment's first counter */
 } gdc_rt_shm_t;
 
+/* After each segment's data area, a ring of slots for small calls: a call publishes in
+ * slot (its first counter value mod the ring), so that a writer waits for its readers of
+ * the call a ring before, not of the last one. */
+#define GDC_RT_SHM_RING_SLOTS      8
+#define GDC_RT_SHM_RING_SLOT_BYTES 8192
+
 /* Counters sit one cache line apart. */
 #define GDC_RT_SHM_COUNTER_STRIDE 8 /* uint64_t */
 
@@ -49,6 +55,12 @@ void gdc_rt_shm_destroy(gdc_rt_shm_t *shm);
 static inline void *gdc_rt_shm_data(const gdc_rt_shm_t *shm, int i)
 {
     return shm->data[i];
+}
+
+/* Local rank i's ring slot of the call whose counters start after `base`. */
+static inline void *gdc_rt_shm_ring_slot(const gdc_rt_shm_t *shm, int i, uint64_t base)
+{
+    return shm->data[i] + shm->data_bytes + (size_t)(base % GDC_RT_SHM_RING_SLOTS) * GDC_RT_SHM_RING_SLOT_BYTES;
 }
 
 static inline volatile uint64_t *gdc_rt_shm_counter(const gdc_rt_shm_t *shm, int i, int which)

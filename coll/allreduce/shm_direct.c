@@ -24,19 +24,21 @@ GDC_COLL_BUILDER(gdc_coll_allreduce_shm_direct)
 {
     int               n = args->size, me = args->rank;
     size_t            bytes = args->count * args->dsize;
+    int               ring  = gdc_coll_shm_in_ring(bytes);
     gdc_coll_region_t out   = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, args->count);
     int               free_slot, copied, all, last;
 
-    /* my slot is free once everyone is done with the last call */
-    free_slot = gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, 0, -1);
-    copied    = gdc_coll_copy(sched, gdc_coll_rgn_shm(me, me, 0, bytes), gdc_coll_rgn(sched, GDC_COLL_INPUT, 0, args->count),
-                              free_slot);
+    /* my place is free once everyone is done with the last call (a ring before, small) */
+    free_slot = gdc_coll_shm_wait_free(sched, ring, 0, -1);
+    copied    = gdc_coll_copy(sched, gdc_coll_shm_place(me, me, ring, 0, bytes),
+                              gdc_coll_rgn(sched, GDC_COLL_INPUT, 0, args->count), free_slot);
     gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, 1, copied);
     all  = gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_COPIED, 1, -1);
-    last = gdc_coll_reduce(sched, out, gdc_coll_rgn_shm(0, me, 0, bytes), gdc_coll_rgn_shm(1, me, 0, bytes), all);
+    last = gdc_coll_reduce(sched, out, gdc_coll_shm_place(0, me, ring, 0, bytes),
+                           gdc_coll_shm_place(1, me, ring, 0, bytes), all);
     gdc_coll_after(sched, last, copied);
     for (int p = 2; p < n; p++) {
-        last = gdc_coll_reduce(sched, out, out, gdc_coll_rgn_shm(p, me, 0, bytes), last);
+        last = gdc_coll_reduce(sched, out, out, gdc_coll_shm_place(p, me, ring, 0, bytes), last);
     }
     if (args->op == GDC_AVG) {
         last = gdc_coll_avg(sched, out, last);
@@ -48,21 +50,23 @@ GDC_COLL_BUILDER(gdc_coll_allreduce_shm_direct)
 /* The fast path: publish the vector, wait for everyone's, reduce in rank order. */
 GDC_COLL_RUN_BLOCKING(gdc_coll_allreduce_shm_direct_run_blocking)
 {
-    const gdc_rt_shm_t *shm = fast->shm;
-    int                 me  = shm->local_index;
+    int    me    = fast->shm->local_index;
+    size_t bytes = args->count * args->dsize;
+    int    ring  = gdc_coll_shm_in_ring(bytes);
 
-    if ((*status = fast->wait(fast, GDC_COLL_SHM_DONE, fast->base, -1)) != GDC_SUCCESS) {
+    if ((*status = gdc_coll_fast_wait_free(fast, ring)) != GDC_SUCCESS) {
         return 1;
     }
-    memcpy(gdc_rt_shm_data(shm, me), bufs->input, args->count * args->dsize);
+    memcpy(gdc_coll_fast_place(fast, me, ring), bufs->input, bytes);
     gdc_coll_fast_publish(fast);
     if ((*status = fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, -1)) != GDC_SUCCESS) {
         return 1;
     }
-    gdc_coll_reduce_host(bufs->output, gdc_rt_shm_data(shm, 0), gdc_rt_shm_data(shm, 1), args->count, args->dtype,
-                         args->op);
-    for (int p = 2; p < shm->local_size; p++) {
-        gdc_coll_reduce_host(bufs->output, bufs->output, gdc_rt_shm_data(shm, p), args->count, args->dtype, args->op);
+    gdc_coll_reduce_host(bufs->output, gdc_coll_fast_place(fast, 0, ring), gdc_coll_fast_place(fast, 1, ring),
+                         args->count, args->dtype, args->op);
+    for (int p = 2; p < fast->shm->local_size; p++) {
+        gdc_coll_reduce_host(bufs->output, bufs->output, gdc_coll_fast_place(fast, p, ring), args->count, args->dtype,
+                             args->op);
     }
     if (args->op == GDC_AVG) {
         gdc_coll_avg_finish_host(bufs->output, args->count, args->dtype, args->size);

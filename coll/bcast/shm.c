@@ -13,23 +13,24 @@
 GDC_COLL_BUILDER(gdc_coll_bcast_shm)
 {
     int    me    = args->rank, root = args->root;
-    size_t chunk = gdc_coll_shm_chunk_elems(args, 1);
+    int    ring  = gdc_coll_shm_in_ring(args->count * args->dsize);
+    size_t chunk = ring && args->count > 0 ? args->count : gdc_coll_shm_chunk_elems(args, 1);
     size_t nchunks = (args->count + chunk - 1) / chunk;
 
     for (size_t j = 0; j < nchunks; j++) {
         size_t   first = j * chunk, len = args->count - first < chunk ? args->count - first : chunk;
-        size_t   slot  = (j % 2) * chunk * args->dsize;
+        size_t   slot  = ring ? 0 : (j % 2) * chunk * args->dsize;
         uint32_t now = (uint32_t)j + 1, prior = j >= 2 ? (uint32_t)j - 1 : 0;
         gdc_coll_region_t data = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, first, len);
 
         if (me == root) {
             /* the slot is free once every reader copied chunk j-2 out of it */
-            int readers = gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, prior, -1);
-            int copied  = gdc_coll_copy(sched, gdc_coll_rgn_shm(me, me, slot, data.length), data, readers);
+            int readers = gdc_coll_shm_wait_free(sched, ring, prior, -1);
+            int copied  = gdc_coll_copy(sched, gdc_coll_shm_place(me, me, ring, slot, data.length), data, readers);
             gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, now, copied);
         } else {
             int there = gdc_coll_wait(sched, root, GDC_COLL_SHM_COPIED, now, -1);
-            int done  = gdc_coll_copy(sched, data, gdc_coll_rgn_shm(root, me, slot, data.length), there);
+            int done  = gdc_coll_copy(sched, data, gdc_coll_shm_place(root, me, ring, slot, data.length), there);
             gdc_coll_signal(sched, GDC_COLL_SHM_DONE, now, done);
         }
     }
@@ -37,25 +38,25 @@ GDC_COLL_BUILDER(gdc_coll_bcast_shm)
 }
 
 /* The fast path, for a message of one chunk: the root publishes once its readers are done
- * with the last call, the others copy it out. */
+ * with the call before (a ring before, for small ones), the others copy it out. */
 GDC_COLL_RUN_BLOCKING(gdc_coll_bcast_shm_run_blocking)
 {
-    const gdc_rt_shm_t *shm   = fast->shm;
-    int                 me    = shm->local_index, root = args->root;
-    size_t              bytes = args->count * args->dsize;
+    int    me    = fast->shm->local_index, root = args->root;
+    size_t bytes = args->count * args->dsize;
+    int    ring  = gdc_coll_shm_in_ring(bytes);
 
-    if (args->count > gdc_coll_shm_chunk_elems(args, 1)) {
+    if (!ring && args->count > gdc_coll_shm_chunk_elems(args, 1)) {
         return 0;
     }
     if (me == root) {
-        if ((*status = fast->wait(fast, GDC_COLL_SHM_DONE, fast->base, -1)) == GDC_SUCCESS) {
-            memcpy(gdc_rt_shm_data(shm, me), bufs->output, bytes);
+        if ((*status = gdc_coll_fast_wait_free(fast, ring)) == GDC_SUCCESS) {
+            memcpy(gdc_coll_fast_place(fast, me, ring), bufs->output, bytes);
             gdc_coll_fast_publish(fast);
         }
         return 1;
     }
     if ((*status = fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, root)) == GDC_SUCCESS) {
-        memcpy(bufs->output, gdc_rt_shm_data(shm, root), bytes);
+        memcpy(bufs->output, gdc_coll_fast_place(fast, root, ring), bytes);
     }
     return 1;
 }

@@ -81,7 +81,14 @@ const gdc_coll_algo_t *gdc_coll_cache_algo(gdc_coll_cache_t *cache, const gdc_co
     double             started, took;
 
     if (args->coll == GDC_COLL_ALLTOALLV) {
-        return gdc_coll_select(args); /* its counts are its own: no shape to remember */
+        /* its counts are its own: no shape to remember; said when the algorithm changes */
+        const gdc_coll_algo_t *algo = gdc_coll_select(args);
+        if (algo != NULL && algo != cache->last_alltoallv) {
+            GDC_LOG_INFO("alltoallv of %s on %d ranks (%d node(s)%s): %s", gdc_rt_dtype_name(args->dtype), args->size,
+                         args->num_nodes, args->on_device ? ", device memory" : "", algo->name);
+            cache->last_alltoallv = algo;
+        }
+        return algo;
     }
     if (repeats_last(cache, args)) {
         return cache->last->key.algo;

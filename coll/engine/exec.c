@@ -72,11 +72,12 @@ static void *region_ptr(const gdc_coll_exec_t *exec, const gdc_coll_region_t *re
 
     switch (region->buf) {
     case GDC_COLL_SHM:
-        base = gdc_rt_shm_data(exec->shm, exec->shm->local_index);
+    case GDC_COLL_PEER: {
+        int owner = region->buf == GDC_COLL_SHM ? exec->shm->local_index : region->peer;
+        base      = region->ring ? gdc_rt_shm_ring_slot(exec->shm, owner, exec->shm_base)
+                                 : gdc_rt_shm_data(exec->shm, owner);
         break;
-    case GDC_COLL_PEER:
-        base = gdc_rt_shm_data(exec->shm, region->peer);
-        break;
+    }
     default:
         base = exec->base[region->buf];
         break;
@@ -89,7 +90,9 @@ static int wait_satisfied(const gdc_coll_exec_t *exec, const gdc_coll_step_t *st
 {
     volatile uint64_t *counter = gdc_rt_shm_counter(exec->shm, step->peer, step->counter);
 
-    return gdc_rt_shm_read(counter) >= exec->shm_base + step->slot;
+    uint64_t           target  = exec->shm_base + step->slot;
+
+    return target <= step->msg || gdc_rt_shm_read(counter) >= target - step->msg;
 }
 
 static void complete(gdc_coll_exec_t *exec, uint32_t s)

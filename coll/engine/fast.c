@@ -5,8 +5,24 @@
 
 #include "phase/shm.h"
 
-gdc_status_t gdc_coll_fast_collect(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output,
-                                   gdc_coll_fast_place_t from, gdc_coll_fast_place_t to)
+void *gdc_coll_fast_place(const gdc_coll_fast_t *fast, int owner, int ring)
+{
+    return ring ? gdc_rt_shm_ring_slot(fast->shm, owner, fast->base) : gdc_rt_shm_data(fast->shm, owner);
+}
+
+gdc_status_t gdc_coll_fast_wait_free(const gdc_coll_fast_t *fast, int ring)
+{
+    if (!ring) {
+        return fast->wait(fast, GDC_COLL_SHM_DONE, fast->base, -1);
+    }
+    if (fast->base + 1 <= GDC_RT_SHM_RING_SLOTS) {
+        return GDC_SUCCESS; /* no call a ring before */
+    }
+    return fast->wait(fast, GDC_COLL_SHM_DONE, fast->base + 1 - GDC_RT_SHM_RING_SLOTS, -1);
+}
+
+gdc_status_t gdc_coll_fast_collect(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output, int ring,
+                                   gdc_coll_fast_offset_t from, gdc_coll_fast_offset_t to)
 {
     const gdc_rt_shm_t *shm   = fast->shm;
     size_t              bytes = args->count * args->dsize;
@@ -19,7 +35,7 @@ gdc_status_t gdc_coll_fast_collect(const gdc_coll_fast_t *fast, const gdc_coll_a
         if ((status = fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, p)) != GDC_SUCCESS) {
             return status;
         }
-        memcpy((char *)output + to(args, p), (char *)gdc_rt_shm_data(shm, p) + from(args, p), bytes);
+        memcpy((char *)output + to(args, p), (char *)gdc_coll_fast_place(fast, p, ring) + from(args, p), bytes);
     }
     return GDC_SUCCESS;
 }

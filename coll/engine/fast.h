@@ -22,12 +22,19 @@ typedef struct gdc_coll_fast {
     void               *waiter; /* the wait's own state */
 } gdc_coll_fast_t;
 
-/* Copy, from every other local rank p's segment at from(args, p), one block of the call into
- * output at to(args, p), each once p's COPIED counter says it is there. */
-typedef size_t (*gdc_coll_fast_place_t)(const gdc_coll_args_t *args, int p);
+/* Where local rank owner publishes this call: its ring slot (ring) or its data area (the
+ * schedules' gdc_coll_shm_place). */
+void *gdc_coll_fast_place(const gdc_coll_fast_t *fast, int owner, int ring);
 
-gdc_status_t gdc_coll_fast_collect(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output,
-                                   gdc_coll_fast_place_t from, gdc_coll_fast_place_t to);
+/* Wait until my place may be overwritten (the schedules' gdc_coll_shm_wait_free, prior 0). */
+gdc_status_t gdc_coll_fast_wait_free(const gdc_coll_fast_t *fast, int ring);
+
+/* Copy, from every other local rank p's place at from(args, p), one block of the call into
+ * output at to(args, p), each once p's COPIED counter says it is there. */
+typedef size_t (*gdc_coll_fast_offset_t)(const gdc_coll_args_t *args, int p);
+
+gdc_status_t gdc_coll_fast_collect(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output, int ring,
+                                   gdc_coll_fast_offset_t from, gdc_coll_fast_offset_t to);
 
 /* Publish: raise my COPIED counter to the call's value (base + 1). */
 void gdc_coll_fast_publish(const gdc_coll_fast_t *fast);

@@ -164,6 +164,16 @@ int gdc_coll_wait(gdc_coll_sched_t *sched, int peer, int counter, uint32_t value
     return step;
 }
 
+int gdc_coll_wait_back(gdc_coll_sched_t *sched, int peer, int counter, uint32_t value, uint32_t back, int dep)
+{
+    int step = gdc_coll_wait(sched, peer, counter, value, dep);
+
+    if (step >= 0) {
+        sched->steps[step].msg = back;
+    }
+    return step;
+}
+
 void gdc_coll_after(gdc_coll_sched_t *sched, int step, int dep)
 {
     gdc_coll_edge_t *edge;

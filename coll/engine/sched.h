@@ -29,6 +29,8 @@ typedef enum {
 
 typedef struct gdc_coll_region {
     uint8_t  buf;    /* gdc_coll_buf_t */
+    uint8_t  ring;   /* SHM, PEER: in the call's slot of the segment's ring (gdc_rt_shm_ring_slot),
+                        not in its data area */
     uint16_t peer;   /* PEER: the local rank whose shared memory it is */
     size_t   offset; /* bytes */
     size_t   length; /* bytes */
@@ -51,7 +53,9 @@ typedef struct gdc_coll_step {
     int32_t           peer;       /* send/recv: rank in the communicator; wait: local rank */
     uint32_t          slot;       /* send/recv: number of the message between this pair;
                                      signal/wait: counter value, counted from the call's start */
-    uint32_t          msg;        /* send/recv: index among the schedule's messages */
+    uint32_t          msg;        /* send/recv: index among the schedule's messages; wait: how many
+                                     counter values before the call's start `slot` counts from
+                                     (a ring's depth: what a ring slot's last readers reached) */
     uint32_t          deps;       /* steps that must complete before this one starts */
     uint32_t          succ_first; /* successors: succ[succ_first .. succ_first+succ_count) */
     uint32_t          succ_count;
@@ -92,21 +96,30 @@ void gdc_coll_sched_free(gdc_coll_sched_t *sched);
 static inline gdc_coll_region_t gdc_coll_rgn(const gdc_coll_sched_t *sched, gdc_coll_buf_t buf,
                                              size_t offset, size_t count)
 {
-    gdc_coll_region_t r = {(uint8_t)buf, 0, offset * sched->args.dsize, count * sched->args.dsize};
+    gdc_coll_region_t r = {(uint8_t)buf, 0, 0, offset * sched->args.dsize, count * sched->args.dsize};
     return r;
 }
 
 /* In bytes (alltoall-type layouts, byte-sized scratch). */
 static inline gdc_coll_region_t gdc_coll_rgn_bytes(gdc_coll_buf_t buf, size_t offset, size_t length)
 {
-    gdc_coll_region_t r = {(uint8_t)buf, 0, offset, length};
+    gdc_coll_region_t r = {(uint8_t)buf, 0, 0, offset, length};
     return r;
 }
 
 /* In local rank peer's shared memory (or mine: peer = my local index gives SHM), bytes. */
 static inline gdc_coll_region_t gdc_coll_rgn_shm(int peer, int me, size_t offset, size_t length)
 {
-    gdc_coll_region_t r = {(uint8_t)(peer == me ? GDC_COLL_SHM : GDC_COLL_PEER), (uint16_t)peer, offset, length};
+    gdc_coll_region_t r = {(uint8_t)(peer == me ? GDC_COLL_SHM : GDC_COLL_PEER), 0, (uint16_t)peer, offset, length};
+    return r;
+}
+
+/* The same in peer's ring slot of the call (bytes). */
+static inline gdc_coll_region_t gdc_coll_rgn_ring(int peer, int me, size_t offset, size_t length)
+{
+    gdc_coll_region_t r = gdc_coll_rgn_shm(peer, me, offset, length);
+
+    r.ring = 1;
     return r;
 }
 
@@ -124,6 +137,9 @@ int gdc_coll_join(gdc_coll_sched_t *sched, const int *deps, int n);
  * (values count from 1 within a call; 0 is "everything of the calls before"). */
 int gdc_coll_signal(gdc_coll_sched_t *sched, int counter, uint32_t value, int dep);
 int gdc_coll_wait(gdc_coll_sched_t *sched, int peer, int counter, uint32_t value, int dep);
+/* The same, value counted from `back` values before the call's start (met at once when
+ * the calls before did not reach that far). */
+int gdc_coll_wait_back(gdc_coll_sched_t *sched, int peer, int counter, uint32_t value, uint32_t back, int dep);
 
 /* step waits for dep as well (either < 0: nothing). */
 void gdc_coll_after(gdc_coll_sched_t *sched, int step, int dep);

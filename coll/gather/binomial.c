@@ -31,7 +31,7 @@ GDC_COLL_BUILDER(gdc_coll_gather_binomial)
     int          n = args->size, root = args->root;
     int          v = gdc_coll_vrank(args->rank, root, n), end = gdc_coll_binomial_subtree_end(v, n);
     size_t       blk = args->count;
-    gather_ctx_t g = {blk, v, GDC_COLL_SCRATCH, 0, end == v + 1, {0, 0, 0, 0}};
+    gather_ctx_t g = {blk, v, GDC_COLL_SCRATCH, 0, end == v + 1, {0}};
     int          own = -1, send, done;
     gdc_coll_group_t all = gdc_coll_group_all(args);
 

@@ -12,7 +12,7 @@ int gdc_coll_shm_supports(const gdc_coll_args_t *args)
            (args->node_of == NULL || args->num_nodes == 1);
 }
 
-int gdc_coll_shm_wait_all(gdc_coll_sched_t *sched, int counter, uint32_t value, int dep)
+static int wait_all_back(gdc_coll_sched_t *sched, int counter, uint32_t value, uint32_t back, int dep)
 {
     int  n     = sched->args.size;
     int *waits = malloc((size_t)n * sizeof(int));
@@ -24,7 +24,7 @@ int gdc_coll_shm_wait_all(gdc_coll_sched_t *sched, int counter, uint32_t value, 
     }
     for (int p = 0; p < n; p++) {
         if (p != sched->args.rank) {
-            waits[num++] = gdc_coll_wait(sched, p, counter, value, dep);
+            waits[num++] = gdc_coll_wait_back(sched, p, counter, value, back, dep);
         }
     }
     joined = num == 1 ? waits[0] : gdc_coll_join(sched, waits, num);
@@ -41,3 +41,24 @@ size_t gdc_coll_shm_chunk_elems(const gdc_coll_args_t *args, size_t slots_per_ch
     return elems > 0 ? elems : 1;
 }
 
+int gdc_coll_shm_wait_all(gdc_coll_sched_t *sched, int counter, uint32_t value, int dep)
+{
+    return wait_all_back(sched, counter, value, 0, dep);
+}
+
+int gdc_coll_shm_in_ring(size_t bytes)
+{
+    return bytes <= GDC_RT_SHM_RING_SLOT_BYTES;
+}
+
+gdc_coll_region_t gdc_coll_shm_place(int owner, int me, int ring, size_t offset, size_t length)
+{
+    return ring ? gdc_coll_rgn_ring(owner, me, offset, length) : gdc_coll_rgn_shm(owner, me, offset, length);
+}
+
+int gdc_coll_shm_wait_free(gdc_coll_sched_t *sched, int ring, uint32_t prior, int dep)
+{
+    /* DONE at the value the call a ring before ended with (its first + 1) */
+    return ring ? wait_all_back(sched, GDC_COLL_SHM_DONE, 1, GDC_RT_SHM_RING_SLOTS, dep)
+                : wait_all_back(sched, GDC_COLL_SHM_DONE, prior, 0, dep);
+}

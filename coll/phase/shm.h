@@ -30,6 +30,20 @@ int gdc_coll_shm_supports(const gdc_coll_args_t *args);
 /* A step that completes when every other rank's counter has reached value. */
 int gdc_coll_shm_wait_all(gdc_coll_sched_t *sched, int counter, uint32_t value, int dep);
 
+/* Small calls publish through the segments' rings (rt_shm.h): a call that needs at most a
+ * ring slot per rank goes in one chunk, into the call's slot, once every reader is done with
+ * the call a ring before, not with the last one; so a loop of small calls need not wait for
+ * its readers every time. Whether `bytes` (what one rank publishes) fit a slot: */
+int gdc_coll_shm_in_ring(size_t bytes);
+
+/* Where local rank owner publishes `length` bytes at `offset` of this call's place: its
+ * ring slot (ring) or its data area. */
+gdc_coll_region_t gdc_coll_shm_place(int owner, int me, int ring, size_t offset, size_t length);
+
+/* A step that completes when my place may be overwritten: every other rank done with the
+ * call a ring before (ring), or with chunk `prior` (0: the calls before). */
+int gdc_coll_shm_wait_free(gdc_coll_sched_t *sched, int ring, uint32_t prior, int dep);
+
 /* Chunking: how many units (elements of the call) go in one pipeline chunk, given that
  * `slots_per_chunk` copies of a chunk must fit twice (double buffering) in a segment.
  * At least 1. */

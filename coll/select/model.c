@@ -651,7 +651,7 @@ static void wait_counter(model_t *md, const model_event_t *ev, const gdc_coll_st
     model_counter_t *mc = &md->ranks[step->peer].counters[step->counter];
     model_waiter_t  *w;
 
-    if (step->slot == 0) { /* what the calls before did: done */
+    if (step->slot <= step->msg) { /* what the calls before did: done */
         complete(md, ev->rank, ev->step, ev->time);
         return;
     }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine/exec.h"
 #include "engine/fast.h"
@@ -38,6 +39,9 @@ typedef struct sim_rank {
     struct sim       *world;
     const sim_case_t *c;       /* the call this is a rank of */
     int               call;
+    size_t            salt;    /* added to the test data's element indices: the calls of a
+                                  sequence hold different data, so one that reads another's
+                                  fails */
     int               rank;
     gdc_coll_args_t   args;
     gdc_coll_sched_t *sched;
@@ -73,6 +77,7 @@ typedef struct sim {
     int               failed;
     int               not_applicable; /* the algorithm does not support the call */
     unsigned          fast_ranks;     /* ranks in threads of their own (see sim_case_t) */
+    unsigned          slow_ranks;     /* ranks that pause before each call (see sim_case_t) */
     pthread_t        *threads;        /* [size] */
     int              *thread_done;    /* [size] set by the thread when its calls are over */
     char             *thread_why;     /* [size * 256] what went wrong in a thread */
@@ -186,12 +191,12 @@ static void fill_inputs(sim_rank_t *sr)
     user_sizes(sr, &send, &recv);
     memset(sr->recvbuf, 0xa5, sr->recv_bytes);
     for (size_t i = 0; i < send; i++) {
-        test_put(c->dtype, sr->sendbuf, i, test_value(c->dtype, c->op, r, i));
+        test_put(c->dtype, sr->sendbuf, i, test_value(c->dtype, c->op, r, i + sr->salt));
     }
     if (!sr->args.in_place) {
         if (c->algo->coll == GDC_COLL_BCAST && r == c->root) {
             for (size_t i = 0; i < k; i++) {
-                test_put(c->dtype, sr->recvbuf, i, test_value(c->dtype, c->op, r, i));
+                test_put(c->dtype, sr->recvbuf, i, test_value(c->dtype, c->op, r, i + sr->salt));
             }
         }
         return;
@@ -199,12 +204,12 @@ static void fill_inputs(sim_rank_t *sr)
     switch (c->algo->coll) {
     case GDC_COLL_ALLGATHER:
         for (size_t i = 0; i < k; i++) {
-            test_put(c->dtype, sr->recvbuf, (size_t)r * k + i, test_value(c->dtype, c->op, r, i));
+            test_put(c->dtype, sr->recvbuf, (size_t)r * k + i, test_value(c->dtype, c->op, r, i + sr->salt));
         }
         break;
     case GDC_COLL_GATHER:
         for (size_t i = 0; i < k; i++) {
-            test_put(c->dtype, sr->recvbuf, (size_t)r * k + i, test_value(c->dtype, c->op, r, i));
+            test_put(c->dtype, sr->recvbuf, (size_t)r * k + i, test_value(c->dtype, c->op, r, i + sr->salt));
         }
         break;
     case GDC_COLL_SCATTER:
@@ -213,14 +218,14 @@ static void fill_inputs(sim_rank_t *sr)
         memset(sr->recvbuf, 0xa5, sr->recv_bytes);
         for (int p = 0; p < c->size; p++) {
             for (size_t i = 0; i < sr->args.recvcounts[p]; i++) {
-                test_put(c->dtype, sr->recvbuf, sr->args.rdispls[p] + i, test_value(c->dtype, c->op, r, sr->args.rdispls[p] + i));
+                test_put(c->dtype, sr->recvbuf, sr->args.rdispls[p] + i, test_value(c->dtype, c->op, r, sr->args.rdispls[p] + i + sr->salt));
             }
         }
         break;
     default:
         for (size_t i = 0; i < (c->algo->coll == GDC_COLL_REDUCE_SCATTER || c->algo->coll == GDC_COLL_ALLTOALL ? n * k : k);
              i++) {
-            test_put(c->dtype, sr->recvbuf, i, test_value(c->dtype, c->op, r, i));
+            test_put(c->dtype, sr->recvbuf, i, test_value(c->dtype, c->op, r, i + sr->salt));
         }
         break;
     }
@@ -246,7 +251,7 @@ static void check_outputs(sim_t *w, sim_rank_t *sr)
     switch (c->algo->coll) {
     case GDC_COLL_BCAST:
         for (size_t i = 0; i < k; i++) {
-            check_value(w, r, "bcast", i, test_get(c->dtype, out, i), test_stored(c->dtype, c->op, c->root, i), 0);
+            check_value(w, r, "bcast", i, test_get(c->dtype, out, i), test_stored(c->dtype, c->op, c->root, i + sr->salt), 0);
         }
         break;
     case GDC_COLL_REDUCE:
@@ -255,13 +260,13 @@ static void check_outputs(sim_t *w, sim_rank_t *sr)
             break;
         }
         for (size_t i = 0; i < k; i++) {
-            want = test_reference(c->dtype, c->op, c->size, i, &tol);
+            want = test_reference(c->dtype, c->op, c->size, i + sr->salt, &tol);
             check_value(w, r, "reduced", i, test_get(c->dtype, out, i), want, tol);
         }
         break;
     case GDC_COLL_REDUCE_SCATTER:
         for (size_t i = 0; i < k; i++) {
-            want = test_reference(c->dtype, c->op, c->size, (size_t)r * k + i, &tol);
+            want = test_reference(c->dtype, c->op, c->size, (size_t)r * k + i + sr->salt, &tol);
             check_value(w, r, "reduce_scatter", i, test_get(c->dtype, out, i), want, tol);
         }
         break;
@@ -272,7 +277,7 @@ static void check_outputs(sim_t *w, sim_rank_t *sr)
         }
         for (size_t p = 0; p < n; p++) {
             for (size_t i = 0; i < k; i++) {
-                check_value(w, r, "gathered", p * k + i, test_get(c->dtype, out, p * k + i), test_stored(c->dtype, c->op, (int)p, i), 0);
+                check_value(w, r, "gathered", p * k + i, test_get(c->dtype, out, p * k + i), test_stored(c->dtype, c->op, (int)p, i + sr->salt), 0);
             }
         }
         break;
@@ -281,14 +286,14 @@ static void check_outputs(sim_t *w, sim_rank_t *sr)
             break; /* the root's block stays where it was */
         }
         for (size_t i = 0; i < k; i++) {
-            check_value(w, r, "scattered", i, test_get(c->dtype, out, i), test_stored(c->dtype, c->op, c->root, (size_t)r * k + i), 0);
+            check_value(w, r, "scattered", i, test_get(c->dtype, out, i), test_stored(c->dtype, c->op, c->root, (size_t)r * k + i + sr->salt), 0);
         }
         break;
     case GDC_COLL_ALLTOALL:
         for (size_t p = 0; p < n; p++) {
             for (size_t i = 0; i < k; i++) {
                 check_value(w, r, "alltoall", p * k + i, test_get(c->dtype, out, p * k + i),
-                            test_stored(c->dtype, c->op, (int)p, (size_t)r * k + i), 0);
+                            test_stored(c->dtype, c->op, (int)p, (size_t)r * k + i + sr->salt), 0);
             }
         }
         break;
@@ -297,7 +302,7 @@ static void check_outputs(sim_t *w, sim_rank_t *sr)
         for (int p = 0; p < c->size; p++) {
             for (size_t i = 0; i < a->recvcounts[p]; i++) {
                 check_value(w, r, "alltoallv", a->rdispls[p] + i, test_get(c->dtype, out, a->rdispls[p] + i),
-                            test_stored(c->dtype, c->op, p, a2av_src_index(c, w, sr->call, p, r, i)), 0);
+                            test_stored(c->dtype, c->op, p, a2av_src_index(c, w, sr->call, p, r, i) + sr->salt), 0);
             }
         }
         /* the gaps between blocks must be untouched */
@@ -500,6 +505,7 @@ static int setup_rank(sim_t *w, sim_rank_t *sr, const sim_case_t *c, int call, i
     sr->world          = w;
     sr->c              = c;
     sr->call           = call;
+    sr->salt           = (size_t)call;
     sr->rank           = r;
     sr->args.coll      = c->algo->coll;
     sr->args.count     = c->count;
@@ -621,12 +627,24 @@ int sim_node_of(const sim_case_t *c, int r)
     return r < extra * (base + 1) ? r / (base + 1) : extra + (r - extra * (base + 1)) / base;
 }
 
+/* A slow rank's pause: long beside a shared-memory call, so its peers (threads, or the
+ * schedule ranks the main thread steps while a thread pauses) get far ahead. */
+static void pause_if_slow(const sim_t *w, int r)
+{
+    static const struct timespec pause = {0, 200 * 1000};
+
+    if (r < 32 && (w->slow_ranks >> r & 1u) != 0) {
+        nanosleep(&pause, NULL);
+    }
+}
+
 /* Rank r starts its next call (on shared memory: after the counter values its earlier
  * calls used, as in a job). */
 static void start_call(sim_t *w, int r)
 {
     sim_rank_t *sr = rank_of(w, w->current[r], r);
 
+    pause_if_slow(w, r);
     if (w->shms != NULL) {
         gdc_coll_exec_set_shm(&sr->exec, &w->shms[r], w->shm_base[r]);
         w->shm_base[r] += sr->sched->shm_epochs;
@@ -723,6 +741,7 @@ static void thread_call(sim_t *w, sim_rank_t *sr, int r)
     gdc_status_t           status;
     double                 give_up;
 
+    pause_if_slow(w, r);
     if (algo->run_blocking != NULL && algo->run_blocking(&fast, &sr->args, &bufs, &status)) {
         if (sr->sched->shm_epochs != 1) {
             thread_fail(w, r, "%s(%s): the fast path uses one counter value, its schedule %u",
@@ -913,6 +932,7 @@ int sim_run_calls(const sim_case_t *calls, int ncalls, char *why, size_t why_len
     w.thread_done = calloc((size_t)c->size, sizeof(int));
     w.thread_why  = calloc((size_t)c->size * 256, 1);
     w.fast_ranks  = c->size < 32 ? c->fast_ranks & ((1u << c->size) - 1) : c->fast_ranks;
+    w.slow_ranks  = c->slow_ranks;
     why[0]        = '\0';
     if (w.fast_ranks != 0 && w.shms == NULL) {
         fail(&w, "ranks in threads of their own (fast_ranks) need the ranks on one node");

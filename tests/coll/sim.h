@@ -32,6 +32,9 @@ typedef struct sim_case {
                                            algorithm's blocking fast path (run_blocking) where it
                                            takes the call, else the schedule (shared-memory
                                            algorithms only: a thread has no mailbox) */
+    unsigned               slow_ranks;  /* ranks (bit r) that pause before each of their calls,
+                                           so that their peers run as far ahead of them as
+                                           the algorithm lets them */
 } sim_case_t;
 
 /* The node of rank r in case c. */

@@ -85,7 +85,7 @@ static void sweep_algorithm(const gdc_coll_algo_t *algo)
             for (int ri = 0; ri < nroots; ri++) {
                 for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
                     for (unsigned seed = 0; seed < 2; seed++) {
-                        sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, roots[ri], in_place, seed, 1, 0, &cfg, 0};
+                        sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, roots[ri], in_place, seed, 1, 0, &cfg, 0, 0};
                         run_case(&c);
                     }
                 }
@@ -117,7 +117,7 @@ static void sweep_dtypes(const gdc_coll_algo_t *algo)
             size_t counts[] = {1, (size_t)n + 1, 1000};
             for (int ci = 0; ci < 3; ci++) {
                 for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
-                    sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, n > 2 ? 1 : 0, in_place, 3, 1, 0, &cfg, 0};
+                    sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, n > 2 ? 1 : 0, in_place, 3, 1, 0, &cfg, 0, 0};
                     if (reduces(algo->coll)) {
                         c.dtype = reductions[t].dtype;
                         c.op    = reductions[t].op;
@@ -201,7 +201,7 @@ static void test_shm_sequences(void **state)
                 m    = (int)((pick >> 8) % (sizeof(menu) / sizeof(menu[0])));
                 calls[i] = (sim_case_t){gdc_coll_algo_find(menu[m].coll, menu[m].name), n,
                                         (size_t)(1 + (pick >> 4) % 700), menu[m].dtype, menu[m].op,
-                                        (int)((pick >> 12) % (unsigned)n), (int)((pick >> 16) & 1), seed, 1, 0, &cfg, 0};
+                                        (int)((pick >> 12) % (unsigned)n), (int)((pick >> 16) & 1), seed, 1, 0, &cfg, 0, 0};
                 assert_non_null(calls[i].algo);
             }
             runs++;
@@ -222,13 +222,14 @@ static void test_fast_paths(void **state)
 {
     static const unsigned masks[]   = {~0u, 1u, ~1u, 0x55555555u, 0xaaaaaaaau};
     static const int      shapes[]  = {2, 3, 4, 5, 8};
-    static const size_t   counts[]  = {1, 7, 60, 300}; /* 300 int32 are more than one 256-byte chunk */
+    /* 300 int32 are more than one 256-byte chunk but fit a ring slot; 2100 do not */
+    static const size_t   counts[]  = {1, 7, 60, 300, 2100};
     static const struct {
         gdc_coll_type_t coll;
         const char     *name;
     } others[] = {{GDC_COLL_ALLREDUCE, "shm"}, {GDC_COLL_BCAST, "shm"}, {GDC_COLL_ALLGATHER, "shm"},
                   {GDC_COLL_ALLTOALL, "shm"}, {GDC_COLL_BARRIER, "shm"}, {GDC_COLL_ALLREDUCE, "shm_direct"}};
-    enum { CALLS = 6 };
+    enum { CALLS = 3 * GDC_RT_SHM_RING_SLOTS }; /* the rings wrap round, twice */
     unsigned long fast_before = sim_total_fast_runs, pick = 777;
     int           with_hook   = 0;
     char          why[512];
@@ -252,9 +253,9 @@ static void test_fast_paths(void **state)
                         size_t o = (pick >> 8) % (sizeof(others) / sizeof(others[0]));
                         at       = gdc_coll_algo_find(others[o].coll, others[o].name);
                     }
-                    calls[i] = (sim_case_t){at, n, counts[(i / 2 + (size_t)mi) % 4], GDC_INT32, GDC_SUM,
+                    calls[i] = (sim_case_t){at, n, counts[(i / 2 + (size_t)mi) % 5], GDC_INT32, GDC_SUM,
                                             (int)((pick >> 12) % (unsigned)n), (int)((pick >> 16) & 1),
-                                            (unsigned)mi, 1, 0, &cfg, masks[mi]};
+                                            (unsigned)mi, 1, 0, &cfg, masks[mi], 0};
                 }
                 runs++;
                 if (sim_run_calls(calls, CALLS, why, sizeof(why)) != 0) {
@@ -269,6 +270,36 @@ static void test_fast_paths(void **state)
     print_message("# fast paths: %lu calls ran on them, mixed with schedule ranks\n",
                   sim_total_fast_runs - fast_before);
     assert_true(sim_total_fast_runs - fast_before >= 500);
+}
+
+/* A root that runs ahead: many bcasts in a row from one root, which waits for its readers
+ * only a ring of calls back; its readers (threads, or schedule ranks the simulator steps in
+ * turn) pause before each call, so fall behind as far as the root lets them, and must still
+ * read each call's own message (a root that waited less would overwrite it). */
+static void test_ring_runs_ahead(void **state)
+{
+    static const unsigned masks[]  = {1u, ~1u, ~0u};
+    static const size_t   counts[] = {1, 33, 2048}; /* 2048 int32 fill a ring slot */
+    enum { CALLS = 5 * GDC_RT_SHM_RING_SLOTS };
+    const gdc_coll_algo_t *bcast = gdc_coll_algo_find(GDC_COLL_BCAST, "shm");
+    char                   why[512];
+
+    for (int n = 2; n <= 4; n++) {
+        for (size_t mi = 0; mi < sizeof(masks) / sizeof(masks[0]); mi++) {
+            for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
+                sim_case_t calls[CALLS];
+                for (int i = 0; i < CALLS; i++) {
+                    calls[i] = (sim_case_t){bcast, n, counts[ci], GDC_INT32, GDC_SUM, 0, 0,
+                                            (unsigned)(i + 7 * (int)mi), 1, 0, &cfg, masks[mi], ~1u};
+                }
+                runs++;
+                if (sim_run_calls(calls, CALLS, why, sizeof(why)) != 0) {
+                    fail_msg("bcast(shm) %d calls from rank 0 of %d, fast ranks %#x, %zu x int32: %s", CALLS, n,
+                             masks[mi], counts[ci], why);
+                }
+            }
+        }
+    }
 }
 
 /* The table lists each algorithm once, at its id, with a name and a description; the
@@ -325,10 +356,14 @@ int main(void)
         cmocka_unit_test(test_scatter),
         cmocka_unit_test(test_shm_sequences),
         cmocka_unit_test(test_fast_paths),
+        cmocka_unit_test(test_ring_runs_ahead),
         cmocka_unit_test(test_summary),
     };
 
     cfg = gdc_coll_config_defaults;
+    if (getenv("GDC_TEST_FILTER") != NULL) { /* one test by name, as when hunting a bug */
+        cmocka_set_test_filter(getenv("GDC_TEST_FILTER"));
+    }
     if (getenv("GDC_TEST_REDUCED") != NULL && atoi(getenv("GDC_TEST_REDUCED")) != 0) {
         reduced   = 1;
         sizes     = reduced_sizes;

@@ -26,48 +26,50 @@ tap_result() { # name status(0=ok) [diagnostic file]
 }
 
 tap_expect() {
-    name=$1; want=$2; limit=$3; shift 3
-    timeout -k 5 "$limit" "$@" >"$tap_log" 2>&1 </dev/null
-    got=$?
-    if [ "$got" = "$want" ]; then
-        tap_result "$name" 0
+    tap_name=$1; tap_want=$2; tap_limit=$3; shift 3
+    timeout -k 5 "$tap_limit" "$@" >"$tap_log" 2>&1 </dev/null
+    tap_got=$?
+    if [ "$tap_got" = "$tap_want" ]; then
+        tap_result "$tap_name" 0
     else
-        echo "exit status $got, expected $want (124: timed out after ${limit}s)" >>"$tap_log"
-        tap_result "$name" 1 "$tap_log"
+        echo "exit status $tap_got, expected $tap_want (124: timed out after ${tap_limit}s)" >>"$tap_log"
+        tap_result "$tap_name" 1 "$tap_log"
     fi
 }
 
 tap_run() {
-    name=$1; limit=$2; shift 2
-    tap_expect "$name" 0 "$limit" "$@"
+    tap_run_name=$1; tap_run_limit=$2; shift 2
+    tap_expect "$tap_run_name" 0 "$tap_run_limit" "$@"
 }
 
 # The GDC_<COLL>_ALGO=NAME settings of $2 that no "<coll> of ...: NAME" choice line of
 # file $1 shows (GDC_LOG=info prints one per call shape); fails when there is one.
 tap_forced_missing() {
-    missing=""
-    for kv in $2; do
-        case $kv in
+    # sh has no local variables: every name here is tap_'s, so that no caller's changes
+    tap_missing=""
+    for tap_kv in $2; do
+        case $tap_kv in
         GDC_*_ALGO=*)
-            coll=$(echo "${kv%%=*}" | sed 's/^GDC_//; s/_ALGO$//' | tr 'A-Z' 'a-z')
-            grep -q "info: $coll of .*): ${kv#*=} (chosen in " "$1" || missing="$missing $kv"
+            tap_coll=$(echo "${tap_kv%%=*}" | sed 's/^GDC_//; s/_ALGO$//' | tr 'A-Z' 'a-z')
+            grep -Eq "info: $tap_coll of .*\): ${tap_kv#*=}( \(chosen in .*\))?\$" "$1" ||
+                tap_missing="$tap_missing $tap_kv"
             ;;
         esac
     done
-    [ -z "$missing" ] && return 0
-    echo "forced, but never chosen for a call:$missing" >>"$1"
+    [ -z "$tap_missing" ] && return 0
+    echo "forced, but never chosen for a call:$tap_missing" >>"$1"
     return 1
 }
 
 tap_run_forced() {
-    name=$1; limit=$2; set=$3; shift 3
-    timeout -k 5 "$limit" "$@" >"$tap_log" 2>&1 </dev/null
-    got=$?
-    if [ "$got" = 0 ] && tap_forced_missing "$tap_log" "$set"; then
-        tap_result "$name" 0
+    tap_name=$1; tap_limit=$2; tap_set=$3; shift 3
+    timeout -k 5 "$tap_limit" "$@" >"$tap_log" 2>&1 </dev/null
+    tap_got=$?
+    if [ "$tap_got" = 0 ] && tap_forced_missing "$tap_log" "$tap_set"; then
+        tap_result "$tap_name" 0
     else
-        echo "exit status $got (124: timed out after ${limit}s)" >>"$tap_log"
-        tap_result "$name" 1 "$tap_log"
+        echo "exit status $tap_got (124: timed out after ${tap_limit}s)" >>"$tap_log"
+        tap_result "$tap_name" 1 "$tap_log"
     fi
 }
 
