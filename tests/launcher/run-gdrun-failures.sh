@@ -106,19 +106,30 @@ fi
 rm -f "$work/go" "$work"/pid.*
 verdict "a rank killed and a peer exiting 3 in reaction, both found dead at once: the killed one named, status 137" "$ok"
 
-# Signals to gdrun: forwarded, then the same clean-up.
-for sig in INT TERM HUP; do
+# Signals to gdrun: forwarded, then the same clean-up. Under nohup (SIGHUP ignored here,
+# so in gdrun too, which keeps it ignored as nohup asks) SIGHUP must change nothing: gdrun
+# still runs a second later, and SIGTERM ends it.
+hup_ignored=$(( 0x$(awk '/^SigIgn:/ { print $2 }' /proc/$$/status) & 1 ))
+for what in INT TERM HUP; do
+    sig=$what
     case $sig in INT) status=130 ;; TERM) status=143 ;; HUP) status=129 ;; esac
     start_bg "$gdrun" -n 3 "$probe" hang "$marker"
-    ok=1
+    ok=1 kept=yes
     if wait_for 3 '^rank [0-9] ready$' 30; then
+        if [ "$sig" = HUP ] && [ "$hup_ignored" = 1 ]; then
+            kill -HUP "$bg"
+            sleep 1
+            kill -0 "$bg" 2>/dev/null || kept=no
+            sig=TERM status=143 what="HUP (ignored: nohup) then SIGTERM"
+        fi
         kill -"$sig" "$bg"
         finish_bg 20
-        [ "$rc" = "$status" ] && grep -q "^gdrun: received SIG$sig; sending SIG" "$work/err" && nothing_left 2 && ok=0
+        [ "$kept" = yes ] && [ "$rc" = "$status" ] && grep -q "^gdrun: received SIG$sig; sending SIG" "$work/err" &&
+            nothing_left 2 && ok=0
     else
         finish_bg 0
     fi
-    verdict "SIG$sig to gdrun ends the job: status $status, nothing left" "$ok"
+    verdict "SIG$what to gdrun ends the job: status $status, nothing left" "$ok"
 done
 
 # A second Ctrl-C kills at once, without the grace period.
