@@ -428,6 +428,14 @@ static double allreduce_shm_direct(const gdc_coll_price_t *p)
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
 }
 
+static double reduce_scatter_shm_direct(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count);
+
+    return gdc_coll_price_copy(p, block * p->n) + p->o + p->sig + (p->n - 1) * gdc_coll_price_reduce(p, block) +
+           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
+}
+
 static double bcast_shm(const gdc_coll_price_t *p)
 {
     double chunk  = bytes_of(p, gdc_coll_shm_chunk_elems(p->args, 1));
@@ -641,6 +649,7 @@ static const price_fn_t prices[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_ALLGATHER_SHM]                  = allgather_shm,
     [GDC_COLL_ALGO_REDUCE_SCATTER_RING]            = reduce_scatter_ring,
     [GDC_COLL_ALGO_REDUCE_SCATTER_RECURSIVE_HALVING] = reduce_scatter_recursive_halving,
+    [GDC_COLL_ALGO_REDUCE_SCATTER_SHM_DIRECT]      = reduce_scatter_shm_direct,
     [GDC_COLL_ALGO_ALLTOALL_PAIRWISE]              = alltoall_pairwise,
     [GDC_COLL_ALGO_ALLTOALL_BRUCK]                 = alltoall_bruck,
     [GDC_COLL_ALGO_ALLTOALL_SHM]                   = alltoall_shm,

@@ -138,6 +138,14 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .id = GDC_COLL_ALGO_REDUCE_SCATTER_RECURSIVE_HALVING, .coll = GDC_COLL_REDUCE_SCATTER, .name = "recursive_halving",
         .desc = "log2(n) rounds halving the vector (non-powers of two fold in)",
         .build = gdc_coll_reduce_scatter_recursive_halving},
+    [GDC_COLL_ALGO_REDUCE_SCATTER_SHM_DIRECT] = {
+        .id = GDC_COLL_ALGO_REDUCE_SCATTER_SHM_DIRECT, .coll = GDC_COLL_REDUCE_SCATTER, .name = "shm_direct",
+        .desc = "one node: every rank reduces its block of every rank's vector straight from shared "
+                "memory; small messages",
+        .flags = GDC_COLL_ALGO_FLAG_SHM,
+        .supports = gdc_coll_reduce_scatter_shm_direct_supports,
+        .build = gdc_coll_reduce_scatter_shm_direct,
+        .run_blocking = gdc_coll_reduce_scatter_shm_direct_run_blocking},
     [GDC_COLL_ALGO_ALLTOALL_PAIRWISE] = {
         .id = GDC_COLL_ALGO_ALLTOALL_PAIRWISE, .coll = GDC_COLL_ALLTOALL, .name = "pairwise",
         .desc = "n-1 rounds, rank r exchanges with r+k and r-k in round k",

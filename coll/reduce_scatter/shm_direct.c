@@ -1,0 +1,75 @@
+/*
+ * reduce_scatter shm_direct: every rank puts its whole vector in its shared memory, raises
+ * a counter, and reduces its own block of all the ranks' copies, in rank order. The
+ * reduce-scatter twin of allreduce shm_direct: one cache-line hop instead of message
+ * rounds, each rank reading only the block it keeps; the latency path for small vectors
+ * inside a node.
+ */
+#include "algos.h"
+
+#include <string.h>
+
+#include "engine/fast.h"
+#include "kernels/reduce.h"
+#include "phase/shm.h"
+
+int gdc_coll_reduce_scatter_shm_direct_supports(const gdc_coll_args_t *args)
+{
+    /* the whole vector must fit a segment */
+    return gdc_coll_shm_supports(args) && args->count * (size_t)args->size * args->dsize <= args->shm_bytes;
+}
+
+GDC_COLL_BUILDER(gdc_coll_reduce_scatter_shm_direct)
+{
+    int               n = args->size, me = args->rank;
+    size_t            block = args->count * args->dsize, bytes = block * (size_t)n, mine = block * (size_t)me;
+    int               ring  = gdc_coll_shm_in_ring(bytes);
+    gdc_coll_region_t out   = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, args->count);
+    int               free_slot, copied, all, last;
+
+    /* my place is free once everyone is done with the last call (a ring before, small) */
+    free_slot = gdc_coll_shm_wait_free(sched, ring, 0, -1);
+    copied    = gdc_coll_copy(sched, gdc_coll_shm_place(me, me, ring, 0, bytes),
+                              gdc_coll_rgn(sched, GDC_COLL_INPUT, 0, args->count * (size_t)n), free_slot);
+    gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, 1, copied);
+    all  = gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_COPIED, 1, -1);
+    last = gdc_coll_reduce(sched, out, gdc_coll_shm_place(0, me, ring, mine, block),
+                           gdc_coll_shm_place(1, me, ring, mine, block), all);
+    gdc_coll_after(sched, last, copied); /* in place, the output overlays the input */
+    for (int p = 2; p < n; p++) {
+        last = gdc_coll_reduce(sched, out, out, gdc_coll_shm_place(p, me, ring, mine, block), last);
+    }
+    if (args->op == GDC_AVG) {
+        last = gdc_coll_avg(sched, out, last);
+    }
+    (void)last; /* the executor raises DONE when the run is over */
+    return GDC_SUCCESS;
+}
+
+/* The fast path: publish the vector, wait for everyone's, reduce my block in rank order. */
+GDC_COLL_RUN_BLOCKING(gdc_coll_reduce_scatter_shm_direct_run_blocking)
+{
+    int    me    = fast->shm->local_index;
+    size_t block = args->count * args->dsize, bytes = block * (size_t)args->size, mine = block * (size_t)me;
+    int    ring  = gdc_coll_shm_in_ring(bytes);
+
+    if ((*status = gdc_coll_fast_wait_free(fast, ring)) != GDC_SUCCESS) {
+        return 1;
+    }
+    memcpy(gdc_coll_fast_place(fast, me, ring), bufs->input, bytes);
+    gdc_coll_fast_publish(fast);
+    if ((*status = fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, -1)) != GDC_SUCCESS) {
+        return 1;
+    }
+    gdc_coll_reduce_host(bufs->output, (const char *)gdc_coll_fast_place(fast, 0, ring) + mine,
+                         (const char *)gdc_coll_fast_place(fast, 1, ring) + mine, args->count, args->dtype,
+                         args->op);
+    for (int p = 2; p < fast->shm->local_size; p++) {
+        gdc_coll_reduce_host(bufs->output, bufs->output, (const char *)gdc_coll_fast_place(fast, p, ring) + mine,
+                             args->count, args->dtype, args->op);
+    }
+    if (args->op == GDC_AVG) {
+        gdc_coll_avg_finish_host(bufs->output, args->count, args->dtype, args->size);
+    }
+    return 1;
+}
