@@ -459,6 +459,49 @@ gdc_status_t gdc_rt_boot_barrier(void (*progress)(void))
     return fence("fence (barrier)", progress);
 }
 
+gdc_status_t gdc_rt_boot_publish_local(const char *key, const void *data, size_t len)
+{
+    pmix_value_t  value;
+    pmix_status_t rc;
+
+    if (gdc_rt_boot.singleton) {
+        return GDC_SUCCESS;
+    }
+    value.type          = PMIX_BYTE_OBJECT;
+    value.data.bo.bytes = (char *)data;
+    value.data.bo.size  = len;
+    rc                  = PMIx_Put(PMIX_GLOBAL, key, &value); /* the scope the UCX address takes too */
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_Commit();
+    }
+    if (rc != PMIX_SUCCESS) {
+        return pmix_error("put of a record for the node's ranks", rc);
+    }
+    return GDC_SUCCESS;
+}
+
+gdc_status_t gdc_rt_boot_lookup_local(int rank, const char *key, void *data, size_t len)
+{
+    pmix_proc_t   proc;
+    pmix_value_t *val = NULL;
+    pmix_status_t rc;
+    gdc_status_t  status = GDC_ERR_TRANSPORT;
+
+    PMIX_PROC_LOAD(&proc, my_proc.nspace, (pmix_rank_t)rank);
+    rc = PMIx_Get(&proc, key, NULL, 0, &val);
+    if (rc == PMIX_SUCCESS && val != NULL && val->type == PMIX_BYTE_OBJECT && val->data.bo.size == len) {
+        memcpy(data, val->data.bo.bytes, len);
+        status = GDC_SUCCESS;
+    } else {
+        GDC_LOG_WARN_ONCE("no %s record of rank %d from PMIx: %s", key, rank,
+                          rc == PMIX_SUCCESS ? "wrong type or size" : PMIx_Error_string(rc));
+    }
+    if (val != NULL) {
+        PMIX_VALUE_RELEASE(val);
+    }
+    return status;
+}
+
 gdc_status_t gdc_rt_boot_lookup_address(int rank, void **addr, size_t *len)
 {
     pmix_proc_t   proc;
