@@ -1,0 +1,113 @@
+#!/bin/sh
+# tests/gpu/device-check.sh [OUTDIR]: gdc on a machine with NVIDIA GPUs, in one run.
+#
+# Made for the lent GPU machine (one H200, no network, none of Debian's libraries): there,
+# from the tree's root, `. gpu-bundle/env.sh && tests/gpu/device-check.sh "$OUT"` with the
+# bundle made here by tests/gpu/bundle.sh. Anywhere else gdc's own build works too (PATH
+# and LD_LIBRARY_PATH reaching its gdrun, gdbench, gdinfo; the test programs in
+# $GDC_BUNDLE/tests or the build tree).
+#
+# Steps, each with a time limit, each a line PASS/FAIL/SKIPPED in OUTDIR/summary.txt and
+# its output in OUTDIR/<step>.log:
+#  1. what gdc sees: gdinfo (devices, links, what it would do);
+#  2. the CUDA driver wrapper's unit test and the reduction kernels for every dtype x op
+#     against the host reference (test_cuda, test_reduce_cuda);
+#  3. every collective on device buffers with every result checked (gdbench -d cuda -c),
+#     2, 4 and 8 ranks sharing the GPUs, 1 B to 64 MiB, default selection;
+#  4. every algorithm of every collective forced (gdbench -a), 4 ranks, 1 B to 1 MiB,
+#     device buffers, checked, and the choice line saying it ran;
+#  5. speed: gdbench -d cuda allreduce, bcast, allgather, alltoall from 8 B to 256 MiB at 2
+#     and 4 ranks (JSON and text kept).
+# Without a CUDA device it prints "SKIPPED: no CUDA device" and exits 77. Exit 1 when a
+# step failed, 0 when all passed. Steps that would start after GDC_CHECK_BUDGET seconds
+# (default 420: a device loan is 15 minutes, machine start included) are listed as
+# SKIPPED (time budget), so one run always ends with its summary.
+set -u
+
+out=${1:-${OUT:-./device-check.out}}
+mkdir -p "$out"
+summary=$out/summary.txt
+: >"$summary"
+here=$(cd "$(dirname "$0")/../.." && pwd)
+tests_dir=${GDC_BUNDLE:+$GDC_BUNDLE/tests}
+failed=0
+budget=${GDC_CHECK_BUDGET:-420}
+started=$(date +%s)
+
+say() { echo "$*" | tee -a "$summary"; }
+find_test() { # NAME: the test program, from the bundle or the build tree
+    for d in ${tests_dir:-} "$here/tests/unit" "$here/tests/kernels" "$here/tests/coll"; do
+        [ -x "$d/$1" ] && { echo "$d/$1"; return 0; }
+    done
+    return 1
+}
+step() { # NAME LIMIT COMMAND...: run, log, one summary line
+    name=$1 limit=$2
+    shift 2
+    t0=$(date +%s)
+    if [ $((t0 - started)) -ge "$budget" ]; then
+        say "SKIPPED $name (time budget: ${budget}s spent)"
+        return 0
+    fi
+    timeout "$limit" "$@" >"$out/$name.log" 2>&1
+    rc=$?
+    took=$(($(date +%s) - t0))
+    if [ "$rc" = 77 ] || grep -q "^SKIPPED" "$out/$name.log"; then
+        say "SKIPPED $name: $(grep -m1 '^SKIPPED' "$out/$name.log")" # never a pass
+    elif [ "$rc" = 0 ]; then
+        say "PASS $name (${took}s)"
+    else
+        say "FAIL $name (exit $rc after ${took}s; $out/$name.log)"
+        failed=1
+    fi
+}
+
+say "# device-check $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname)"
+if [ -n "${GDC_BUNDLE:-}" ] && [ -f "$GDC_BUNDLE/glibc-needed" ]; then
+    need=$(cat "$GDC_BUNDLE/glibc-needed") have=$(getconf GNU_LIBC_VERSION | awk '{print $2}')
+    if [ "$(printf '%s\n%s\n' "$need" "$have" | sort -t. -k1,1n -k2,2n | tail -n 1)" != "$have" ]; then
+        say "FAIL: the bundle needs glibc $need, this machine has $have: build the bundle on an older system"
+        exit 1
+    fi
+fi
+for tool in gdrun gdbench gdinfo; do
+    command -v "$tool" >/dev/null || { say "FAIL: $tool is not on PATH (. gpu-bundle/env.sh first)"; exit 1; }
+done
+command -v nvidia-smi >/dev/null && nvidia-smi -L >>"$summary" 2>&1
+step gdinfo 60 gdinfo
+if ! grep -Eq "^  driver  CUDA .*, [1-9][0-9]* device" "$out/gdinfo.log"; then
+    say "SKIPPED: no CUDA device"
+    exit 77
+fi
+
+t=$(find_test test_cuda) && step unit-cuda 60 "$t" || say "FAIL unit-cuda: test_cuda not found"
+t=$(find_test test_reduce_cuda) && step kernels 120 "$t" || say "FAIL kernels: test_reduce_cuda not found"
+
+colls="allreduce bcast reduce allgather reduce_scatter alltoall alltoallv gather scatter"
+for n in 2 4 8; do
+    for c in $colls; do
+        step "check-$c-$n" 120 gdrun -n "$n" gdbench "$c" -d cuda -c -m 1:64M -i 5 -x 1
+    done
+done
+
+gdinfo --algorithms >"$out/algorithms.txt" 2>&1
+while read -r c a rest; do
+    case $c in allreduce | bcast | reduce | allgather | reduce_scatter | alltoall | alltoallv | gather | scatter) ;;
+    *) continue ;; esac
+    : "$rest"
+    step "forced-$c-$a" 90 gdrun -n 4 -x GDC_LOG=info gdbench "$c" -d cuda -c -a "$a" -m 1:1M -i 5 -x 1
+    if [ -f "$out/forced-$c-$a.log" ] && ! grep -q "$c of .*: $a\b" "$out/forced-$c-$a.log" &&
+        grep -q "^PASS forced-$c-$a " "$summary"; then
+        say "FAIL forced-$c-$a: passed, but no choice line says $a ran"
+        failed=1
+    fi
+done <"$out/algorithms.txt"
+
+for n in 2 4; do
+    for c in allreduce bcast allgather alltoall; do
+        step "speed-$c-$n" 120 gdrun -n "$n" gdbench "$c" -d cuda -m 8:256M -i 20 -x 2 --json "$out/speed-$c-$n.json"
+    done
+done
+
+say "# $(grep -c '^PASS' "$summary") passed, $(grep -c '^FAIL' "$summary") failed, $(grep -c '^SKIPPED' "$summary") skipped"
+exit "$failed"
