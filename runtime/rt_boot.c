@@ -366,7 +366,9 @@ void gdc_rt_boot_finalize(void)
     atomic_store(&failed_rank, -1);
 }
 
-gdc_status_t gdc_rt_boot_publish_address(const void *addr, size_t len)
+/* A record of mine under key for every rank (GLOBAL, not REMOTE: peers on my node must see
+ * it too), committed so the next fence carries it. */
+static gdc_status_t publish(const char *key, const void *data, size_t len, const char *what)
 {
     pmix_value_t  value;
     pmix_status_t rc;
@@ -374,19 +376,23 @@ gdc_status_t gdc_rt_boot_publish_address(const void *addr, size_t len)
     if (gdc_rt_boot.singleton) {
         return GDC_SUCCESS;
     }
-    value.type           = PMIX_BYTE_OBJECT;
-    value.data.bo.bytes  = (char *)addr;
-    value.data.bo.size   = len;
-    /* GLOBAL, not REMOTE: peers on my node must see it too. */
-    rc = PMIx_Put(PMIX_GLOBAL, GDC_RT_BOOT_ADDR_KEY, &value);
+    value.type          = PMIX_BYTE_OBJECT;
+    value.data.bo.bytes = (char *)data;
+    value.data.bo.size  = len;
+    rc                  = PMIx_Put(PMIX_GLOBAL, key, &value);
     if (rc != PMIX_SUCCESS) {
-        return pmix_error("put of the UCX address", rc);
+        return pmix_error(what, rc);
     }
     rc = PMIx_Commit();
     if (rc != PMIX_SUCCESS) {
         return pmix_error("commit", rc);
     }
     return GDC_SUCCESS;
+}
+
+gdc_status_t gdc_rt_boot_publish_address(const void *addr, size_t len)
+{
+    return publish(GDC_RT_BOOT_ADDR_KEY, addr, len, "put of the UCX address");
 }
 
 /*
@@ -461,23 +467,7 @@ gdc_status_t gdc_rt_boot_barrier(void (*progress)(void))
 
 gdc_status_t gdc_rt_boot_publish_local(const char *key, const void *data, size_t len)
 {
-    pmix_value_t  value;
-    pmix_status_t rc;
-
-    if (gdc_rt_boot.singleton) {
-        return GDC_SUCCESS;
-    }
-    value.type          = PMIX_BYTE_OBJECT;
-    value.data.bo.bytes = (char *)data;
-    value.data.bo.size  = len;
-    rc                  = PMIx_Put(PMIX_GLOBAL, key, &value); /* the scope the UCX address takes too */
-    if (rc == PMIX_SUCCESS) {
-        rc = PMIx_Commit();
-    }
-    if (rc != PMIX_SUCCESS) {
-        return pmix_error("put of a record for the node's ranks", rc);
-    }
-    return GDC_SUCCESS;
+    return publish(key, data, len, "put of a record for the node's ranks");
 }
 
 gdc_status_t gdc_rt_boot_lookup_local(int rank, const char *key, void *data, size_t len)

@@ -11,7 +11,6 @@
 
 #include "gdc_rt.h"
 #include "engine/fast.h"
-#include "kernels/reduce.h"
 #include "phase/shm.h"
 
 int gdc_coll_allreduce_shm_direct_supports(const gdc_coll_args_t *args)
@@ -22,28 +21,20 @@ int gdc_coll_allreduce_shm_direct_supports(const gdc_coll_args_t *args)
 
 GDC_COLL_BUILDER(gdc_coll_allreduce_shm_direct)
 {
-    int               n = args->size, me = args->rank;
+    int               me    = args->rank;
     size_t            bytes = args->count * args->dsize;
     int               ring  = gdc_coll_shm_in_ring(bytes);
     gdc_coll_region_t out   = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, args->count);
-    int               free_slot, copied, all, last;
+    int               free_slot, copied, all;
 
     /* my place is free once everyone is done with the last call (a ring before, small) */
     free_slot = gdc_coll_shm_wait_free(sched, ring, 0, -1);
     copied    = gdc_coll_copy(sched, gdc_coll_shm_place(me, me, ring, 0, bytes),
                               gdc_coll_rgn(sched, GDC_COLL_INPUT, 0, args->count), free_slot);
     gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, 1, copied);
-    all  = gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_COPIED, 1, -1);
-    last = gdc_coll_reduce(sched, out, gdc_coll_shm_place(0, me, ring, 0, bytes),
-                           gdc_coll_shm_place(1, me, ring, 0, bytes), all);
-    gdc_coll_after(sched, last, copied);
-    for (int p = 2; p < n; p++) {
-        last = gdc_coll_reduce(sched, out, out, gdc_coll_shm_place(p, me, ring, 0, bytes), last);
-    }
-    if (args->op == GDC_AVG) {
-        last = gdc_coll_avg(sched, out, last);
-    }
-    (void)last; /* the executor raises DONE when the run is over */
+    all = gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_COPIED, 1, -1);
+    /* in place, the output overlays the input; the executor raises DONE when the run is over */
+    (void)gdc_coll_shm_reduce_places(sched, out, ring, 0, all, copied);
     return GDC_SUCCESS;
 }
 
@@ -62,14 +53,6 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_allreduce_shm_direct_run_blocking)
     if ((*status = fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, -1)) != GDC_SUCCESS) {
         return 1;
     }
-    gdc_coll_reduce_host(bufs->output, gdc_coll_fast_place(fast, 0, ring), gdc_coll_fast_place(fast, 1, ring),
-                         args->count, args->dtype, args->op);
-    for (int p = 2; p < fast->shm->local_size; p++) {
-        gdc_coll_reduce_host(bufs->output, bufs->output, gdc_coll_fast_place(fast, p, ring), args->count, args->dtype,
-                             args->op);
-    }
-    if (args->op == GDC_AVG) {
-        gdc_coll_avg_finish_host(bufs->output, args->count, args->dtype, args->size);
-    }
+    gdc_coll_fast_reduce_places(fast, args, bufs->output, ring, 0);
     return 1;
 }

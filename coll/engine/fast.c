@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "kernels/reduce.h"
 #include "phase/shm.h"
 
 void *gdc_coll_fast_place(const gdc_coll_fast_t *fast, int owner, int ring)
@@ -19,6 +20,21 @@ gdc_status_t gdc_coll_fast_wait_free(const gdc_coll_fast_t *fast, int ring)
         return GDC_SUCCESS; /* no call a ring before */
     }
     return fast->wait(fast, GDC_COLL_SHM_DONE, fast->base + 1 - GDC_RT_SHM_RING_SLOTS, -1);
+}
+
+void gdc_coll_fast_reduce_places(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output, int ring,
+                                 size_t offset)
+{
+    gdc_coll_reduce_host(output, (const char *)gdc_coll_fast_place(fast, 0, ring) + offset,
+                         (const char *)gdc_coll_fast_place(fast, 1, ring) + offset, args->count, args->dtype,
+                         args->op);
+    for (int p = 2; p < fast->shm->local_size; p++) {
+        gdc_coll_reduce_host(output, output, (const char *)gdc_coll_fast_place(fast, p, ring) + offset, args->count,
+                             args->dtype, args->op);
+    }
+    if (args->op == GDC_AVG) {
+        gdc_coll_avg_finish_host(output, args->count, args->dtype, args->size);
+    }
 }
 
 gdc_status_t gdc_coll_fast_collect(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output, int ring,

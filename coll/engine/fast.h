@@ -36,6 +36,11 @@ typedef size_t (*gdc_coll_fast_offset_t)(const gdc_coll_args_t *args, int p);
 gdc_status_t gdc_coll_fast_collect(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output, int ring,
                                    gdc_coll_fast_offset_t from, gdc_coll_fast_offset_t to);
 
+/* Reduce args->count elements at byte `offset` of every local rank's place into output, in
+ * rank order (the schedules' gdc_coll_shm_reduce_places), AVG's division included. */
+void gdc_coll_fast_reduce_places(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output, int ring,
+                                 size_t offset);
+
 /* Publish: raise my COPIED counter to the call's value (base + 1). */
 void gdc_coll_fast_publish(const gdc_coll_fast_t *fast);
 

@@ -56,6 +56,22 @@ gdc_coll_region_t gdc_coll_shm_place(int owner, int me, int ring, size_t offset,
     return ring ? gdc_coll_rgn_ring(owner, me, offset, length) : gdc_coll_rgn_shm(owner, me, offset, length);
 }
 
+int gdc_coll_shm_reduce_places(gdc_coll_sched_t *sched, gdc_coll_region_t out, int ring, size_t offset, int dep,
+                               int also)
+{
+    int    me  = sched->args.rank;
+    size_t len = out.length;
+    int    last;
+
+    last = gdc_coll_reduce(sched, out, gdc_coll_shm_place(0, me, ring, offset, len),
+                           gdc_coll_shm_place(1, me, ring, offset, len), dep);
+    gdc_coll_after(sched, last, also);
+    for (int p = 2; p < sched->args.size; p++) {
+        last = gdc_coll_reduce(sched, out, out, gdc_coll_shm_place(p, me, ring, offset, len), last);
+    }
+    return sched->args.op == GDC_AVG ? gdc_coll_avg(sched, out, last) : last;
+}
+
 int gdc_coll_shm_wait_free(gdc_coll_sched_t *sched, int ring, uint32_t prior, int dep)
 {
     /* DONE at the value the call a ring before ended with (its first + 1) */

@@ -40,6 +40,12 @@ int gdc_coll_shm_in_ring(size_t bytes);
  * ring slot (ring) or its data area. */
 gdc_coll_region_t gdc_coll_shm_place(int owner, int me, int ring, size_t offset, size_t length);
 
+/* Steps that reduce, into out, out.length bytes at `offset` of every local rank's place,
+ * in rank order (so every rank gets the same bits), AVG's division included; the first
+ * after dep and also. Returns the last step. */
+int gdc_coll_shm_reduce_places(gdc_coll_sched_t *sched, gdc_coll_region_t out, int ring, size_t offset, int dep,
+                               int also);
+
 /* A step that completes when my place may be overwritten: every other rank done with the
  * call a ring before (ring), or with chunk `prior` (0: the calls before). */
 int gdc_coll_shm_wait_free(gdc_coll_sched_t *sched, int ring, uint32_t prior, int dep);

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "engine/fast.h"
-#include "kernels/reduce.h"
 #include "phase/shm.h"
 
 int gdc_coll_reduce_scatter_shm_direct_supports(const gdc_coll_args_t *args)
@@ -25,24 +24,16 @@ GDC_COLL_BUILDER(gdc_coll_reduce_scatter_shm_direct)
     size_t            block = args->count * args->dsize, bytes = block * (size_t)n, mine = block * (size_t)me;
     int               ring  = gdc_coll_shm_in_ring(bytes);
     gdc_coll_region_t out   = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, args->count);
-    int               free_slot, copied, all, last;
+    int               free_slot, copied, all;
 
     /* my place is free once everyone is done with the last call (a ring before, small) */
     free_slot = gdc_coll_shm_wait_free(sched, ring, 0, -1);
     copied    = gdc_coll_copy(sched, gdc_coll_shm_place(me, me, ring, 0, bytes),
                               gdc_coll_rgn(sched, GDC_COLL_INPUT, 0, args->count * (size_t)n), free_slot);
     gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, 1, copied);
-    all  = gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_COPIED, 1, -1);
-    last = gdc_coll_reduce(sched, out, gdc_coll_shm_place(0, me, ring, mine, block),
-                           gdc_coll_shm_place(1, me, ring, mine, block), all);
-    gdc_coll_after(sched, last, copied); /* in place, the output overlays the input */
-    for (int p = 2; p < n; p++) {
-        last = gdc_coll_reduce(sched, out, out, gdc_coll_shm_place(p, me, ring, mine, block), last);
-    }
-    if (args->op == GDC_AVG) {
-        last = gdc_coll_avg(sched, out, last);
-    }
-    (void)last; /* the executor raises DONE when the run is over */
+    all = gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_COPIED, 1, -1);
+    /* in place, the output overlays the input; the executor raises DONE when the run is over */
+    (void)gdc_coll_shm_reduce_places(sched, out, ring, mine, all, copied);
     return GDC_SUCCESS;
 }
 
@@ -61,15 +52,6 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_reduce_scatter_shm_direct_run_blocking)
     if ((*status = fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, -1)) != GDC_SUCCESS) {
         return 1;
     }
-    gdc_coll_reduce_host(bufs->output, (const char *)gdc_coll_fast_place(fast, 0, ring) + mine,
-                         (const char *)gdc_coll_fast_place(fast, 1, ring) + mine, args->count, args->dtype,
-                         args->op);
-    for (int p = 2; p < fast->shm->local_size; p++) {
-        gdc_coll_reduce_host(bufs->output, bufs->output, (const char *)gdc_coll_fast_place(fast, p, ring) + mine,
-                             args->count, args->dtype, args->op);
-    }
-    if (args->op == GDC_AVG) {
-        gdc_coll_avg_finish_host(bufs->output, args->count, args->dtype, args->size);
-    }
+    gdc_coll_fast_reduce_places(fast, args, bufs->output, ring, mine);
     return 1;
 }
