@@ -366,9 +366,7 @@ void gdc_rt_boot_finalize(void)
     atomic_store(&failed_rank, -1);
 }
 
-/* A record of mine under key for every rank (GLOBAL, not REMOTE: peers on my node must see
- * it too), committed so the next fence carries it. */
-static gdc_status_t publish(const char *key, const void *data, size_t len, const char *what)
+gdc_status_t gdc_rt_boot_publish_address(const void *addr, size_t len)
 {
     pmix_value_t  value;
     pmix_status_t rc;
@@ -376,23 +374,19 @@ static gdc_status_t publish(const char *key, const void *data, size_t len, const
     if (gdc_rt_boot.singleton) {
         return GDC_SUCCESS;
     }
-    value.type          = PMIX_BYTE_OBJECT;
-    value.data.bo.bytes = (char *)data;
-    value.data.bo.size  = len;
-    rc                  = PMIx_Put(PMIX_GLOBAL, key, &value);
+    value.type           = PMIX_BYTE_OBJECT;
+    value.data.bo.bytes  = (char *)addr;
+    value.data.bo.size   = len;
+    /* GLOBAL, not REMOTE: peers on my node must see it too. */
+    rc = PMIx_Put(PMIX_GLOBAL, GDC_RT_BOOT_ADDR_KEY, &value);
     if (rc != PMIX_SUCCESS) {
-        return pmix_error(what, rc);
+        return pmix_error("put of the UCX address", rc);
     }
     rc = PMIx_Commit();
     if (rc != PMIX_SUCCESS) {
         return pmix_error("commit", rc);
     }
     return GDC_SUCCESS;
-}
-
-gdc_status_t gdc_rt_boot_publish_address(const void *addr, size_t len)
-{
-    return publish(GDC_RT_BOOT_ADDR_KEY, addr, len, "put of the UCX address");
 }
 
 /*
@@ -463,33 +457,6 @@ gdc_status_t gdc_rt_boot_exchange(void)
 gdc_status_t gdc_rt_boot_barrier(void (*progress)(void))
 {
     return fence("fence (barrier)", progress);
-}
-
-gdc_status_t gdc_rt_boot_publish_local(const char *key, const void *data, size_t len)
-{
-    return publish(key, data, len, "put of a record for the node's ranks");
-}
-
-gdc_status_t gdc_rt_boot_lookup_local(int rank, const char *key, void *data, size_t len)
-{
-    pmix_proc_t   proc;
-    pmix_value_t *val = NULL;
-    pmix_status_t rc;
-    gdc_status_t  status = GDC_ERR_TRANSPORT;
-
-    PMIX_PROC_LOAD(&proc, my_proc.nspace, (pmix_rank_t)rank);
-    rc = PMIx_Get(&proc, key, NULL, 0, &val);
-    if (rc == PMIX_SUCCESS && val != NULL && val->type == PMIX_BYTE_OBJECT && val->data.bo.size == len) {
-        memcpy(data, val->data.bo.bytes, len);
-        status = GDC_SUCCESS;
-    } else {
-        GDC_LOG_WARN_ONCE("no %s record of rank %d from PMIx: %s", key, rank,
-                          rc == PMIX_SUCCESS ? "wrong type or size" : PMIx_Error_string(rc));
-    }
-    if (val != NULL) {
-        PMIX_VALUE_RELEASE(val);
-    }
-    return status;
 }
 
 gdc_status_t gdc_rt_boot_lookup_address(int rank, void **addr, size_t *len)

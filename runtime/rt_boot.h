@@ -34,12 +34,6 @@ gdc_status_t gdc_rt_boot_exchange(void);
 /* rank's address; *addr is malloc'd, the caller frees it. */
 gdc_status_t gdc_rt_boot_lookup_address(int rank, void **addr, size_t *len);
 
-/* A small fixed-size record of this rank's under key, for the ranks of its node (published
- * before gdc_rt_boot_exchange's fence, which carries it), and rank's record under key:
- * exactly len bytes, else GDC_ERR_TRANSPORT. Nothing to do in singleton mode. */
-gdc_status_t gdc_rt_boot_publish_local(const char *key, const void *data, size_t len);
-gdc_status_t gdc_rt_boot_lookup_local(int rank, const char *key, void *data, size_t len);
-
 /* A job-wide barrier through the PMIx server (used at finalize); progress (or NULL)
  * is called over and over until it completes. */
 gdc_status_t gdc_rt_boot_barrier(void (*progress)(void));

@@ -16,8 +16,6 @@ static struct gdc_comm           *live_comms; /* split/dup results */
 static uint32_t                   next_ctx = 1;
 static unsigned                   shm_segments; /* created by this process: names never repeat */
 static gdc_rt_shm_t              *world_shm;    /* created before the world exists */
-
-#define GDC_RT_COMM_SHM_KEY "gdc.shm.world" /* the world segment's gdc_rt_shm_ref_t */
 static const gdc_rt_comm_hooks_t *hooks;
 
 void gdc_rt_comm_set_hooks(const gdc_rt_comm_hooks_t *h)
@@ -38,22 +36,21 @@ static void run_destroyed_hook(struct gdc_comm *comm)
 }
 
 /* A shared memory segment for a communicator about to be made: created before the
- * exchange that tells the peers how to open it (*ref). NULL when shared memory is off or
- * fails. */
-static gdc_rt_shm_t *create_shm(gdc_rt_shm_ref_t *ref)
+ * exchange that tells the peers its name. NULL when shared memory is off or fails. */
+static gdc_rt_shm_t *create_shm(unsigned *n)
 {
-    unsigned      n   = shm_segments++;
-    gdc_rt_shm_t *shm = NULL;
+    gdc_rt_shm_t *shm;
     char          tag[128];
 
-    if (gdc_rt_shm_bytes != 0 && (shm = calloc(1, sizeof(*shm))) != NULL) {
-        gdc_rt_shm_tag(tag, sizeof(tag), gdc_rt_boot.rank, n);
-        if (gdc_rt_shm_create(shm, tag) != GDC_SUCCESS) {
-            free(shm);
-            shm = NULL;
-        }
+    *n = shm_segments++;
+    if (gdc_rt_shm_bytes == 0 || (shm = calloc(1, sizeof(*shm))) == NULL) {
+        return NULL;
     }
-    *ref = gdc_rt_shm_ref(shm, n);
+    gdc_rt_shm_tag(tag, sizeof(tag), gdc_rt_boot.rank, *n);
+    if (gdc_rt_shm_create(shm, tag) != GDC_SUCCESS) {
+        free(shm);
+        return NULL;
+    }
     return shm;
 }
 
@@ -61,12 +58,11 @@ static gdc_status_t internal_allgather(struct gdc_comm *comm, const void *mine, 
 static void drop_shm(struct gdc_comm *comm);
 
 /*
- * Give comm the shared memory of its ranks on my node: map the peers' segments (refs[r]
- * says how to open rank r's), agree over comm that every rank managed (one allgather:
- * shared-memory algorithms must be all or nothing), then drop the handles peers opened
- * them by, since everyone holds them.
+ * Give comm the shared memory of its ranks on my node: map the peers' segments (shm_n[r]
+ * names rank r's), agree over comm that every rank managed (one allgather: shared-memory
+ * algorithms must be all or nothing), then unlink the names, since everyone holds them.
  */
-static gdc_status_t attach_shm(struct gdc_comm *comm, gdc_rt_shm_t *shm, const gdc_rt_shm_ref_t *refs)
+static gdc_status_t attach_shm(struct gdc_comm *comm, gdc_rt_shm_t *shm, const unsigned *shm_n)
 {
     int   my_node = comm->node_of[comm->rank], local = 0, me = 0, ok, all_ok = 1;
     gdc_status_t status;
@@ -87,7 +83,7 @@ static gdc_status_t attach_shm(struct gdc_comm *comm, gdc_rt_shm_t *shm, const g
                 status = GDC_ERR_NO_MEMORY;
                 goto out;
             }
-            gdc_rt_shm_ref_path(&refs[r], gdc_rt_comm_world_rank(comm, r), tags[local], 128);
+            gdc_rt_shm_tag(tags[local], 128, gdc_rt_comm_world_rank(comm, r), shm_n[r]);
             local++;
         }
     }
@@ -132,40 +128,12 @@ void gdc_rt_comm_world_unprepare(void)
 
 gdc_status_t gdc_rt_comm_world_prepare(void)
 {
-    gdc_rt_shm_ref_t ref;
+    unsigned n;
 
     shm_segments = 0;
-    if (gdc_rt_boot.local_size < 2) {
-        shm_segments = 1; /* the world's is number 0 on every rank, created or not */
-        return GDC_SUCCESS;
-    }
-    world_shm = create_shm(&ref);
-    /* the boot exchange's fence carries it to the node's ranks */
-    if (gdc_rt_boot_publish_local(GDC_RT_COMM_SHM_KEY, &ref, sizeof(ref)) != GDC_SUCCESS && world_shm != NULL) {
-        gdc_rt_shm_destroy(world_shm);
-        free(world_shm);
-        world_shm = NULL;
-    }
+    world_shm    = gdc_rt_boot.local_size >= 2 ? create_shm(&n) : NULL;
+    shm_segments = 1; /* the world's is number 0 on every rank, created or not */
     return GDC_SUCCESS;
-}
-
-/* How to open every world rank's world segment: from PMIx for the ranks of my node (the
- * others' are never opened). */
-static gdc_rt_shm_ref_t *world_refs(const struct gdc_comm *world)
-{
-    gdc_rt_shm_ref_t *refs = calloc((size_t)world->size, sizeof(*refs));
-    int               me   = world->node_of[world->rank];
-
-    for (int r = 0; refs != NULL && r < world->size; r++) {
-        refs[r].fd = -1;
-        if (r == world->rank) {
-            refs[r] = gdc_rt_shm_ref(world_shm, 0);
-        } else if (world->node_of[r] == me && world_shm != NULL &&
-                   gdc_rt_boot_lookup_local(r, GDC_RT_COMM_SHM_KEY, &refs[r], sizeof(refs[r])) != GDC_SUCCESS) {
-            refs[r].fd = -1; /* the name of its number 0: that it failed shows in the attach */
-        }
-    }
-    return refs;
 }
 
 /* The node of each rank of comm, renumbered densely in order of first appearance (so a
@@ -213,10 +181,11 @@ gdc_status_t gdc_rt_comm_world_init(void)
         return status;
     }
     {
-        gdc_rt_shm_ref_t *refs = world_refs(world);
-        status                 = refs != NULL ? attach_shm(world, world_shm, refs) : GDC_ERR_NO_MEMORY;
-        world_shm              = NULL;
-        free(refs);
+        /* every rank's world segment is its number 0 */
+        unsigned *zeros = calloc((size_t)world->size, sizeof(unsigned));
+        status          = zeros != NULL ? attach_shm(world, world_shm, zeros) : GDC_ERR_NO_MEMORY;
+        world_shm       = NULL;
+        free(zeros);
     }
     if (status == GDC_SUCCESS) {
         status = run_created_hook(world);
@@ -317,7 +286,7 @@ typedef struct split_record {
     int32_t  key;
     uint32_t next_ctx;
     int32_t  rank;
-    gdc_rt_shm_ref_t shm; /* how to open the shared memory segment made for the new communicator */
+    uint32_t shm_n; /* the number of the shared memory segment made for the new communicator */
 } split_record_t;
 
 static int compare_members(const void *a, const void *b)
@@ -332,7 +301,7 @@ static int compare_members(const void *a, const void *b)
 
 /* The new communicator of my color from everyone's records, or NULL (no memory). */
 static struct gdc_comm *build_comm(struct gdc_comm *parent, split_record_t *recs, int color,
-                                   uint32_t ctx, gdc_rt_shm_ref_t **refs)
+                                   uint32_t ctx, unsigned **shm_n)
 {
     struct gdc_comm *comm = calloc(1, sizeof(*comm));
     int              n    = 0;
@@ -351,15 +320,15 @@ static struct gdc_comm *build_comm(struct gdc_comm *parent, split_record_t *recs
         free(comm);
         return NULL;
     }
-    *refs = malloc((size_t)n * sizeof(**refs));
-    if (*refs == NULL) {
+    *shm_n = malloc((size_t)n * sizeof(unsigned));
+    if (*shm_n == NULL) {
         free(comm->world_of);
         free(comm);
         return NULL;
     }
     for (int i = 0; i < n; i++) {
         comm->world_of[i] = gdc_rt_comm_world_rank(parent, recs[i].rank);
-        (*refs)[i]        = recs[i].shm;
+        (*shm_n)[i]       = recs[i].shm_n;
         if (recs[i].rank == parent->rank) {
             comm->rank = i;
         }
@@ -368,7 +337,7 @@ static struct gdc_comm *build_comm(struct gdc_comm *parent, split_record_t *recs
     comm->ctx   = ctx;
     comm->magic = GDC_RT_COMM_MAGIC;
     if (map_comm_nodes(comm) != GDC_SUCCESS) {
-        free(*refs);
+        free(*shm_n);
         free(comm->world_of);
         free(comm);
         return NULL;
@@ -384,12 +353,12 @@ static struct gdc_comm *build_comm(struct gdc_comm *parent, split_record_t *recs
  */
 static gdc_status_t split(struct gdc_comm *parent, int color, int key, gdc_comm_t *newcomm)
 {
-    split_record_t   mine = {color, key, next_ctx, parent->rank, {0, 0, -1}};
+    split_record_t   mine = {color, key, next_ctx, parent->rank, 0};
     split_record_t  *recs = malloc((size_t)parent->size * sizeof(*recs));
     uint32_t         ctx  = 0;
     struct gdc_comm *comm;
-    gdc_rt_shm_ref_t *refs = NULL;
-    gdc_rt_shm_t     *shm  = NULL;
+    unsigned        *shm_n = NULL;
+    gdc_rt_shm_t    *shm   = NULL;
     gdc_status_t     status;
 
     if (recs == NULL) {
@@ -398,7 +367,7 @@ static gdc_status_t split(struct gdc_comm *parent, int color, int key, gdc_comm_
     /* made before the exchange that names it; dropped if the new communicator has no
      * other rank on this node */
     if (color != GDC_UNDEFINED) {
-        shm = create_shm(&mine.shm);
+        shm = create_shm(&mine.shm_n);
     }
     status = internal_allgather(parent, &mine, recs, sizeof(mine));
     if (status != GDC_SUCCESS) {
@@ -418,12 +387,12 @@ static gdc_status_t split(struct gdc_comm *parent, int color, int key, gdc_comm_
         *newcomm = GDC_COMM_NULL;
         goto out;
     }
-    comm = build_comm(parent, recs, color, ctx, &refs);
+    comm = build_comm(parent, recs, color, ctx, &shm_n);
     if (comm == NULL) {
         status = GDC_ERR_NO_MEMORY;
         goto out;
     }
-    status = attach_shm(comm, shm, refs);
+    status = attach_shm(comm, shm, shm_n);
     shm    = NULL;
     if (status == GDC_SUCCESS) {
         status = run_created_hook(comm);
@@ -445,7 +414,7 @@ out:
         gdc_rt_shm_destroy(shm);
         free(shm);
     }
-    free(refs);
+    free(shm_n);
     free(recs);
     return status;
 }

@@ -47,57 +47,6 @@ static size_t total_bytes(size_t data_bytes)
     return GDC_RT_SHM_HEADER + data_bytes + GDC_RT_SHM_RING_SLOTS * GDC_RT_SHM_RING_SLOT_BYTES;
 }
 
-gdc_rt_shm_ref_t gdc_rt_shm_ref(const gdc_rt_shm_t *shm, unsigned n)
-{
-    gdc_rt_shm_ref_t ref = {n, (int32_t)getpid(), -1};
-
-    if (shm != NULL && shm->name != NULL && shm->memfd >= 0) {
-        ref.fd = shm->memfd;
-    }
-    return ref;
-}
-
-void gdc_rt_shm_ref_path(const gdc_rt_shm_ref_t *ref, int world_rank, char *buf, size_t len)
-{
-    if (ref->fd >= 0) {
-        snprintf(buf, len, "/proc/%d/fd/%d", (int)ref->pid, (int)ref->fd);
-    } else {
-        gdc_rt_shm_tag(buf, len, world_rank, ref->n);
-    }
-}
-
-/* An anonymous segment (no name to leave behind), or a /dev/shm file named tag where
- * memfd_create is missing; shm->name becomes the path peers open. */
-static int open_segment(gdc_rt_shm_t *shm, const char *tag)
-{
-    char path[64];
-    int  fd = memfd_create("gdc-shm", MFD_CLOEXEC);
-
-    if (fd >= 0) {
-        snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), fd);
-        shm->name  = strdup(path);
-        shm->memfd = fd;
-        if (shm->name == NULL) {
-            close(fd);
-            return -1;
-        }
-        return fd;
-    }
-    GDC_LOG_DEBUG("memfd_create: %s; shared memory through /dev/shm files", strerror(errno));
-    shm->name  = strdup(tag);
-    shm->memfd = -1;
-    if (shm->name == NULL) {
-        return -1;
-    }
-    fd = shm_open(tag, O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0 && errno == EEXIST) {
-        /* left by an earlier job that died before unlinking: ours now */
-        shm_unlink(tag);
-        fd = shm_open(tag, O_CREAT | O_EXCL | O_RDWR, 0600);
-    }
-    return fd;
-}
-
 gdc_status_t gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *tag)
 {
     size_t                total = total_bytes(gdc_rt_shm_bytes);
@@ -105,9 +54,15 @@ gdc_status_t gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *tag)
     int                   fd;
 
     memset(shm, 0, sizeof(*shm));
-    fd = open_segment(shm, tag);
+    shm->name = strdup(tag);
     if (shm->name == NULL) {
         return GDC_ERR_NO_MEMORY;
+    }
+    fd = shm_open(tag, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        /* left by an earlier job that died before unlinking: ours now */
+        shm_unlink(tag);
+        fd = shm_open(tag, O_CREAT | O_EXCL | O_RDWR, 0600);
     }
     if (fd < 0) {
         GDC_LOG_WARN_ONCE("cannot create shared memory %s: %s; on-node collectives use messages only", tag,
@@ -115,24 +70,24 @@ gdc_status_t gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *tag)
         goto err_name;
     }
     if (ftruncate(fd, (off_t)total) != 0) {
-        GDC_LOG_WARN_ONCE("cannot size shared memory %s to %zu bytes (is /dev/shm full?): %s", shm->name, total,
+        GDC_LOG_WARN_ONCE("cannot size shared memory %s to %zu bytes (is /dev/shm full?): %s", tag, total,
                           strerror(errno));
         goto err_unlink;
     }
     seg = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (seg == MAP_FAILED) {
-        GDC_LOG_WARN_ONCE("cannot map shared memory %s: %s", shm->name, strerror(errno));
+        GDC_LOG_WARN_ONCE("cannot map shared memory %s: %s", tag, strerror(errno));
         goto err_unlink;
     }
-    if (shm->memfd < 0) {
-        close(fd); /* a memfd stays open: it is the segment's only handle until peers map it */
-    }
+    close(fd);
     seg->data_bytes = gdc_rt_shm_bytes;
     __atomic_store_n(&seg->magic, GDC_RT_SHM_MAGIC, __ATOMIC_RELEASE);
     shm->segments = calloc(1, sizeof(*shm->segments));
     if (shm->segments == NULL) {
         munmap(seg, total);
-        gdc_rt_shm_unlink(shm);
+        shm_unlink(tag);
+        free(shm->name);
+        shm->name = NULL;
         return GDC_ERR_NO_MEMORY;
     }
     shm->segments[0] = seg;
@@ -141,12 +96,8 @@ gdc_status_t gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *tag)
     return index_segments(shm);
 
 err_unlink:
-    if (shm->memfd < 0) {
-        close(fd);
-    }
-    gdc_rt_shm_unlink(shm);
-    return GDC_ERR_UNSUPPORTED;
-
+    close(fd);
+    shm_unlink(tag);
 err_name:
     free(shm->name);
     shm->name = NULL;
@@ -157,7 +108,7 @@ static gdc_rt_shm_segment_t *map_peer(const char *tag, size_t data_bytes)
 {
     gdc_rt_shm_segment_t *seg;
     struct stat           st;
-    int                   fd = strncmp(tag, "/proc/", 6) == 0 ? open(tag, O_RDWR | O_CLOEXEC) : shm_open(tag, O_RDWR, 0);
+    int                   fd = shm_open(tag, O_RDWR, 0);
 
     if (fd < 0) {
         GDC_LOG_WARN_ONCE("cannot open a peer's shared memory %s: %s", tag, strerror(errno));
@@ -210,11 +161,7 @@ gdc_status_t gdc_rt_shm_attach(gdc_rt_shm_t *shm, int local_size, int local_inde
 void gdc_rt_shm_unlink(gdc_rt_shm_t *shm)
 {
     if (shm->name != NULL) {
-        if (shm->memfd >= 0) {
-            close(shm->memfd); /* the mappings keep the memory; the last one frees it */
-        } else {
-            shm_unlink(shm->name);
-        }
+        shm_unlink(shm->name);
         free(shm->name);
         shm->name = NULL;
     }

@@ -1,10 +1,9 @@
 /*
  * Shared memory between the ranks of a communicator that share a node. Each rank owns one
  * segment per communicator: a header, progress counters its peers read, and a data area
- * they copy and reduce from. Every local rank maps every other's segment. A segment is an
- * anonymous memfd that peers open through /proc/<pid>/fd/<fd> (as UCX's posix transport
- * does), so it has no name to leave behind whenever its owner dies; where memfd_create is
- * missing, a file in /dev/shm, unlinked as soon as everyone has mapped it.
+ * they copy and reduce from. Every local rank maps every other's segment; the files are
+ * unlinked as soon as everyone has mapped them, so nothing stays in /dev/shm even if the
+ * job dies later.
  *
  * A counter is written only by its owner (a release store) and read by peers (an acquire
  * load): a rank says "chunk k of phase p is done" by raising counter p to k + 1.
@@ -27,8 +26,7 @@ typedef struct gdc_rt_shm {
     int                   *local_ranks; /* [local_size] their communicator ranks */
     size_t                 data_bytes;  /* of each segment's data area */
     gdc_rt_shm_segment_t **segments;    /* [local_size] mapped, mine at local_index */
-    char                  *name;        /* my segment's path for peers until it is unlinked */
-    int                    memfd;       /* with name: my segment's memfd (closed at unlink), or -1 */
+    char                  *name;        /* my segment's name until it is unlinked */
     uint64_t               epoch;       /* counters' value reached by every shm collective so far */
     char                 **data;        /* [local_size] each segment's data area */
     volatile uint64_t    **counters;    /* [local_size] each segment's first counter */
@@ -99,18 +97,6 @@ void gdc_rt_shm_free_private(gdc_rt_shm_t *shms, int n);
 /* The segment tag of a rank: "<job>-r<world rank>-<n>" where n counts this process's
  * segments (so that names never repeat within a job). */
 void gdc_rt_shm_tag(char *buf, size_t len, int world_rank, unsigned n);
-
-/* What a rank tells its peers of its segment number n: its pid and memfd, or fd -1 when
- * the segment is a /dev/shm file (its tag), or none was made. */
-typedef struct gdc_rt_shm_ref {
-    uint32_t n;
-    int32_t  pid;
-    int32_t  fd;
-} gdc_rt_shm_ref_t;
-
-gdc_rt_shm_ref_t gdc_rt_shm_ref(const gdc_rt_shm_t *shm, unsigned n);
-/* The path a peer opens rank world_rank's segment by. */
-void gdc_rt_shm_ref_path(const gdc_rt_shm_ref_t *ref, int world_rank, char *buf, size_t len);
 /* GDC_SHM_SIZE, validated at init. */
 extern size_t gdc_rt_shm_bytes;
 
