@@ -7,7 +7,6 @@
 #include "algos.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "gdc_rt.h"
 #include "engine/fast.h"
@@ -41,18 +40,11 @@ GDC_COLL_BUILDER(gdc_coll_allreduce_shm_direct)
 /* The fast path: publish the vector, wait for everyone's, reduce in rank order. */
 GDC_COLL_RUN_BLOCKING(gdc_coll_allreduce_shm_direct_run_blocking)
 {
-    int    me    = fast->shm->local_index;
     size_t bytes = args->count * args->dsize;
     int    ring  = gdc_coll_shm_in_ring(bytes);
 
-    if ((*status = gdc_coll_fast_wait_free(fast, ring)) != GDC_SUCCESS) {
-        return 1;
+    if ((*status = gdc_coll_fast_share_all(fast, bufs->input, bytes, ring)) == GDC_SUCCESS) {
+        gdc_coll_fast_reduce_places(fast, args, bufs->output, ring, 0);
     }
-    memcpy(gdc_coll_fast_place(fast, me, ring), bufs->input, bytes);
-    gdc_coll_fast_publish(fast);
-    if ((*status = fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, -1)) != GDC_SUCCESS) {
-        return 1;
-    }
-    gdc_coll_fast_reduce_places(fast, args, bufs->output, ring, 0);
     return 1;
 }

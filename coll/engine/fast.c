@@ -22,6 +22,18 @@ gdc_status_t gdc_coll_fast_wait_free(const gdc_coll_fast_t *fast, int ring)
     return fast->wait(fast, GDC_COLL_SHM_DONE, fast->base + 1 - GDC_RT_SHM_RING_SLOTS, -1);
 }
 
+gdc_status_t gdc_coll_fast_share_all(const gdc_coll_fast_t *fast, const void *input, size_t bytes, int ring)
+{
+    gdc_status_t status = gdc_coll_fast_wait_free(fast, ring);
+
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    memcpy(gdc_coll_fast_place(fast, fast->shm->local_index, ring), input, bytes);
+    gdc_coll_fast_publish(fast);
+    return fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, -1);
+}
+
 void gdc_coll_fast_reduce_places(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output, int ring,
                                  size_t offset)
 {

@@ -7,7 +7,6 @@
  */
 #include "algos.h"
 
-#include <string.h>
 
 #include "engine/fast.h"
 #include "phase/shm.h"
@@ -44,14 +43,8 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_reduce_scatter_shm_direct_run_blocking)
     size_t block = args->count * args->dsize, bytes = block * (size_t)args->size, mine = block * (size_t)me;
     int    ring  = gdc_coll_shm_in_ring(bytes);
 
-    if ((*status = gdc_coll_fast_wait_free(fast, ring)) != GDC_SUCCESS) {
-        return 1;
+    if ((*status = gdc_coll_fast_share_all(fast, bufs->input, bytes, ring)) == GDC_SUCCESS) {
+        gdc_coll_fast_reduce_places(fast, args, bufs->output, ring, mine);
     }
-    memcpy(gdc_coll_fast_place(fast, me, ring), bufs->input, bytes);
-    gdc_coll_fast_publish(fast);
-    if ((*status = fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, -1)) != GDC_SUCCESS) {
-        return 1;
-    }
-    gdc_coll_fast_reduce_places(fast, args, bufs->output, ring, mine);
     return 1;
 }
