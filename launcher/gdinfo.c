@@ -9,6 +9,7 @@
  *   gdinfo --peers       under a launcher: link class and transports of every pair
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "select/table.h"
 #include "config.h"
 #include "gdc_rt.h"
+#include "rt_calib.h"
 #include "rt_shm.h"
 #include "gdinfo_topo.h"
 #include "rt_topo.h"
@@ -44,6 +46,9 @@ static void usage(FILE *out)
             "                   --simulate also runs the simulator (every rank's schedule, the\n"
             "                   reference the prices are held to) and shows its time, messages and\n"
             "                   bytes per link class (up to 4096 ranks)\n"
+            "  --calibrate      measure this host's costs (memcpy, reduction, shared-memory signal,\n"
+            "                   cross-memory attach, UCX shared memory) and keep them where gdc_init\n"
+            "                   finds them (GDC_CALIBRATION=auto); prints them and the file\n"
             "  --doctor         GPU fast-path checks: ok / warn / fail / n/a, why, what to do\n"
             "  --peers          under a launcher (gdrun -n N gdinfo --peers): link class and UCX\n"
             "                   transports of every pair of ranks\n"
@@ -209,6 +214,9 @@ static int plan(const plan_opts_t *o)
     if (o->profile != NULL) {
         select.profile = o->profile;
     }
+    if (o->profile == NULL) {
+        gdc_rt_calib_local(); /* the numbers a job on this host would price with */
+    }
     if (gdc_coll_select_init(&select) != GDC_SUCCESS) {
         return 1;
     }
@@ -280,10 +288,57 @@ static int plan(const plan_opts_t *o)
     return 0;
 }
 
+/* gdinfo --calibrate: probe, keep, show. */
+static int calibrate(void)
+{
+    gdc_rt_calib_numbers_t n;
+    char                   path[PATH_MAX], line[256];
+
+    if (gdc_rt_config_load() != GDC_SUCCESS) {
+        return 1;
+    }
+    if (gdc_rt_calib_cache_path(path, sizeof(path)) != 0) {
+        fprintf(stderr, "gdinfo: --calibrate: neither HOME nor XDG_CACHE_HOME names a cache directory\n");
+        return 1;
+    }
+    if (gdc_rt_calib_probe(&n) != GDC_SUCCESS || gdc_rt_calib_write(path, &n, "gdinfo --calibrate") != GDC_SUCCESS) {
+        fprintf(stderr, "gdinfo: --calibrate: the measurement could not be made or kept (see above)\n");
+        return 1;
+    }
+    gdc_rt_calib_format(&n, line, sizeof(line));
+    printf("calibration of this host: %s\nkept in %s\n", line, path);
+    if (strcmp(gdc_rt_calib_setting, "auto") != 0) {
+        printf("jobs price with it under GDC_CALIBRATION=auto (now: %s)\n", gdc_rt_calib_setting);
+    }
+    return 0;
+}
+
+/* What the cost model prices this host with, and where the numbers come from. */
+static void print_calibration(void)
+{
+    char line[256];
+
+    if (gdc_rt_config_load() != GDC_SUCCESS) {
+        return;
+    }
+    gdc_rt_calib_local();
+    if (gdc_rt_calib.valid) {
+        gdc_rt_calib_format(&gdc_rt_calib.n, line, sizeof(line));
+        printf("  costs   measured: %s\n          from %s (GDC_CALIBRATION=%s)\n", line, gdc_rt_calib.source,
+               gdc_rt_calib_setting);
+    } else {
+        char path[PATH_MAX];
+        int  kept = gdc_rt_calib_cache_path(path, sizeof(path)) == 0 && access(path, R_OK) == 0;
+        printf("  costs   built-in numbers (GDC_CALIBRATION=%s)%s%s\n", gdc_rt_calib_setting,
+               kept ? "; this host's measured ones, not in force, are in " : "; gdinfo --calibrate measures this host",
+               kept ? path : "");
+    }
+}
+
 int main(int argc, char **argv)
 {
     enum { OPT_ALGORITHMS = 256, OPT_PARAMS, OPT_VERSION, OPT_PLAN, OPT_BYTES, OPT_RANKS, OPT_NODES, OPT_PROFILE,
-           OPT_DEVICE, OPT_SIMULATE, OPT_DOCTOR, OPT_PEERS };
+           OPT_DEVICE, OPT_SIMULATE, OPT_DOCTOR, OPT_PEERS, OPT_CALIBRATE };
     static const struct option options[] = {
         {"algorithms", no_argument, NULL, OPT_ALGORITHMS},
         {"params", no_argument, NULL, OPT_PARAMS},
@@ -296,6 +351,7 @@ int main(int argc, char **argv)
         {"simulate", no_argument, NULL, OPT_SIMULATE},
         {"doctor", no_argument, NULL, OPT_DOCTOR},
         {"peers", no_argument, NULL, OPT_PEERS},
+        {"calibrate", no_argument, NULL, OPT_CALIBRATE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
@@ -337,6 +393,7 @@ int main(int argc, char **argv)
         case OPT_PARAMS:
         case OPT_DOCTOR:
         case OPT_PEERS:
+        case OPT_CALIBRATE:
             what = opt;
             break;
         case OPT_VERSION:
@@ -370,8 +427,11 @@ int main(int argc, char **argv)
         return gdinfo_topo_doctor();
     case OPT_PEERS:
         return gdinfo_topo_peers();
+    case OPT_CALIBRATE:
+        return calibrate();
     default:
         print_build();
+        print_calibration();
         return gdinfo_topo_summary();
     }
     return 0;

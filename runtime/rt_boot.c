@@ -389,6 +389,48 @@ gdc_status_t gdc_rt_boot_publish_address(const void *addr, size_t len)
     return GDC_SUCCESS;
 }
 
+gdc_status_t gdc_rt_boot_put(const char *key, const void *bytes, size_t len)
+{
+    pmix_value_t  value;
+    pmix_status_t rc;
+
+    if (gdc_rt_boot.singleton) {
+        return GDC_SUCCESS;
+    }
+    value.type          = PMIX_BYTE_OBJECT;
+    value.data.bo.bytes = (char *)bytes;
+    value.data.bo.size  = len;
+    /* GLOBAL: ranks on my node read it too. */
+    rc = PMIx_Put(PMIX_GLOBAL, key, &value);
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_Commit();
+    }
+    if (rc != PMIX_SUCCESS) {
+        GDC_LOG_ERROR("PMIx put of %s failed: %s", key, PMIx_Error_string(rc));
+        return GDC_ERR_TRANSPORT;
+    }
+    return GDC_SUCCESS;
+}
+
+int gdc_rt_boot_get(int rank, const char *key, void *bytes, size_t len)
+{
+    pmix_proc_t   proc;
+    pmix_value_t *val = NULL;
+    pmix_status_t rc;
+    int           found;
+
+    PMIX_PROC_LOAD(&proc, my_proc.nspace, (pmix_rank_t)rank);
+    rc    = PMIx_Get(&proc, key, NULL, 0, &val);
+    found = rc == PMIX_SUCCESS && val != NULL && val->type == PMIX_BYTE_OBJECT && val->data.bo.size == len;
+    if (found) {
+        memcpy(bytes, val->data.bo.bytes, len);
+    }
+    if (val != NULL) {
+        PMIX_VALUE_RELEASE(val);
+    }
+    return found ? 0 : -1;
+}
+
 /*
  * A fence of every rank of the job. Always with PMIX_COLLECT_DATA: Slurm's PMIx plugin
  * (22.05, PMIx 4.2) completes a fence without data collection among the ranks of each

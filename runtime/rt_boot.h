@@ -34,6 +34,12 @@ gdc_status_t gdc_rt_boot_exchange(void);
 /* rank's address; *addr is malloc'd, the caller frees it. */
 gdc_status_t gdc_rt_boot_lookup_address(int rank, void **addr, size_t *len);
 
+/* A record of this rank under key, for every rank to read after the next fence (put and
+ * committed; nothing to do for a singleton). */
+gdc_status_t gdc_rt_boot_put(const char *key, const void *bytes, size_t len);
+/* rank's record under key into bytes; 0 when it is there and len bytes long. */
+int gdc_rt_boot_get(int rank, const char *key, void *bytes, size_t len);
+
 /* A job-wide barrier through the PMIx server (used at finalize); progress (or NULL)
  * is called over and over until it completes. */
 gdc_status_t gdc_rt_boot_barrier(void (*progress)(void));

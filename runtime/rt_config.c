@@ -8,6 +8,7 @@
 
 #include <gdc.h>
 
+#include "rt_calib.h"
 #include "rt_shm.h"
 
 gdc_rt_config_t gdc_rt_config;
@@ -63,6 +64,16 @@ static int parse_shm_size(const char *value, void *dest, const char **why)
     return 0;
 }
 
+static int parse_calibration(const char *value, void *dest, const char **why)
+{
+    *why = "auto, off or the path of a calibration file (gdinfo --calibrate writes one)";
+    if (strcmp(value, "auto") != 0 && strcmp(value, "off") != 0 && value[0] != '/' && value[0] != '.') {
+        return -1;
+    }
+    *(const char **)dest = value;
+    return 0;
+}
+
 static const gdc_rt_param_t runtime_params[] = {
     {"GDC_LOG", "warn", "log level: error, warn, info (paths chosen, transports per peer), debug",
      parse_log_level, &gdc_rt_config.log_level},
@@ -85,6 +96,12 @@ static const gdc_rt_param_t runtime_params[] = {
     {"GDC_SHM_SIZE", "2M",
      "shared memory per rank and communicator for collectives inside a node; 0 turns it off",
      parse_shm_size, &gdc_rt_shm_bytes},
+    {"GDC_CALIBRATION", "off",
+     "the cost model's host numbers: off (the built-in or GDC_PROFILE's), auto (measured at the first gdc_init on "
+     "a host, or by gdinfo --calibrate, and kept in $XDG_CACHE_HOME/gdc or ~/.cache/gdc; every rank prices with "
+     "the worst of every node's), or the path of a calibration file. Off by default: on the development VM the "
+     "measured numbers made worse choices (bench/RESULTS.md)",
+     parse_calibration, &gdc_rt_calib_setting},
 };
 
 void gdc_rt_config_register(const char *layer, const gdc_rt_param_t *params, int count)

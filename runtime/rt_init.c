@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "gdc_rt.h"
+#include "rt_calib.h"
 #include "rt_topo.h"
 
 static int initialized;
@@ -40,10 +41,16 @@ gdc_status_t gdc_rt_init(void)
     if (status != GDC_SUCCESS) {
         return status;
     }
+    /* Before anything starts a thread: its probes fork. */
+    (void)gdc_rt_calib_prepare();
     (void)gdc_rt_cuda_load();
     status = gdc_rt_boot_init();
     if (status != GDC_SUCCESS) {
         return status;
+    }
+    status = gdc_rt_calib_publish();
+    if (status != GDC_SUCCESS) {
+        goto err_boot;
     }
     status = gdc_rt_ucx_init();
     if (status != GDC_SUCCESS) {
@@ -60,6 +67,7 @@ gdc_status_t gdc_rt_init(void)
     if (status != GDC_SUCCESS) {
         goto err_topo;
     }
+    gdc_rt_calib_agree();
     gdc_rt_topo_report();
     gdc_rt_progress_init(gdc_rt_boot.local_size);
     return GDC_SUCCESS;
@@ -70,6 +78,7 @@ err_topo:
 err_ucx:
     gdc_rt_ucx_finalize();
 err_boot:
+    gdc_rt_calib_finalize();
     gdc_rt_boot_finalize();
     return status;
 }
@@ -79,6 +88,7 @@ void gdc_rt_init_undo(void)
     gdc_rt_comm_world_unprepare();
     gdc_rt_topo_finalize();
     gdc_rt_ucx_finalize();
+    gdc_rt_calib_finalize();
     gdc_rt_boot_finalize();
 }
 
@@ -115,6 +125,7 @@ void gdc_rt_finalize_end(void)
 {
     gdc_rt_topo_finalize();
     gdc_rt_ucx_finalize();
+    gdc_rt_calib_finalize();
     gdc_rt_boot_finalize();
     initialized = 0;
     finalized   = 1;

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include <hwloc.h>
-#include <pmix.h>
 
 #include <gdc.h>
 
@@ -154,25 +153,8 @@ static gdc_status_t publish_record(void)
 {
     topo_record_t record = {GDC_RT_TOPO_MAGIC, (int16_t)topo.me.gpu, (int16_t)topo.me.numa,
                             (uint8_t)topo.me.gdr, {0, 0, 0}};
-    pmix_value_t  value;
-    pmix_status_t rc;
 
-    if (gdc_rt_boot.singleton) {
-        return GDC_SUCCESS;
-    }
-    value.type          = PMIX_BYTE_OBJECT;
-    value.data.bo.bytes = (char *)&record;
-    value.data.bo.size  = sizeof(record);
-    /* GLOBAL: ranks on my node read it too. */
-    rc = PMIx_Put(PMIX_GLOBAL, GDC_RT_TOPO_KEY, &value);
-    if (rc == PMIX_SUCCESS) {
-        rc = PMIx_Commit();
-    }
-    if (rc != PMIX_SUCCESS) {
-        GDC_LOG_ERROR("PMIx put of the topology record failed: %s", PMIx_Error_string(rc));
-        return GDC_ERR_TRANSPORT;
-    }
-    return GDC_SUCCESS;
+    return gdc_rt_boot_put(GDC_RT_TOPO_KEY, &record, sizeof(record));
 }
 
 static void describe_me(void)
@@ -270,9 +252,7 @@ void gdc_rt_topo_finalize(void)
 static const topo_record_t *peer_record(int peer)
 {
     topo_record_t *rec = &topo.records[peer];
-    pmix_proc_t    proc;
-    pmix_value_t  *val = NULL;
-    pmix_status_t  rc;
+    topo_record_t  got;
 
     if (rec->magic == GDC_RT_TOPO_MAGIC) {
         return rec;
@@ -287,22 +267,12 @@ static const topo_record_t *peer_record(int peer)
         rec->gdr  = (uint8_t)topo.me.gdr;
         return rec;
     }
-    PMIX_PROC_LOAD(&proc, gdc_rt_boot.nspace, (pmix_rank_t)peer);
-    rc = PMIx_Get(&proc, GDC_RT_TOPO_KEY, NULL, 0, &val);
-    if (rc == PMIX_SUCCESS && val != NULL && val->type == PMIX_BYTE_OBJECT &&
-        val->data.bo.size == sizeof(*rec)) {
-        topo_record_t got;
-        memcpy(&got, val->data.bo.bytes, sizeof(got));
-        if (got.magic == GDC_RT_TOPO_MAGIC) {
-            *rec = got;
-        }
+    if (gdc_rt_boot_get(peer, GDC_RT_TOPO_KEY, &got, sizeof(got)) == 0 && got.magic == GDC_RT_TOPO_MAGIC) {
+        *rec = got;
     } else {
-        GDC_LOG_WARN_ONCE("topology: no record of rank %d from PMIx (%s): its GPU is unknown, so device "
-                          "buffers to it take the host path",
-                          peer, PMIx_Error_string(rc));
-    }
-    if (val != NULL) {
-        PMIX_VALUE_RELEASE(val);
+        GDC_LOG_WARN_ONCE("topology: no record of rank %d from PMIx: its GPU is unknown, so device buffers to it "
+                          "take the host path",
+                          peer);
     }
     return rec;
 }

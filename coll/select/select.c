@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gdc_rt.h"
+#include "rt_calib.h"
 #include "select/price.h"
 #include "select/table.h"
 #include "select/tuning.h"
@@ -46,6 +47,25 @@ static gdc_status_t check_forced(void)
     return GDC_SUCCESS;
 }
 
+/* This node's measured costs in place of the built-in host numbers (rt_calib.h): what the
+ * shared-memory algorithms copy, reduce and signal with, and UCX's shared memory. A number
+ * that could not be measured keeps the built-in one. */
+static void apply_calibration(gdc_coll_machine_t *m, const gdc_rt_calib_t *calib)
+{
+    const gdc_rt_calib_numbers_t *n = &calib->n;
+
+    m->copy_bw        = n->copy_gbs > 0 ? n->copy_gbs * 1e9 : m->copy_bw;
+    m->reduce_bw      = n->reduce_gbs > 0 ? n->reduce_gbs * 1e9 : m->reduce_bw;
+    m->signal_latency = n->signal_us > 0 ? n->signal_us * 1e-6 : m->signal_latency;
+    if (n->ucx_shm_us > 0 && n->ucx_shm_gbs > 0) {
+        m->link[GDC_LINK_SHM].latency   = n->ucx_shm_us * 1e-6;
+        m->link[GDC_LINK_SHM].bandwidth = n->ucx_shm_gbs * 1e9;
+    }
+    snprintf(m->name, sizeof(m->name), "calibrated");
+    snprintf(m->description, sizeof(m->description),
+             "the built-in machine with the host costs measured on the job's nodes (GDC_CALIBRATION)");
+}
+
 gdc_status_t gdc_coll_select_init(const gdc_coll_select_config_t *given)
 {
     gdc_status_t status;
@@ -56,6 +76,9 @@ gdc_status_t gdc_coll_select_init(const gdc_coll_select_config_t *given)
     if (config.profile != NULL &&
         (status = gdc_coll_machine_load(&gdc_coll_machine, config.profile)) != GDC_SUCCESS) {
         return status;
+    }
+    if (config.profile == NULL && gdc_rt_calib.valid) {
+        apply_calibration(&gdc_coll_machine, &gdc_rt_calib);
     }
     if ((status = gdc_coll_machine_env(&gdc_coll_machine)) != GDC_SUCCESS) {
         return status;

@@ -1,0 +1,81 @@
+/*
+ * This node's costs measured, not guessed: memcpy, a reduction, gdc's shared-memory signal,
+ * cross-memory attach and UCX's shared memory, probed once per host and gdc version and
+ * kept in the user's cache directory (gdinfo --calibrate probes again and rewrites it).
+ *
+ * Off by default (GDC_CALIBRATION=off): on the development VM the measured numbers made the
+ * model choose UCX algorithms that ran slower than the shared-memory ones it chose with the
+ * built-in numbers (bench/RESULTS.md), because the model prices a UCX message as latency +
+ * bytes / bandwidth and gdc's UCX steps cost more than that inside a collective.
+ *
+ * With GDC_CALIBRATION=auto, at gdc_init: before PMIx starts, a rank that finds no file for
+ * its host takes the file's lock and probes, in a process that has no threads yet (the
+ * probes fork); the others go on. Each node's first rank then reads its node's file
+ * (waiting for the prober, if any) and publishes the numbers with its PMIx record; after
+ * the fence every rank takes, number by number, the worst of every node's. So the ranks
+ * of a job all price with identical numbers, whichever node they are on. GDC_CALIBRATION
+ * may instead name a file (a site's calibration of a node type), or be off: the cost
+ * model then keeps its profile's numbers.
+ */
+#ifndef GDC_RT_CALIB_H
+#define GDC_RT_CALIB_H
+
+#include <gdc.h>
+
+#include <limits.h>
+#include <stddef.h>
+
+/* What one node measured; 0 where a probe could not run (the model keeps its own number). */
+typedef struct gdc_rt_calib_numbers {
+    double copy_gbs;    /* memcpy of 8 MiB by one core */
+    double reduce_gbs;  /* float sum into a vector, bytes of one operand per second */
+    double signal_us;   /* a shared-memory counter seen by another process: half a round trip */
+    double cma_gbs;     /* process_vm_readv of 8 MiB from another process */
+    double ucx_shm_us;  /* a UCX tag message of 8 B between two processes: half a round trip */
+    double ucx_shm_gbs; /* a UCX tag message of 4 MiB the same way */
+} gdc_rt_calib_numbers_t;
+
+/* The numbers in force (after gdc_rt_init, or gdc_rt_calib_local for tools). */
+typedef struct gdc_rt_calib {
+    int                    valid;       /* 0: none; the model keeps its built-in numbers */
+    gdc_rt_calib_numbers_t n;
+    char                   source[PATH_MAX + 64]; /* where they come from, for gdinfo and the log */
+} gdc_rt_calib_t;
+
+extern gdc_rt_calib_t gdc_rt_calib;
+
+/* GDC_CALIBRATION: "off" (the default), "auto" or a file's path. */
+extern const char *gdc_rt_calib_setting;
+
+/* Run every probe on this node (about half a second; forks, so call it before any thread
+ * starts). A probe that cannot run leaves its number 0 and says why at warn. */
+gdc_status_t gdc_rt_calib_probe(gdc_rt_calib_numbers_t *out);
+
+/* The cache file of this host and gdc version: ${XDG_CACHE_HOME:-$HOME/.cache}/gdc/
+ * calibration-HOST-VERSION. -1 when neither variable gives a directory. */
+int gdc_rt_calib_cache_path(char *buf, size_t len);
+
+/* Write numbers to path (atomically: a temporary file renamed), creating its directory. */
+gdc_status_t gdc_rt_calib_write(const char *path, const gdc_rt_calib_numbers_t *n, const char *how);
+/* Read a calibration file; GDC_ERR_INVALID_ARG (logged with the line) when it is not one. */
+gdc_status_t gdc_rt_calib_read(const char *path, gdc_rt_calib_numbers_t *n);
+
+/* Fold other into worst, number by number: the lower bandwidth, the higher latency; an
+ * unmeasured number (0) on either side leaves it unmeasured. */
+void gdc_rt_calib_combine(gdc_rt_calib_numbers_t *worst, const gdc_rt_calib_numbers_t *other);
+
+/* One line of the numbers, for logs and gdinfo. */
+void gdc_rt_calib_format(const gdc_rt_calib_numbers_t *n, char *buf, size_t len);
+
+/* The steps of gdc_rt_init: before PMIx (probe where this host has no file), after PMIx's
+ * start (the node's first rank publishes), after the fence (every rank agrees). */
+gdc_status_t gdc_rt_calib_prepare(void);
+gdc_status_t gdc_rt_calib_publish(void);
+void         gdc_rt_calib_agree(void);
+void         gdc_rt_calib_finalize(void);
+
+/* For tools without a job (gdinfo): this node's numbers as a job would find them, without
+ * probing; gdc_rt_calib says what is in force. */
+void gdc_rt_calib_local(void);
+
+#endif

@@ -1,0 +1,488 @@
+/*
+ * The probes behind gdc_rt_calib_probe (rt_calib.h). The two-process ones fork a child that
+ * shares one anonymous mapping with the parent; every wait has a deadline, so a child that
+ * dies or never starts costs a warning and a 0, never a hang.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ucp/api/ucp.h>
+
+#include "gdc_rt.h"
+#include "rt_calib.h"
+
+#define PROBE_BYTES     ((size_t)32 << 20) /* two of them pass the last-level cache of most nodes */
+#define PROBE_REPEATS   9
+#define PROBE_DEADLINE  3.0 /* seconds any one wait of a probe may take */
+#define PROBE_BATCHES   9 /* round trips are timed in batches: the median batch counts */
+#define SIGNAL_TRIPS    2000
+#define UCX_SMALL_TRIPS 300
+#define UCX_LARGE_BYTES ((size_t)4 << 20)
+#define UCX_LARGE_TRIPS 2
+#define UCX_ADDR_MAX    16384
+
+typedef struct probe_shared {
+    _Alignas(64) atomic_ulong ping;
+    _Alignas(64) atomic_ulong pong;
+    _Alignas(64) atomic_int   child_ready;
+    atomic_int                parent_done;
+    atomic_size_t             addr_len[2]; /* UCX worker addresses: [0] parent, [1] child */
+    unsigned char             addr[2][UCX_ADDR_MAX];
+} probe_shared_t;
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), by_value);
+    return v[n / 2];
+}
+
+/* Wait until *flag reaches value; 0 when it did before the deadline. */
+static int wait_for(atomic_ulong *flag, unsigned long value, double deadline)
+{
+    int spins = 0;
+
+    while (atomic_load_explicit(flag, memory_order_acquire) < value) {
+        if (++spins % 1024 == 0 && gdc_wtime() > deadline) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int wait_for_int(atomic_int *flag)
+{
+    double deadline = gdc_wtime() + PROBE_DEADLINE;
+
+    while (!atomic_load_explicit(flag, memory_order_acquire)) {
+        if (gdc_wtime() > deadline) {
+            return -1;
+        }
+        sched_yield();
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Two processes
+ */
+
+typedef double (*parent_probe_t)(probe_shared_t *sh, pid_t child, void *arg);
+typedef void (*child_probe_t)(probe_shared_t *sh, void *arg);
+
+/* Fork; the child runs its side and leaves, the parent measures. The child is reaped
+ * before this returns, killed if it outlives the deadline. */
+static double in_pair(const char *what, parent_probe_t parent, child_probe_t child, void *arg)
+{
+    probe_shared_t *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    pid_t           pid;
+    double          result;
+    double          deadline;
+    int             wstatus;
+
+    if (sh == MAP_FAILED) {
+        GDC_LOG_WARN("calibration: %s not probed: mmap: %s", what, strerror(errno));
+        return 0;
+    }
+    memset(sh, 0, sizeof(*sh));
+    pid = fork();
+    if (pid < 0) {
+        GDC_LOG_WARN("calibration: %s not probed: fork: %s", what, strerror(errno));
+        munmap(sh, sizeof(*sh));
+        return 0;
+    }
+    if (pid == 0) {
+        child(sh, arg);
+        _exit(0);
+    }
+    result = parent(sh, pid, arg);
+    atomic_store_explicit(&sh->parent_done, 1, memory_order_release);
+    deadline = gdc_wtime() + PROBE_DEADLINE;
+    while (waitpid(pid, &wstatus, WNOHANG) == 0) {
+        if (gdc_wtime() > deadline) {
+            kill(pid, SIGKILL);
+            (void)waitpid(pid, &wstatus, 0);
+            break;
+        }
+        usleep(1000);
+    }
+    munmap(sh, sizeof(*sh));
+    if (result == 0) { /* below 0: the parent said why */
+        GDC_LOG_WARN("calibration: %s not measured (the probe's partner did not answer in %.0f s)", what,
+                     PROBE_DEADLINE);
+    }
+    return result;
+}
+
+/* Copies and reductions run on both processes at once, as every rank of a collective runs
+ * its own: what one of them achieves while the other competes for the memory is the rate
+ * the model's ranks get. */
+typedef enum { KERNEL_COPY, KERNEL_REDUCE } kernel_t;
+
+typedef struct kernel_bufs {
+    char *src, *dst;
+} kernel_bufs_t;
+
+static int kernel_open(kernel_bufs_t *k)
+{
+    k->src = malloc(PROBE_BYTES);
+    k->dst = malloc(PROBE_BYTES);
+    if (k->src == NULL || k->dst == NULL) {
+        return -1;
+    }
+    for (size_t i = 0; i < PROBE_BYTES / sizeof(float); i++) {
+        ((float *)k->src)[i] = (float)(i & 7);
+        ((float *)k->dst)[i] = 0;
+    }
+    return 0;
+}
+
+static void kernel_close(kernel_bufs_t *k)
+{
+    free(k->dst);
+    free(k->src);
+}
+
+static double kernel_run(kernel_bufs_t *k, kernel_t kernel)
+{
+    double start = gdc_wtime();
+
+    if (kernel == KERNEL_COPY) {
+        memcpy(k->dst, k->src, PROBE_BYTES);
+    } else {
+        float       *dst = (float *)k->dst;
+        const float *src = (const float *)k->src;
+        for (size_t i = 0; i < PROBE_BYTES / sizeof(float); i++) {
+            dst[i] += src[i];
+        }
+    }
+    k->src[0] = k->dst[PROBE_BYTES - 1]; /* the results are used */
+    return gdc_wtime() - start;
+}
+
+/* Round r: the parent says go (ping = r), both run the kernel, the child says done (pong). */
+static void kernel_child(probe_shared_t *sh, void *arg)
+{
+    kernel_bufs_t k;
+    double        deadline = gdc_wtime() + PROBE_DEADLINE;
+
+    if (kernel_open(&k) == 0) {
+        atomic_store_explicit(&sh->child_ready, 1, memory_order_release);
+        for (unsigned long r = 1; r <= PROBE_REPEATS; r++) {
+            if (wait_for(&sh->ping, r, deadline) != 0) {
+                break;
+            }
+            (void)kernel_run(&k, *(kernel_t *)arg);
+            atomic_store_explicit(&sh->pong, r, memory_order_release);
+        }
+    }
+    kernel_close(&k);
+}
+
+static double kernel_parent(probe_shared_t *sh, pid_t child, void *arg)
+{
+    kernel_bufs_t k;
+    double        took[PROBE_REPEATS], deadline = gdc_wtime() + PROBE_DEADLINE, result = 0;
+
+    (void)child;
+    if (kernel_open(&k) == 0 && wait_for_int(&sh->child_ready) == 0) {
+        unsigned long r = 1;
+        for (; r <= PROBE_REPEATS; r++) {
+            atomic_store_explicit(&sh->ping, r, memory_order_release);
+            took[r - 1] = kernel_run(&k, *(kernel_t *)arg);
+            if (wait_for(&sh->pong, r, deadline) != 0) {
+                break;
+            }
+        }
+        result = r > PROBE_REPEATS ? PROBE_BYTES / median(took, PROBE_REPEATS) / 1e9 : 0;
+    }
+    kernel_close(&k);
+    return result;
+}
+
+static void signal_child(probe_shared_t *sh, void *arg)
+{
+    double deadline = gdc_wtime() + PROBE_DEADLINE;
+
+    (void)arg;
+    for (unsigned long i = 1; i <= (unsigned long)SIGNAL_TRIPS * PROBE_BATCHES; i++) {
+        if (wait_for(&sh->ping, i, deadline) != 0) {
+            return;
+        }
+        atomic_store_explicit(&sh->pong, i, memory_order_release);
+    }
+}
+
+static double signal_parent(probe_shared_t *sh, pid_t child, void *arg)
+{
+    double        deadline = gdc_wtime() + PROBE_DEADLINE, took[PROBE_BATCHES];
+    unsigned long i        = 0;
+
+    (void)child;
+    (void)arg;
+    for (int b = 0; b < PROBE_BATCHES; b++) {
+        double start = gdc_wtime();
+        for (int t = 0; t < SIGNAL_TRIPS; t++) {
+            atomic_store_explicit(&sh->ping, ++i, memory_order_release);
+            if (wait_for(&sh->pong, i, deadline) != 0) {
+                return 0;
+            }
+        }
+        took[b] = gdc_wtime() - start;
+    }
+    return median(took, PROBE_BATCHES) / SIGNAL_TRIPS / 2 * 1e6;
+}
+
+/* The child's copy of the buffer (the same address as the parent's, its own pages once
+ * written) is what the parent reads across. */
+static void cma_child(probe_shared_t *sh, void *arg)
+{
+    memset(arg, 3, PROBE_BYTES);
+    atomic_store_explicit(&sh->child_ready, 1, memory_order_release);
+    (void)wait_for_int(&sh->parent_done);
+}
+
+static double cma_parent(probe_shared_t *sh, pid_t child, void *arg)
+{
+    char        *dst = malloc(PROBE_BYTES);
+    double       took[PROBE_REPEATS], result = 0;
+    struct iovec local  = {dst, PROBE_BYTES};
+    struct iovec remote = {arg, PROBE_BYTES};
+
+    if (dst == NULL || wait_for_int(&sh->child_ready) != 0) {
+        free(dst);
+        return 0;
+    }
+    memset(dst, 0, PROBE_BYTES);
+    for (int i = 0; i < PROBE_REPEATS; i++) {
+        double  start = gdc_wtime();
+        ssize_t got   = process_vm_readv(child, &local, 1, &remote, 1, 0);
+        took[i]       = gdc_wtime() - start;
+        if (got != (ssize_t)PROBE_BYTES) {
+            GDC_LOG_WARN("calibration: cross-memory attach not measured: process_vm_readv: %s (ptrace rights; "
+                         "/proc/sys/kernel/yama/ptrace_scope)",
+                         got < 0 ? strerror(errno) : "short read");
+            free(dst);
+            return -1;
+        }
+    }
+    result = PROBE_BYTES / median(took, PROBE_REPEATS) / 1e9;
+    free(dst);
+    return result;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * UCX between two processes: what gdc's UCX does inside a node for host buffers
+ */
+
+typedef struct ucx_side {
+    ucp_context_h context;
+    ucp_worker_h  worker;
+    ucp_ep_h      ep;
+    void         *buf;
+} ucx_side_t;
+
+static int ucx_wait(ucx_side_t *s, ucs_status_ptr_t req)
+{
+    double      deadline = gdc_wtime() + PROBE_DEADLINE;
+    ucs_status_t status;
+
+    if (req == NULL) {
+        return 0;
+    }
+    if (UCS_PTR_IS_ERR(req)) {
+        return -1;
+    }
+    while ((status = ucp_request_check_status(req)) == UCS_INPROGRESS) {
+        ucp_worker_progress(s->worker);
+        if (gdc_wtime() > deadline) {
+            ucp_request_cancel(s->worker, req);
+            while (ucp_request_check_status(req) == UCS_INPROGRESS) {
+                ucp_worker_progress(s->worker);
+            }
+            ucp_request_free(req);
+            return -1;
+        }
+    }
+    ucp_request_free(req);
+    return status == UCS_OK ? 0 : -1;
+}
+
+static void ucx_side_close(ucx_side_t *s)
+{
+    if (s->ep != NULL) {
+        ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE};
+        (void)ucx_wait(s, ucp_ep_close_nbx(s->ep, &param));
+    }
+    if (s->worker != NULL) {
+        ucp_worker_destroy(s->worker);
+    }
+    if (s->context != NULL) {
+        ucp_cleanup(s->context);
+    }
+    free(s->buf);
+}
+
+/* Bring up a context and a worker, swap addresses through the mapping, connect. */
+static int ucx_side_open(ucx_side_t *s, probe_shared_t *sh, int me)
+{
+    ucp_params_t        params = {.field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_TAG};
+    ucp_worker_params_t wparams = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                                   .thread_mode = UCS_THREAD_MODE_SINGLE};
+    ucp_ep_params_t     eparams;
+    ucp_address_t      *addr;
+    size_t              len;
+
+    memset(s, 0, sizeof(*s));
+    if ((s->buf = calloc(2, UCX_LARGE_BYTES)) == NULL || ucp_init(&params, NULL, &s->context) != UCS_OK ||
+        ucp_worker_create(s->context, &wparams, &s->worker) != UCS_OK ||
+        ucp_worker_get_address(s->worker, &addr, &len) != UCS_OK) {
+        return -1;
+    }
+    if (len > UCX_ADDR_MAX) {
+        ucp_worker_release_address(s->worker, addr);
+        return -1;
+    }
+    memcpy(sh->addr[me], addr, len);
+    atomic_store_explicit(&sh->addr_len[me], len, memory_order_release);
+    ucp_worker_release_address(s->worker, addr);
+    if (wait_for((atomic_ulong *)&sh->addr_len[!me], 1, gdc_wtime() + PROBE_DEADLINE) != 0) {
+        return -1;
+    }
+    memset(&eparams, 0, sizeof(eparams));
+    eparams.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+    eparams.address    = (const ucp_address_t *)sh->addr[!me];
+    return ucp_ep_create(s->worker, &eparams, &s->ep) == UCS_OK ? 0 : -1;
+}
+
+static int ucx_send(ucx_side_t *s, size_t bytes)
+{
+    ucp_request_param_t param = {.op_attr_mask = 0};
+
+    return ucx_wait(s, ucp_tag_send_nbx(s->ep, s->buf, bytes, 1, &param));
+}
+
+static int ucx_recv(ucx_side_t *s, size_t bytes)
+{
+    ucp_request_param_t param = {.op_attr_mask = 0};
+
+    return ucx_wait(s, ucp_tag_recv_nbx(s->worker, s->buf, bytes, 1, (ucp_tag_t)-1, &param));
+}
+
+/* Both sides send and receive bytes at once, as the ranks of a collective's step do;
+ * seconds per exchange in the median batch, or 0. */
+static double ucx_exchanges(ucx_side_t *s, size_t bytes, int count)
+{
+    ucp_request_param_t param = {.op_attr_mask = 0};
+    double              took[PROBE_BATCHES];
+    char               *out   = (char *)s->buf + bytes;
+
+    for (int b = 0; b < PROBE_BATCHES; b++) {
+        double start = gdc_wtime();
+        for (int i = 0; i < count; i++) {
+            ucs_status_ptr_t recv = ucp_tag_recv_nbx(s->worker, s->buf, bytes, 2, (ucp_tag_t)-1, &param);
+            ucs_status_ptr_t send = ucp_tag_send_nbx(s->ep, out, bytes, 2, &param);
+            int              sent = ucx_wait(s, send), got = ucx_wait(s, recv);
+            if (sent != 0 || got != 0) {
+                return 0;
+            }
+        }
+        took[b] = (gdc_wtime() - start) / count;
+    }
+    return median(took, PROBE_BATCHES);
+}
+
+/* Batches of round trips of bytes, the parent sending first; seconds per trip in the
+ * median batch, or 0. */
+static double ucx_trips(ucx_side_t *s, int parent, size_t bytes, int trips)
+{
+    double took[PROBE_BATCHES];
+
+    for (int b = 0; b < PROBE_BATCHES; b++) {
+        double start = gdc_wtime();
+        for (int i = 0; i < trips; i++) {
+            int failed = parent ? ucx_send(s, bytes) || ucx_recv(s, bytes) : ucx_recv(s, bytes) || ucx_send(s, bytes);
+            if (failed) {
+                return 0;
+            }
+        }
+        took[b] = (gdc_wtime() - start) / trips;
+    }
+    return median(took, PROBE_BATCHES);
+}
+
+/* Both sides run the same sequence: warm-up, small trips, large trips. */
+static void ucx_run(probe_shared_t *sh, int parent, double *small, double *large)
+{
+    ucx_side_t s;
+
+    *small = *large = 0;
+    if (ucx_side_open(&s, sh, parent ? 0 : 1) == 0 && ucx_trips(&s, parent, 8, 10) > 0 &&
+        ucx_trips(&s, parent, UCX_LARGE_BYTES, 1) > 0) {
+        *small = ucx_trips(&s, parent, 8, UCX_SMALL_TRIPS);
+        *large = *small > 0 ? ucx_exchanges(&s, UCX_LARGE_BYTES, UCX_LARGE_TRIPS) : 0;
+    }
+    if (parent) {
+        /* the child keeps its end open until the parent is done with it */
+        atomic_store_explicit(&sh->parent_done, 1, memory_order_release);
+    } else {
+        (void)wait_for_int(&sh->parent_done);
+    }
+    ucx_side_close(&s);
+}
+
+static void ucx_child(probe_shared_t *sh, void *arg)
+{
+    double small, large;
+
+    (void)arg;
+    ucx_run(sh, 0, &small, &large);
+}
+
+static double ucx_parent(probe_shared_t *sh, pid_t child, void *arg)
+{
+    gdc_rt_calib_numbers_t *n = arg;
+    double                  small, large;
+
+    (void)child;
+    ucx_run(sh, 1, &small, &large);
+    if (small <= 0 || large <= 0) {
+        return 0;
+    }
+    n->ucx_shm_us  = small / 2 * 1e6;
+    n->ucx_shm_gbs = UCX_LARGE_BYTES / large / 1e9;
+    return 1;
+}
+
+gdc_status_t gdc_rt_calib_probe(gdc_rt_calib_numbers_t *out)
+{
+    char    *cma_buf = malloc(PROBE_BYTES);
+    kernel_t copy = KERNEL_COPY, reduce = KERNEL_REDUCE;
+
+    memset(out, 0, sizeof(*out));
+    out->copy_gbs   = in_pair("memcpy", kernel_parent, kernel_child, &copy);
+    out->reduce_gbs = in_pair("the reduction", kernel_parent, kernel_child, &reduce);
+    out->signal_us  = in_pair("the shared-memory signal", signal_parent, signal_child, NULL);
+    if (cma_buf != NULL) {
+        double cma   = in_pair("cross-memory attach", cma_parent, cma_child, cma_buf);
+        out->cma_gbs = cma > 0 ? cma : 0;
+    }
+    free(cma_buf);
+    (void)in_pair("UCX shared memory", ucx_parent, ucx_child, out);
+    return out->copy_gbs > 0 && out->reduce_gbs > 0 ? GDC_SUCCESS : GDC_ERR_NO_MEMORY;
+}

@@ -1,0 +1,98 @@
+#!/bin/sh
+# The cost model's calibration (runtime/rt_calib.h): gdinfo --calibrate writes the host's
+# file and gdinfo shows which numbers are in force; with GDC_CALIBRATION=auto the first job
+# on a host measures once (one prober among the ranks) and every rank prices with the same
+# numbers, the worst of every node's; the numbers change what gdc chooses; a bad file or
+# setting is said, never a crash.
+. "${top_srcdir:-.}/tests/common/tap.sh"
+build=${top_builddir:-.}
+gdrun=$build/launcher/gdrun
+gdinfo=$build/launcher/gdinfo
+bench=$build/bench/gdbench
+work=$(mktemp -d "${TMPDIR:-/tmp}/gdc-calib.XXXXXX") || exit 1
+trap 'rm -rf "$work"; rm -f "$tap_log"' EXIT
+unset GDC_CALIBRATION
+
+numbers_of() { # FILE: the six numbers of a calibration file, one line
+    awk '!/^#/ && NF == 2 {printf "%s=%s ", $1, $2}' "$1"
+}
+
+# 1. gdinfo --calibrate: a file with every number, positive (cross-memory attach may be
+#    forbidden by ptrace rights: 0 is allowed there alone).
+XDG_CACHE_HOME=$work/c1 timeout -k 5 60 "$gdinfo" --calibrate >"$work/out" 2>&1
+st=$?
+file=$(ls "$work"/c1/gdc/calibration-* 2>/dev/null | grep -v '\.lock$' | head -1)
+good=$(awk '!/^#/ && NF == 2 && ($2 > 0 || $1 == "cma_GBs") {n++} END {print n + 0}' "${file:-/dev/null}")
+[ "$st" = 0 ] && [ -n "$file" ] && [ "$good" = 6 ] && grep -q "kept in $file" "$work/out" &&
+    ! ls "$work"/c1/gdc/*.tmp.* >/dev/null 2>&1
+tap_check "gdinfo --calibrate writes six measured numbers ($(numbers_of "${file:-/dev/null}"))" $? "$work/out"
+
+# 2. gdinfo says what is in force and where from.
+XDG_CACHE_HOME=$work/c1 GDC_CALIBRATION=auto "$gdinfo" >"$work/out" 2>&1
+grep -q "costs   measured: memcpy" "$work/out" && grep -q "from $file (GDC_CALIBRATION=auto)" "$work/out"
+tap_check "gdinfo shows the measured numbers in force and their file" $? "$work/out"
+XDG_CACHE_HOME=$work/c1 "$gdinfo" >"$work/out" 2>&1
+grep -q "costs   built-in numbers (GDC_CALIBRATION=off); this host's measured ones, not in force, are in $file" \
+    "$work/out"
+tap_check "gdinfo shows the built-in numbers in force by default, and the file not used" $? "$work/out"
+
+# 3. First use: one rank of four measures, all four price with the same numbers.
+XDG_CACHE_HOME=$work/c2 GDC_CALIBRATION=auto GDC_LOG=debug timeout -k 5 120 \
+    "$gdrun" -n 4 --emulate-nodes 2 "$bench" allreduce -m 4:4 -i 10 >"$work/out" 2>&1
+st=$?
+probers=$(grep -c "calibration: this host's costs measured in" "$work/out")
+lines=$(grep -o "calibration in force.*memcpy.*" "$work/out" | sed 's/.*\(memcpy.*\)/\1/' | sort -u | wc -l)
+ranks=$(grep -c "calibration in force" "$work/out")
+[ "$st" = 0 ] && [ "$probers" = 1 ] && [ "$ranks" = 4 ] && [ "$lines" = 1 ] &&
+    ls "$work"/c2/gdc/calibration-* >/dev/null 2>&1
+tap_check "first use: 1 prober of 4 ranks (got $probers), 4 ranks with one set of numbers (got $ranks, $lines)" $? \
+    "$work/out"
+
+# 4. Two nodes with different numbers: every rank takes the worst of each.
+printf 'copy_GBs 20\nreduce_GBs 5\nsignal_us 0.1\ncma_GBs 8\nucx_shm_us 0.5\nucx_shm_GBs 12\n' >"$work/node0"
+printf 'copy_GBs 10\nreduce_GBs 9\nsignal_us 0.3\ncma_GBs 0\nucx_shm_us 0.25\nucx_shm_GBs 6\n' >"$work/node1"
+cat >"$work/by-node.sh" <<EOF
+#!/bin/sh
+# ranks 0-1 on emulated node 0, 2-3 on node 1 (blocks)
+if [ "\$PMIX_RANK" -lt 2 ]; then GDC_CALIBRATION=$work/node0; else GDC_CALIBRATION=$work/node1; fi
+export GDC_CALIBRATION
+exec "\$@"
+EOF
+chmod +x "$work/by-node.sh"
+GDC_LOG=debug timeout -k 5 120 "$gdrun" -n 4 --emulate-nodes 2 "$work/by-node.sh" "$bench" allreduce -m 4:4 -i 10 \
+    >"$work/out" 2>&1
+st=$?
+want="memcpy 10.0 GB/s, reduce 5.0 GB/s, signal 0.30 us, cross-memory attach 0.0 GB/s, UCX shared memory 0.50 us and 6.0 GB/s"
+ranks=$(grep "calibration in force" "$work/out" | grep -c "$want\$")
+[ "$st" = 0 ] && [ "$ranks" = 4 ] && grep -q "the worst of 2 nodes' calibrations" "$work/out"
+tap_check "two nodes' numbers: all 4 ranks price with the worst of each (got $ranks)" $? "$work/out"
+
+# 5. The numbers are in force: shared memory made slow moves a 64K allreduce off the
+#    shared-memory algorithms; UCX made slow keeps it there.
+printf 'copy_GBs 0.5\nreduce_GBs 0.5\nsignal_us 50\ncma_GBs 1\nucx_shm_us 0.01\nucx_shm_GBs 100\n' >"$work/slow-shm"
+printf 'copy_GBs 20\nreduce_GBs 12\nsignal_us 0.1\ncma_GBs 1\nucx_shm_us 50\nucx_shm_GBs 0.5\n' >"$work/slow-ucx"
+for case in slow-shm slow-ucx; do
+    GDC_CALIBRATION=$work/$case GDC_LOG=info timeout -k 5 120 "$gdrun" -n 4 "$bench" allreduce -m 64K:64K -i 10 \
+        >"$work/out.$case" 2>&1
+    echo "exit status $?" >>"$work/out.$case"
+done
+grep -q "exit status 0" "$work/out.slow-shm" && grep -q "exit status 0" "$work/out.slow-ucx" &&
+    grep "info: allreduce of 16384 x float32 sum on 4 ranks" "$work/out.slow-shm" | grep -vq ": shm" &&
+    ! grep "info: allreduce of 16384 x float32 sum on 4 ranks" "$work/out.slow-shm" | grep -q ": shm" &&
+    grep "info: allreduce of 16384 x float32 sum on 4 ranks" "$work/out.slow-ucx" | grep -q ": shm"
+tap_check "calibrated numbers change the choice: $(grep -ho 'info: allreduce of 16384 x float32 sum.*: [a-z_]*' \
+    "$work/out.slow-shm" "$work/out.slow-ucx" | sed 's/.*: //' | sort -u | tr '\n' ' ')" $? "$work/out.slow-shm"
+
+# 6. A file that cannot be read: said, and the built-in numbers; a bad setting fails init.
+GDC_CALIBRATION=$work/none GDC_LOG=info timeout -k 5 60 "$gdrun" -n 2 "$bench" allreduce -m 4:4 -i 10 \
+    >"$work/out" 2>&1
+st=$?
+[ "$st" = 0 ] && grep -q "calibration: cannot read $work/none" "$work/out" &&
+    grep -q "has no measured costs" "$work/out"
+tap_check "a missing calibration file is said and the job runs on the built-in numbers" $? "$work/out"
+GDC_CALIBRATION=sometimes timeout -k 5 60 "$gdrun" -n 2 "$bench" allreduce -m 4:4 -i 10 >"$work/out" 2>&1
+st=$?
+[ "$st" != 0 ] && grep -q "GDC_CALIBRATION=sometimes is not valid: expected auto, off or the path" "$work/out"
+tap_check "GDC_CALIBRATION=sometimes fails gdc_init with what is expected (status $st)" $? "$work/out"
+
+tap_done
