@@ -26,8 +26,7 @@
 #define PROBE_BATCHES   9 /* round trips are timed in batches: the median batch counts */
 #define SIGNAL_TRIPS    2000
 #define UCX_SMALL_TRIPS 300
-#define UCX_LARGE_BYTES ((size_t)4 << 20)
-#define UCX_LARGE_TRIPS 2
+#define UCX_LARGE_BYTES ((size_t)32 << 20)
 #define UCX_ADDR_MAX    16384
 
 typedef struct probe_shared {
@@ -427,15 +426,30 @@ static double ucx_trips(ucx_side_t *s, int parent, size_t bytes, int trips)
 }
 
 /* Both sides run the same sequence: warm-up, small trips, large trips. */
-static void ucx_run(probe_shared_t *sh, int parent, double *small, double *large)
+/* The exchanges a collective's steps make, from a few KiB in cache to tens of MiB out of
+ * it: the model's one latency and bandwidth per link are fitted to all of them at once. */
+static const struct {
+    size_t bytes;
+    int    count; /* per batch */
+} exchange_sizes[] = {{(size_t)4 << 10, 100}, {(size_t)64 << 10, 20}, {(size_t)1 << 20, 4}, {UCX_LARGE_BYTES, 1}};
+#define NUM_EXCHANGE_SIZES ((int)(sizeof(exchange_sizes) / sizeof(exchange_sizes[0])))
+
+/* took[i]: seconds per exchange of exchange_sizes[i]; took[NUM_EXCHANGE_SIZES]: per round
+ * trip of 8 B. */
+static void ucx_run(probe_shared_t *sh, int parent, double *took)
 {
     ucx_side_t s;
 
-    *small = *large = 0;
+    memset(took, 0, (NUM_EXCHANGE_SIZES + 1) * sizeof(*took));
     if (ucx_side_open(&s, sh, parent ? 0 : 1) == 0 && ucx_trips(&s, parent, 8, 10) > 0 &&
-        ucx_trips(&s, parent, UCX_LARGE_BYTES, 1) > 0) {
-        *small = ucx_trips(&s, parent, 8, UCX_SMALL_TRIPS);
-        *large = *small > 0 ? ucx_exchanges(&s, UCX_LARGE_BYTES, UCX_LARGE_TRIPS) : 0;
+        ucx_exchanges(&s, UCX_LARGE_BYTES, 1) > 0 &&
+        (took[NUM_EXCHANGE_SIZES] = ucx_trips(&s, parent, 8, UCX_SMALL_TRIPS)) > 0) {
+        for (int i = 0; i < NUM_EXCHANGE_SIZES; i++) {
+            took[i] = ucx_exchanges(&s, exchange_sizes[i].bytes, exchange_sizes[i].count);
+            if (took[i] <= 0) {
+                break;
+            }
+        }
     }
     if (parent) {
         /* the child keeps its end open until the parent is done with it */
@@ -448,24 +462,48 @@ static void ucx_run(probe_shared_t *sh, int parent, double *small, double *large
 
 static void ucx_child(probe_shared_t *sh, void *arg)
 {
-    double small, large;
+    double took[NUM_EXCHANGE_SIZES + 1];
 
     (void)arg;
-    ucx_run(sh, 0, &small, &large);
+    ucx_run(sh, 0, took);
+}
+
+/* The bandwidth of the line from latency through the measured (bytes, seconds) that fits
+ * them best, each point weighted by its own time so that the small exchanges count as much
+ * as the large (least squares of the relative error); 0 when none is positive. */
+static double fit_bandwidth(const double *took, double latency)
+{
+    double sxx = 0, sxt = 0;
+
+    for (int i = 0; i < NUM_EXCHANGE_SIZES; i++) {
+        double x = (double)exchange_sizes[i].bytes, w = 1 / (took[i] * took[i]);
+        sxx += w * x * x;
+        sxt += w * x * (took[i] - latency);
+    }
+    return sxt > 0 ? sxx / sxt : 0;
 }
 
 static double ucx_parent(probe_shared_t *sh, pid_t child, void *arg)
 {
     gdc_rt_calib_numbers_t *n = arg;
-    double                  small, large;
+    double                  took[NUM_EXCHANGE_SIZES + 1], bandwidth;
 
     (void)child;
-    ucx_run(sh, 1, &small, &large);
-    if (small <= 0 || large <= 0) {
+    ucx_run(sh, 1, took);
+    for (int i = 0; i <= NUM_EXCHANGE_SIZES; i++) {
+        if (took[i] <= 0) {
+            return 0;
+        }
+    }
+    GDC_LOG_DEBUG("calibration: UCX 8 B round trip %.2f us; exchanges of 4K, 64K, 1M, 32M both ways: %.2f, %.2f, "
+                  "%.1f, %.0f us",
+                  took[NUM_EXCHANGE_SIZES] * 1e6, took[0] * 1e6, took[1] * 1e6, took[2] * 1e6, took[3] * 1e6);
+    n->ucx_shm_us = took[NUM_EXCHANGE_SIZES] / 2 * 1e6;
+    bandwidth     = fit_bandwidth(took, took[NUM_EXCHANGE_SIZES] / 2);
+    if (bandwidth <= 0) {
         return 0;
     }
-    n->ucx_shm_us  = small / 2 * 1e6;
-    n->ucx_shm_gbs = UCX_LARGE_BYTES / large / 1e9;
+    n->ucx_shm_gbs = bandwidth / 1e9;
     return 1;
 }
 
