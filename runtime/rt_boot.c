@@ -368,25 +368,7 @@ void gdc_rt_boot_finalize(void)
 
 gdc_status_t gdc_rt_boot_publish_address(const void *addr, size_t len)
 {
-    pmix_value_t  value;
-    pmix_status_t rc;
-
-    if (gdc_rt_boot.singleton) {
-        return GDC_SUCCESS;
-    }
-    value.type           = PMIX_BYTE_OBJECT;
-    value.data.bo.bytes  = (char *)addr;
-    value.data.bo.size   = len;
-    /* GLOBAL, not REMOTE: peers on my node must see it too. */
-    rc = PMIx_Put(PMIX_GLOBAL, GDC_RT_BOOT_ADDR_KEY, &value);
-    if (rc != PMIX_SUCCESS) {
-        return pmix_error("put of the UCX address", rc);
-    }
-    rc = PMIx_Commit();
-    if (rc != PMIX_SUCCESS) {
-        return pmix_error("commit", rc);
-    }
-    return GDC_SUCCESS;
+    return gdc_rt_boot_put(GDC_RT_BOOT_ADDR_KEY, addr, len);
 }
 
 gdc_status_t gdc_rt_boot_put(const char *key, const void *bytes, size_t len)
