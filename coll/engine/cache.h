@@ -53,6 +53,7 @@ typedef struct gdc_coll_cache {
     unsigned          clock;
     gdc_coll_choice_t choices[GDC_COLL_CHOICES]; /* direct-mapped */
     gdc_coll_entry_t *last;                      /* the last call's entry, or NULL */
+    gdc_coll_choice_t *last_choice[GDC_COLL_TYPE_COUNT]; /* each collective's last choice, or NULL */
     const gdc_coll_algo_t *last_alltoallv;       /* what the last alltoallv ran (logged when it changes) */
     gdc_coll_key_t    last_key;
 } gdc_coll_cache_t;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gdc_coll.h"
 #include "gdc_rt.h"
 #include "rt_calib.h"
 #include "select/price.h"
@@ -47,6 +48,35 @@ static gdc_status_t check_forced(void)
     return GDC_SUCCESS;
 }
 
+/* The chunks of the live configuration, host and device buffers, worked out once: every
+ * call asks for them. */
+static const gdc_coll_config_t *chunks_config;
+static size_t                   chunks_of[2][2]; /* [on_device]: chunk_in, chunk_out */
+
+static void remember_chunks(void)
+{
+    gdc_coll_args_t args;
+
+    memset(&args, 0, sizeof(args));
+    args.config = chunks_config = gdc_coll_config_get();
+    for (int device = 0; device < 2; device++) {
+        args.on_device = device;
+        gdc_coll_machine_chunks(&gdc_coll_machine, &args);
+        chunks_of[device][0] = args.chunk_in;
+        chunks_of[device][1] = args.chunk_out;
+    }
+}
+
+void gdc_coll_select_chunks(gdc_coll_args_t *args)
+{
+    if (args->config != chunks_config) {
+        gdc_coll_machine_chunks(&gdc_coll_machine, args);
+        return;
+    }
+    args->chunk_in  = chunks_of[args->on_device != 0][0];
+    args->chunk_out = chunks_of[args->on_device != 0][1];
+}
+
 /* This node's measured costs in place of the built-in host numbers (rt_calib.h): what the
  * shared-memory algorithms copy, reduce and signal with, and UCX's shared memory. A number
  * that could not be measured keeps the built-in one. */
@@ -83,21 +113,18 @@ gdc_status_t gdc_coll_select_init(const gdc_coll_select_config_t *given)
     if ((status = gdc_coll_machine_env(&gdc_coll_machine)) != GDC_SUCCESS) {
         return status;
     }
+    remember_chunks();
     if (config.tuning != NULL && (status = gdc_coll_tuning_load(&tuning, config.tuning)) != GDC_SUCCESS) {
         return status;
     }
     return check_forced();
 }
 
-void gdc_coll_select_chunks(gdc_coll_args_t *args)
-{
-    gdc_coll_machine_chunks(&gdc_coll_machine, args);
-}
-
 void gdc_coll_select_finalize(void)
 {
     gdc_coll_tuning_free(&tuning);
     memset(&config, 0, sizeof(config));
+    chunks_config = NULL;
 }
 
 /* How many algorithms could run the call (skip aside); *first is the first of them. */
