@@ -40,13 +40,6 @@ static double fold(const gdc_coll_price_t *p, double in_bytes, double out_bytes,
            gdc_coll_price_msg(p, h, out_bytes);
 }
 
-/* A k-nomial tree broadcast of bytes: each level a parent sends to its children one after
- * the other, the farthest first. */
-static gdc_coll_hop_t tree_level_hop(const gdc_coll_price_t *p, int radix, int level, long dist)
-{
-    return radix == 2 ? gdc_coll_price_tree_hop(p, (int)dist) : gdc_coll_price_knomial_hop(p, level);
-}
-
 static gdc_coll_hop_t inside(const gdc_coll_price_t *p)
 {
     return gdc_coll_price_hop(p, 0, 1);
@@ -66,92 +59,6 @@ static double dearest(double *v, int n, int k)
         v[most] = v[i];
     }
     return sum;
-}
-
-/* The children of the root at distance d: at d, 2d, ... (radix - 1) d, those below n. */
-static int tree_children(const gdc_coll_price_t *p, int radix, long d)
-{
-    long below = (p->n - 1) / d;
-
-    return (int)(below < radix - 1 ? below : radix - 1);
-}
-
-/* How long a parent's messages of one level take on their links, one after the other: to
- * (or from) its children inside the node on its own link, to those on other nodes through
- * the NICs, which carry every off-node message of the node's parents at that level. A
- * binomial level (one child) takes the hop it is priced with. */
-static double level_transfers(const gdc_coll_price_t *p, int radix, int level, long d, double bytes, gdc_coll_hop_t h)
-{
-    int children = tree_children(p, radix, d);
-    int node_off, off;
-
-    if (radix == 2 || p->lay.nodes == 1) {
-        return children * bytes / h.bw;
-    }
-    node_off = level < GDC_COLL_LAYOUT_DISTANCES ? p->lay.knomial_off[level] : children;
-    off      = node_off < children ? node_off : children;
-    return max2((children - off) * bytes / p->in.bandwidth + off * bytes / p->out.bandwidth,
-                ceil((double)node_off / p->nics) * bytes / p->out.bandwidth);
-}
-
-/* One level of a tree: what a parent's children wait for, taking hop h. */
-typedef double (*tree_level_fn_t)(const gdc_coll_price_t *p, int radix, int level, long d, double bytes,
-                                  gdc_coll_hop_t h);
-
-/* A level of a broadcast: the parent sends to its children one after the other. */
-static double bcast_level(const gdc_coll_price_t *p, int radix, int level, long d, double bytes, gdc_coll_hop_t h)
-{
-    return tree_children(p, radix, d) * p->o + level_transfers(p, radix, level, d, bytes, h) + h.lat + p->o;
-}
-
-/* A level of a reduce: the parent takes its children's vectors in and combines them one
- * after the other, as they come. */
-static double reduce_level(const gdc_coll_price_t *p, int radix, int level, long d, double bytes, gdc_coll_hop_t h)
-{
-    int    children = tree_children(p, radix, d);
-    double r        = gdc_coll_price_reduce(p, bytes);
-    double in       = level_transfers(p, radix, level, d, bytes, h);
-
-    return 2 * p->o + h.lat + max2(in + r, in / children + children * r);
-}
-
-/* A level of a binomial scatter or gather: the child's subtree's blocks (d of them, fewer at
- * the end), of n blocks in bytes. */
-static double blocks_level(const gdc_coll_price_t *p, int radix, int level, long d, double bytes, gdc_coll_hop_t h)
-{
-    long subtree = d < p->n - d ? d : p->n - d;
-
-    (void)radix;
-    (void)level;
-    return gdc_coll_price_msg(p, h, bytes * (double)subtree / p->n);
-}
-
-/* A k-nomial tree over all ranks, level by level, each at its worst hop (the order does
- * not change the sum). */
-static double tree_of(const gdc_coll_price_t *p, int radix, double bytes, tree_level_fn_t level_cost)
-{
-    double t     = 0;
-    int    level = 0;
-
-    for (long d = 1; d < p->n && level < GDC_COLL_LAYOUT_DISTANCES; d *= radix, level++) {
-        t += level_cost(p, radix, level, d, bytes, tree_level_hop(p, radix, level, d));
-    }
-    return t;
-}
-
-static double tree_bcast(const gdc_coll_price_t *p, int radix, double bytes)
-{
-    return tree_of(p, radix, bytes, bcast_level);
-}
-
-static double tree_reduce(const gdc_coll_price_t *p, int radix, double bytes)
-{
-    return tree_of(p, radix, bytes, reduce_level);
-}
-
-static double binomial_blocks(const gdc_coll_price_t *p, double bytes)
-{
-    return tree_of(p, 2, bytes, blocks_level);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -206,7 +113,9 @@ static double allreduce_knomial(const gdc_coll_price_t *p)
     double bytes = bytes_of(p, p->args->count);
     int    radix = p->args->config->tree_radix;
 
-    return tree_reduce(p, radix, bytes) + tree_bcast(p, radix, bytes) +
+    (void)radix;
+    return gdc_coll_price_tree(p, GDC_COLL_TREE_RADIX_REDUCE, bytes) +
+           gdc_coll_price_tree(p, GDC_COLL_TREE_RADIX_BCAST, bytes) +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
 }
 
@@ -216,7 +125,7 @@ static double allreduce_knomial(const gdc_coll_price_t *p)
 
 static double bcast_binomial(const gdc_coll_price_t *p)
 {
-    return tree_bcast(p, 2, bytes_of(p, p->args->count));
+    return gdc_coll_price_tree(p, GDC_COLL_TREE_BCAST, bytes_of(p, p->args->count));
 }
 
 static double bcast_chain(const gdc_coll_price_t *p)
@@ -231,15 +140,16 @@ static double bcast_scatter_allgather(const gdc_coll_price_t *p)
     double bytes = bytes_of(p, p->args->count);
     double block = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n);
 
-    (void)block;
-    return binomial_blocks(p, bytes) + ring_of(p, p->args->count, 0, p->n - 1, p->n - 1);
+    (void)bytes;
+    return gdc_coll_price_tree(p, GDC_COLL_TREE_SCATTER, block) + ring_of(p, p->args->count, 0, p->n - 1, p->n - 1);
 }
 
 static double reduce_binomial(const gdc_coll_price_t *p)
 {
     double bytes = bytes_of(p, p->args->count);
 
-    return tree_reduce(p, 2, bytes) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
+    return gdc_coll_price_tree(p, GDC_COLL_TREE_REDUCE, bytes) +
+           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
 }
 
 static double reduce_scatter_gather(const gdc_coll_price_t *p)
@@ -247,7 +157,8 @@ static double reduce_scatter_gather(const gdc_coll_price_t *p)
     double bytes = bytes_of(p, p->args->count);
     double block = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n);
 
-    return ring_of(p, p->args->count, p->n - 1, 0, p->n - 1) + binomial_blocks(p, bytes) +
+    (void)bytes;
+    return ring_of(p, p->args->count, p->n - 1, 0, p->n - 1) + gdc_coll_price_tree(p, GDC_COLL_TREE_GATHER, block) +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
 }
 
@@ -341,11 +252,11 @@ static double nic_load(const gdc_coll_price_t *p, int local)
 
 static double alltoall_pairwise(const gdc_coll_price_t *p)
 {
-    double block = bytes_of(p, p->args->count), local = p->lay.max_local;
-    double lat   = p->lay.nodes > 1 ? p->out.latency : p->in.latency;
-    double bw    = p->lay.nodes > 1 ? p->out.bandwidth : p->in.bandwidth;
+    double block = bytes_of(p, p->args->count), local = p->lay->max_local;
+    double lat   = p->lay->nodes > 1 ? p->out.latency : p->in.latency;
+    double bw    = p->lay->nodes > 1 ? p->out.bandwidth : p->in.bandwidth;
     double in    = busy_links(local - 1) * block / p->in.bandwidth;
-    double out   = p->lay.nodes > 1 ? max2(nic_load(p, p->lay.max_local), nic_load(p, p->lay.min_local)) * block /
+    double out   = p->lay->nodes > 1 ? max2(nic_load(p, p->lay->max_local), nic_load(p, p->lay->min_local)) * block /
                                         p->out.bandwidth
                                     : 0;
     /* each window of sends waits for the one a window before it to arrive */
@@ -390,7 +301,7 @@ static double rotation_rounds(const gdc_coll_price_t *p, double (*round)(const g
             extra[partial++] = round(p, d, h) - round(p, d, in);
         }
     }
-    return t + dearest(extra, partial, p->lay.shift_chain_off - full);
+    return t + dearest(extra, partial, p->lay->shift_chain_off - full);
 }
 
 static double empty_round(const gdc_coll_price_t *p, int d, gdc_coll_hop_t h)
@@ -403,12 +314,26 @@ static double barrier_dissemination(const gdc_coll_price_t *p)
     return rotation_rounds(p, empty_round);
 }
 
-static double rooted_blocks(const gdc_coll_price_t *p)
+static double rooted_blocks(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind)
 {
     double block = bytes_of(p, p->args->count);
 
-    return binomial_blocks(p, block * p->n) + gdc_coll_price_copy(p, block) +
+    return gdc_coll_price_tree(p, kind, block) + gdc_coll_price_copy(p, block) +
            (p->args->root != 0 ? 2 * p->o + block * p->n / p->kappa : 0);
+}
+
+/* The root copies its own block while the others' come in. */
+static double gather_binomial(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count);
+
+    return max2(gdc_coll_price_tree(p, GDC_COLL_TREE_GATHER, block), gdc_coll_price_copy(p, block)) +
+           (p->args->root != 0 ? 2 * p->o + block * p->n / p->kappa : 0);
+}
+
+static double scatter_binomial(const gdc_coll_price_t *p)
+{
+    return rooted_blocks(p, GDC_COLL_TREE_SCATTER);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -498,12 +423,12 @@ static gdc_coll_hop_t among_leaders(const gdc_coll_price_t *p)
 
 static gdc_coll_hop_t along_rails(const gdc_coll_price_t *p)
 {
-    return gdc_coll_price_hop(p, 1, p->lay.max_local);
+    return gdc_coll_price_hop(p, 1, p->lay->max_local);
 }
 
 static double allreduce_hier_leader(const gdc_coll_price_t *p)
 {
-    int    L = p->lay.max_local, K = p->lay.nodes;
+    int    L = p->lay->max_local, K = p->lay->nodes;
     int    segs = gdc_coll_hier_num_segments(p->args, L, gdc_coll_group_allreduce_min_slots(K) + 2);
     double seg  = bytes_of(p, p->args->count) / segs;
     double phase[3];
@@ -517,7 +442,7 @@ static double allreduce_hier_leader(const gdc_coll_price_t *p)
 
 static double allreduce_hier_rails(const gdc_coll_price_t *p)
 {
-    int    L = p->lay.max_local, K = p->lay.nodes;
+    int    L = p->lay->max_local, K = p->lay->nodes;
     int    segs = gdc_coll_hier_num_segments(p->args, L, gdc_coll_rails_slots(L, gdc_coll_group_allreduce_min_slots(K)));
     double seg  = bytes_of(p, p->args->count) / segs, part = seg / L;
     int    chunks = gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, part, 2 * (L - 1));
@@ -542,13 +467,13 @@ static double bcast_hier(const gdc_coll_price_t *p)
     double bytes  = bytes_of(p, p->args->count);
     int    chunks = gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, bytes, 1);
 
-    return feeding(p, gdc_coll_price_group_bcast(p, p->lay.nodes, among_leaders(p), bytes, chunks),
-                   gdc_coll_price_group_bcast(p, p->lay.max_local, inside(p), bytes, chunks), chunks);
+    return feeding(p, gdc_coll_price_group_bcast(p, p->lay->nodes, among_leaders(p), bytes, chunks),
+                   gdc_coll_price_group_bcast(p, p->lay->max_local, inside(p), bytes, chunks), chunks);
 }
 
 static double bcast_hier_rails(const gdc_coll_price_t *p)
 {
-    int            L = p->lay.max_local, K = p->lay.nodes;
+    int            L = p->lay->max_local, K = p->lay->nodes;
     int            segs = gdc_coll_hier_num_segments(p->args, L, gdc_coll_rails_slots(L, 1) + 1);
     double         seg  = bytes_of(p, p->args->count) / segs, part = seg / L;
     gdc_coll_hop_t in   = inside(p);
@@ -564,11 +489,11 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
 
 static double allgather_hier(const gdc_coll_price_t *p)
 {
-    int            L = p->lay.max_local, K = p->lay.nodes;
+    int            L = p->lay->max_local, K = p->lay->nodes;
     double         block = bytes_of(p, p->args->count), total = block * p->n;
     gdc_coll_hop_t in    = inside(p);
     double         gather = L > 1 ? (L - 1) * block / in.bw + gdc_coll_price_msg(p, in, block) : 0;
-    double         order  = p->lay.blocks ? 0 : gdc_coll_price_copy(p, total);
+    double         order  = p->lay->blocks ? 0 : gdc_coll_price_copy(p, total);
 
     return gather + gdc_coll_price_copy(p, block) +
            gdc_coll_price_group_allgather(p, K, among_leaders(p), total, GDC_COLL_ACROSS_NODES) + order +
@@ -577,7 +502,7 @@ static double allgather_hier(const gdc_coll_price_t *p)
 
 static double allgather_hier_rails(const gdc_coll_price_t *p)
 {
-    int            L = p->lay.max_local, K = p->lay.nodes;
+    int            L = p->lay->max_local, K = p->lay->nodes;
     double         block = bytes_of(p, p->args->count), package = block * L, part = package / L;
     gdc_coll_hop_t in    = inside(p);
 
@@ -595,13 +520,13 @@ static double allgather_hier_rails(const gdc_coll_price_t *p)
  * aggregators spread over its ranks and NICs), the blocks handed out at the other end. */
 static double alltoall_hier(const gdc_coll_price_t *p)
 {
-    int            L = p->lay.max_local, K = p->lay.nodes;
+    int            L = p->lay->max_local, K = p->lay->nodes;
     double         block = bytes_of(p, p->args->count);
     double         other = (double)(p->n - L) / (K - 1); /* ranks of another node */
     gdc_coll_hop_t in    = inside(p);
     /* the node pairs spread over a node's ranks: the busiest aggregates this many, and the
      * packs spread over the NICs */
-    double         pairs  = ceil((double)(K - 1) / p->lay.min_local);
+    double         pairs  = ceil((double)(K - 1) / p->lay->min_local);
     int            spread = p->nics < L ? p->nics : L;
 
     spread = spread < K - 1 ? spread : K - 1;
@@ -619,11 +544,11 @@ static double alltoall_hier(const gdc_coll_price_t *p)
 
 static double barrier_hier(const gdc_coll_price_t *p)
 {
-    int            L = p->lay.max_local;
+    int            L = p->lay->max_local;
     gdc_coll_hop_t in = inside(p);
 
     return gdc_coll_price_group_tree_reduce(p, L, in, p->args->config->tree_radix, 0) +
-           gdc_coll_price_group_dissemination(p, p->lay.nodes, among_leaders(p)) + gdc_coll_price_log2(L) * gdc_coll_price_msg(p, in, 0);
+           gdc_coll_price_group_dissemination(p, p->lay->nodes, among_leaders(p)) + gdc_coll_price_log2(L) * gdc_coll_price_msg(p, in, 0);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -663,8 +588,8 @@ static const price_fn_t prices[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_ALLGATHER_HIER_RAILS]           = allgather_hier_rails,
     [GDC_COLL_ALGO_ALLTOALL_HIER]                  = alltoall_hier,
     [GDC_COLL_ALGO_BARRIER_HIER]                   = barrier_hier,
-    [GDC_COLL_ALGO_GATHER_BINOMIAL]                = rooted_blocks,
-    [GDC_COLL_ALGO_SCATTER_BINOMIAL]               = rooted_blocks,
+    [GDC_COLL_ALGO_GATHER_BINOMIAL]                = gather_binomial,
+    [GDC_COLL_ALGO_SCATTER_BINOMIAL]               = scatter_binomial,
 };
 
 gdc_status_t gdc_coll_price(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,

@@ -9,7 +9,7 @@
 typedef struct gdc_coll_price {
     const gdc_coll_machine_t *m;
     const gdc_coll_args_t    *args;
-    gdc_coll_layout_t         lay;
+    const gdc_coll_layout_t  *lay;
     int                       n;
     int                       dev;
     double                    o;     /* seconds of CPU per step */
@@ -38,10 +38,6 @@ gdc_coll_hop_t gdc_coll_price_hop(const gdc_coll_price_t *p, int crosses, int se
 gdc_coll_hop_t gdc_coll_price_ring_hop(const gdc_coll_price_t *p);
 gdc_coll_hop_t gdc_coll_price_shift_hop(const gdc_coll_price_t *p, int dist);
 gdc_coll_hop_t gdc_coll_price_xor_hop(const gdc_coll_price_t *p, int dist);
-/* A parent's hop to its child dist away in a tree rooted at 0. */
-gdc_coll_hop_t gdc_coll_price_tree_hop(const gdc_coll_price_t *p, int dist);
-/* Level `level` of a k-nomial tree of the configured radix (distance radix^level). */
-gdc_coll_hop_t gdc_coll_price_knomial_hop(const gdc_coll_price_t *p, int level);
 /* The fold of a non-power of two: rank 2j hands its data to 2j + 1. */
 gdc_coll_hop_t gdc_coll_price_fold_hop(const gdc_coll_price_t *p);
 /* Does every rank of every node send off it in a rotation by dist? (when only some do, a
@@ -90,6 +86,9 @@ double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_co
 double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks);
 double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, int across);
 double gdc_coll_price_group_dissemination(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h);
+
+/* A tree's slowest way (price.h), each transfer `unit` bytes. */
+double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, double unit);
 
 int gdc_coll_price_log2(int n); /* ceil */
 int gdc_coll_price_pof2(int n); /* the largest power of two <= n */
