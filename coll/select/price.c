@@ -724,12 +724,25 @@ double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll
     }
 }
 
+/* Each level: its children's vectors in at once, one after the other on the link, each
+ * reduced as it comes. */
 double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix, double bytes)
 {
     double t = 0, red = gdc_coll_price_reduce(p, bytes);
 
     for (long d = 1; d < g; d *= radix) {
-        t += gdc_coll_price_msg(p, h, bytes) + red + (radix - 2) * fmax(red, bytes / h.bw);
+        long children = (g - 1) / d < radix - 1 ? (g - 1) / d : radix - 1;
+        t += gdc_coll_price_msg(p, h, bytes) + red + (double)(children - 1) * fmax(red, bytes / h.bw);
+    }
+    return t;
+}
+
+double gdc_coll_price_group_fanin(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix)
+{
+    double t = 0;
+
+    for (long d = 1; d < g; d *= radix) {
+        t += gdc_coll_price_msg(p, h, 0);
     }
     return t;
 }
@@ -756,7 +769,29 @@ double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop
                     chunks * item + gdc_coll_price_msg(p, h, b) - item);
     }
     /* a binomial tree per chunk: the root sends each chunk depth times */
-    return depth * gdc_coll_price_msg(p, h, b) + (chunks - 1) * depth * fmax(p->o, b / h.bw);
+    return gdc_coll_price_group_tree_way(p, g, h, b) + (chunks - 1) * depth * fmax(p->o, b / h.bw);
+}
+
+/* The most set bits of a number from 1 to m. */
+static int most_bits_to(int m)
+{
+    int bits = 0, length = 0;
+
+    for (int x = m; x > 0; x >>= 1) {
+        bits += x & 1;
+        length++;
+    }
+    return bits > length - 1 ? bits : length - 1;
+}
+
+double gdc_coll_price_group_tree_way(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes)
+{
+    int    depth = gdc_coll_price_log2(g), hops = g > 1 ? most_bits_to(g - 1) : 0;
+    double x = bytes / h.bw, queued = x > p->o ? x - p->o : 0;
+
+    /* the way to a rank of `hops` hops, each after the parent's sends to its farther
+     * children: depth steps in all at the senders, the transfers they do not hide queued */
+    return depth * p->o + hops * (h.lat + x + p->o) + (depth - hops) * queued;
 }
 
 double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, int across)

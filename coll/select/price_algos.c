@@ -547,8 +547,9 @@ static double barrier_hier(const gdc_coll_price_t *p)
     int            L = p->lay->max_local;
     gdc_coll_hop_t in = inside(p);
 
-    return gdc_coll_price_group_tree_reduce(p, L, in, p->args->config->tree_radix, 0) +
-           gdc_coll_price_group_dissemination(p, p->lay->nodes, among_leaders(p)) + gdc_coll_price_log2(L) * gdc_coll_price_msg(p, in, 0);
+    return gdc_coll_price_group_fanin(p, L, in, p->args->config->tree_radix) +
+           gdc_coll_price_group_dissemination(p, p->lay->nodes, among_leaders(p)) +
+           gdc_coll_price_group_tree_way(p, L, in, 0);
 }
 
 /* ---------------------------------------------------------------------------------------

@@ -83,6 +83,10 @@ double gdc_coll_price_group_rd(const gdc_coll_price_t *p, int g, gdc_coll_hop_t 
 double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int across,
                                       uint32_t slots);
 double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix, double bytes);
+/* The slowest way of one message of `bytes` down a binomial tree over g ranks; the empty
+ * messages of a k-nomial fan-in (a barrier's). */
+double gdc_coll_price_group_tree_way(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes);
+double gdc_coll_price_group_fanin(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix);
 double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks);
 double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, int across);
 double gdc_coll_price_group_dissemination(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h);
