@@ -772,6 +772,16 @@ double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop
     return gdc_coll_price_group_tree_way(p, g, h, b) + (chunks - 1) * depth * fmax(p->o, b / h.bw);
 }
 
+double gdc_coll_price_group_bcast_stream(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks)
+{
+    double item = fmax(p->o, bytes / chunks / h.bw);
+
+    if (g < 2 || bytes <= 0) {
+        return 0;
+    }
+    return chain_is_faster(g, chunks) ? chunks * item : chunks * gdc_coll_price_log2(g) * item;
+}
+
 /* The most set bits of a number from 1 to m. */
 static int most_bits_to(int m)
 {
@@ -806,13 +816,24 @@ double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll
         double block = total / g;
         return gdc_coll_price_group_ring(p, g, h, block, gdc_coll_price_ring_chunks(p, across, block, g - 1), 0, g - 1);
     }
-    if (pof2 != g) {
-        t += gdc_coll_price_msg(p, h, total / g) + gdc_coll_price_msg(p, h, total);
-    }
     for (int d = 1; d < pof2; d *= 2, have *= 2) {
         t += gdc_coll_price_msg(p, h, have);
     }
+    if (pof2 != g) {
+        t += gdc_coll_price_msg(p, h, total / g) +
+             gdc_coll_price_fold_out(g, p->o, gdc_coll_price_msg(p, h, have / 2), gdc_coll_price_msg(p, h, total));
+    }
     return t;
+}
+
+double gdc_coll_price_fold_out(int g, double o, double last, double out)
+{
+    int pof2 = gdc_coll_price_pof2(g), extras = g - pof2;
+
+    /* with extras for at most half the participants, the last round's partner of one that
+     * waited for an extra did not, and its message is in before: the result goes back to the
+     * extra while the participant's own last message is on its way */
+    return extras > 0 && extras <= pof2 / 2 ? fmax(o + out, last) - last : out;
 }
 
 double gdc_coll_price_group_dissemination(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h)

@@ -176,12 +176,18 @@ static double allgather_ring(const gdc_coll_price_t *p)
 
 static double allgather_recursive_doubling(const gdc_coll_price_t *p)
 {
-    double block = bytes_of(p, p->args->count), t = fold(p, block, block * p->n, 0);
-    int    pof2  = gdc_coll_price_pof2(p->n);
-    double have  = block * p->n / pof2; /* a participant starts with its ranks' blocks */
+    double         block = bytes_of(p, p->args->count), t = 0, last = 0;
+    int            pof2  = gdc_coll_price_pof2(p->n);
+    double         have  = block * p->n / pof2; /* a participant starts with its ranks' blocks */
+    gdc_coll_hop_t h     = gdc_coll_price_fold_hop(p);
 
     for (int d = 1; d < pof2; d *= 2, have *= 2) {
-        t += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), have);
+        last = gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), have);
+        t += last;
+    }
+    if (pof2 != p->n) { /* the extras' blocks in (the partner's first round behind them), the result out */
+        t += gdc_coll_price_msg(p, h, block) + block / h.bw +
+             gdc_coll_price_fold_out(p->n, p->o, last, gdc_coll_price_msg(p, h, block * p->n));
     }
     return t + (p->args->in_place ? 0 : gdc_coll_price_copy(p, block));
 }
@@ -213,13 +219,17 @@ static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
     double block = bytes_of(p, p->args->count), whole = block * p->n, t = 0;
     int    pof2  = gdc_coll_price_pof2(p->n);
 
-    if (p->n != pof2) {
-        gdc_coll_hop_t h = gdc_coll_price_fold_hop(p);
-        t += gdc_coll_price_msg(p, h, whole) + gdc_coll_price_reduce(p, whole) + gdc_coll_price_msg(p, h, block);
-    }
+    double last = 0;
+
     for (int d = pof2 / 2; d >= 1; d /= 2) {
         double part = whole * d / pof2;
-        t += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), part) + gdc_coll_price_reduce(p, part);
+        last        = gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), part);
+        t += last + gdc_coll_price_reduce(p, part);
+    }
+    if (p->n != pof2) {
+        gdc_coll_hop_t h = gdc_coll_price_fold_hop(p);
+        t += gdc_coll_price_msg(p, h, whole) + gdc_coll_price_reduce(p, whole) +
+             gdc_coll_price_fold_out(p->n, p->o, last, gdc_coll_price_msg(p, h, block));
     }
     return t + gdc_coll_price_copy(p, block) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
 }
@@ -322,12 +332,14 @@ static double rooted_blocks(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind
            (p->args->root != 0 ? 2 * p->o + block * p->n / p->kappa : 0);
 }
 
-/* The root copies its own block while the others' come in. */
+/* The root copies its own block while the others' come in; on one node its own link
+ * carries all of them, whenever its subtrees send. */
 static double gather_binomial(const gdc_coll_price_t *p)
 {
     double block = bytes_of(p, p->args->count);
+    double link  = p->lay->nodes == 1 ? (p->n - 1) * block / p->in.bandwidth + p->in.latency + 2 * p->o : 0;
 
-    return max2(gdc_coll_price_tree(p, GDC_COLL_TREE_GATHER, block), gdc_coll_price_copy(p, block)) +
+    return max2(max2(gdc_coll_price_tree(p, GDC_COLL_TREE_GATHER, block), link), gdc_coll_price_copy(p, block)) +
            (p->args->root != 0 ? 2 * p->o + block * p->n / p->kappa : 0);
 }
 
@@ -414,6 +426,13 @@ static double segmented(int segments, const double phase[3])
     return phase[0] + phase[1] + phase[2] + (segments - 1) * max2(phase[0] + phase[2], phase[1]);
 }
 
+/* The same when the phase among nodes is a pipeline whose chunks of every segment follow
+ * one another down it: it fills once, then each further segment costs its stream. */
+static double segmented_stream(int segments, const double phase[3], double stream)
+{
+    return phase[0] + phase[1] + phase[2] + (segments - 1) * max2(phase[0] + phase[2], stream);
+}
+
 /* One rank of each node among the nodes (leaders), or all of a node's ranks at once on
  * their rails (sharing the node's NICs). */
 static gdc_coll_hop_t among_leaders(const gdc_coll_price_t *p)
@@ -477,14 +496,14 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
     int            segs = gdc_coll_hier_num_segments(p->args, L, gdc_coll_rails_slots(L, 1) + 1);
     double         seg  = bytes_of(p, p->args->count) / segs, part = seg / L;
     gdc_coll_hop_t in   = inside(p);
+    int            chunks = gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, part, 1);
     double         phase[3];
 
     phase[0] = L > 1 ? (L - 1) * (p->o + part / in.bw) + in.lat + p->o : 0;
-    phase[1] = gdc_coll_price_group_bcast(p, K, along_rails(p), part,
-                                          gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, part, 1));
+    phase[1] = gdc_coll_price_group_bcast(p, K, along_rails(p), part, chunks);
     phase[2] = gdc_coll_price_group_ring(p, L, in, part, gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, part, L - 1),
                                          0, L - 1);
-    return segmented(segs, phase);
+    return segmented_stream(segs, phase, gdc_coll_price_group_bcast_stream(p, K, along_rails(p), part, chunks));
 }
 
 static double allgather_hier(const gdc_coll_price_t *p)
@@ -500,19 +519,31 @@ static double allgather_hier(const gdc_coll_price_t *p)
            gdc_coll_price_group_bcast(p, L, in, total, gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, total, 2));
 }
 
+/* A copy step per region: their overheads and their bytes, one after the other. */
+static double copies(const gdc_coll_price_t *p, double count, double bytes)
+{
+    return count * p->o + bytes / p->kappa;
+}
+
 static double allgather_hier_rails(const gdc_coll_price_t *p)
 {
     int            L = p->lay->max_local, K = p->lay->nodes;
-    double         block = bytes_of(p, p->args->count), package = block * L, part = package / L;
+    double         block = bytes_of(p, p->args->count), part = block; /* a package of L blocks in L parts */
+    /* a rank of the smallest node carries this many parts along its rail, one after another */
+    double         parts = ceil((double)L / p->lay->min_local);
     gdc_coll_hop_t in    = inside(p);
+    /* the other nodes' parts to their places, one copy each (and the own package's blocks
+     * from scratch where a node's ranks are not consecutive) */
+    double         unpack = copies(p, (double)(K - 1) * L + (p->lay->blocks ? 0 : L), block * p->n);
 
     return gdc_coll_price_copy(p, block) +
            gdc_coll_price_group_ring(p, L, in, block,
                                      gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, block, 2 * (L - 1)), 0, L - 1) +
-           gdc_coll_price_group_allgather(p, K, along_rails(p), part * K, GDC_COLL_ACROSS_NODES) +
+           parts * gdc_coll_price_copy(p, part) +
+           gdc_coll_price_group_allgather(p, K, along_rails(p), parts * part * K, GDC_COLL_ACROSS_NODES) +
            gdc_coll_price_group_ring(p, L, in, part * K,
                                      gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, part * K, L - 1), 0, L - 1) +
-           gdc_coll_price_copy(p, block * p->n);
+           unpack;
 }
 
 /* Node-aware aggregation: every rank's blocks for each other node to that node's

@@ -87,12 +87,18 @@ double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_co
  * messages of a k-nomial fan-in (a barrier's). */
 double gdc_coll_price_group_tree_way(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes);
 double gdc_coll_price_group_fanin(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix);
+/* What the broadcast's root sends, the time it takes further segments to follow. */
+double gdc_coll_price_group_bcast_stream(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks);
 double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks);
 double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, int across);
 double gdc_coll_price_group_dissemination(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h);
 
 /* A tree's slowest way (price.h), each transfer `unit` bytes. */
 double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, double unit);
+
+/* Recursive doubling over g ranks folded to a power of two: what handing the result back to
+ * the extras (a message of `out`) adds after a last round of `last`. */
+double gdc_coll_price_fold_out(int g, double o, double last, double out);
 
 int gdc_coll_price_log2(int n); /* ceil */
 int gdc_coll_price_pof2(int n); /* the largest power of two <= n */
