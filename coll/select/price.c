@@ -369,7 +369,15 @@ static int most_off_by_distance(const gdc_coll_args_t *args, int nodes, gdc_coll
             int by_bits = fold.newrank < 0 || (fold.newrank ^ (1 << i)) >= fold.p
                               ? -1
                               : gdc_coll_fold_real(&fold, fold.newrank ^ (1 << i));
-            off[(me * distances + i) * 2] += by_bits >= 0 && node(args, by_bits) != me;
+            int crosses = by_bits >= 0 && node(args, by_bits) != me;
+            off[(me * distances + i) * 2] += crosses;
+            if (crosses && fold.rem > 0) {
+                /* the participants a folded one's news reaches before the round: in doubling
+                 * order any lower bits changed, in halving order any higher ones */
+                int block = 1 << i;
+                layout->xor_cross_after_fold[0][i] |= fold.newrank < (fold.rem + block - 1) / block * block;
+                layout->xor_cross_after_fold[1][i] |= fold.newrank % (2 * block) < fold.rem;
+            }
             int ahead = r + (1 << i) < args->size ? r + (1 << i) : r + (1 << i) - args->size;
             off[(me * distances + i) * 2 + 1] += node(args, ahead) != me;
         }
@@ -505,6 +513,16 @@ int gdc_coll_price_shift_full(const gdc_coll_price_t *p, int dist)
     int i = log2_exact(dist);
 
     return p->lay->nodes > 1 && (i < 0 || p->lay->shift_off[i] >= p->lay->min_local);
+}
+
+gdc_coll_hop_t gdc_coll_price_xor_hop_after_fold(const gdc_coll_price_t *p, int dist, int halving)
+{
+    int i = log2_exact(dist);
+
+    if (p->lay->nodes == 1 || i < 0) {
+        return gdc_coll_price_xor_hop(p, dist);
+    }
+    return p->lay->xor_cross_after_fold[halving != 0][i] ? gdc_coll_price_xor_hop(p, dist) : gdc_coll_price_hop(p, 0, 1);
 }
 
 gdc_coll_hop_t gdc_coll_price_xor_hop(const gdc_coll_price_t *p, int dist)
@@ -680,8 +698,8 @@ double gdc_coll_price_group_rd(const gdc_coll_price_t *p, int g, gdc_coll_hop_t 
     if (g < 2) {
         return 0;
     }
-    if (pof2 != g) {
-        t += 2 * gdc_coll_price_msg(p, h, bytes) + bytes / h.bw + red;
+    if (pof2 != g) { /* in, reduced, and out again (allreduce recursive doubling's rules) */
+        t += 2 * gdc_coll_price_msg(p, h, bytes) + (reduces ? red : bytes / h.bw);
     }
     for (int d = 1; d < pof2; d *= 2) {
         t += gdc_coll_price_msg(p, h, bytes) + red;
@@ -821,19 +839,21 @@ double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll
     }
     if (pof2 != g) {
         t += gdc_coll_price_msg(p, h, total / g) +
-             gdc_coll_price_fold_out(g, p->o, gdc_coll_price_msg(p, h, have / 2), gdc_coll_price_msg(p, h, total));
+             gdc_coll_price_fold_out(g, p->o, gdc_coll_price_msg(p, h, have / 2), gdc_coll_price_msg(p, h, total),
+                                     have / 2 / h.bw);
     }
     return t;
 }
 
-double gdc_coll_price_fold_out(int g, double o, double last, double out)
+double gdc_coll_price_fold_out(int g, double o, double last, double out, double queued)
 {
     int pof2 = gdc_coll_price_pof2(g), extras = g - pof2;
 
     /* with extras for at most half the participants, the last round's partner of one that
      * waited for an extra did not, and its message is in before: the result goes back to the
-     * extra while the participant's own last message is on its way */
-    return extras > 0 && extras <= pof2 / 2 ? fmax(o + out, last) - last : out;
+     * extra while the participant's own last message is on its way (behind it on the link
+     * when both take the same one) */
+    return extras > 0 && extras <= pof2 / 2 ? fmax(o + queued + out, last) - last : out;
 }
 
 double gdc_coll_price_group_dissemination(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h)

@@ -63,6 +63,11 @@ typedef struct gdc_coll_layout {
      * to 2j + 1). */
     int xor_off[GDC_COLL_LAYOUT_DISTANCES];
     int shift_off[GDC_COLL_LAYOUT_DISTANCES];
+    /* Of a non-power of two's rounds by bits: does the round of partners 2^i apart cross
+     * between nodes for a participant that the news of a fold reaches by then, rounds in
+     * doubling order (1, 2, 4, ...) and in halving order (..., 4, 2, 1)? Those that waited
+     * for an extra are behind the others: their way is the one to price. */
+    int xor_cross_after_fold[2][GDC_COLL_LAYOUT_DISTANCES];
     int fold_off;
     /* Rotation rounds (partners 1, 2, 4, ... ahead) as a chain: a rank's round waits for its
      * partner's previous one. The most node boundaries one chain of them crosses. */

@@ -27,17 +27,58 @@ static double max2(double a, double b)
  * Phases over all ranks
  */
 
-/* Recursive doubling's fold of the ranks above a power of two: the extras' vectors in (the
- * partner's first round waits behind them on its link), the results out. */
-static double fold(const gdc_coll_price_t *p, double in_bytes, double out_bytes, int reduces)
+/* A round by bits: the partner's distance, the bytes sent, the bytes reduced after. */
+typedef struct xor_round {
+    int    dist;
+    double bytes, reduced;
+} xor_round_t;
+
+/* Rounds by bits over the power of two that the fold of the ranks above it leaves. Those
+ * that did not wait for an extra start at once, every round at its slowest hop; those
+ * that did start after the fold in (fold_in), each round at the hops their news meets (in
+ * doubling or halving order), then hand the result back (out_bytes; none below 0), the
+ * last round's message on its way meanwhile where it can be (may_hide: nothing waits for
+ * the participant's own last message; gdc_coll_price_fold_out). The slower way. */
+static double xor_rounds(const gdc_coll_price_t *p, const xor_round_t *round, int rounds, int halving,
+                         double fold_in, double out_bytes, int may_hide)
+{
+    double         all = 0, after = 0, last = 0, queued = 0;
+    gdc_coll_hop_t h   = gdc_coll_price_fold_hop(p), hop = h;
+
+    for (int j = 0; j < rounds; j++) {
+        double red = round[j].reduced > 0 ? gdc_coll_price_reduce(p, round[j].reduced) : 0;
+        hop        = gdc_coll_price_xor_hop_after_fold(p, round[j].dist, halving);
+        last       = gdc_coll_price_msg(p, hop, round[j].bytes);
+        all += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, round[j].dist), round[j].bytes) + red;
+        after += last + red;
+    }
+    if (p->n == gdc_coll_price_pof2(p->n)) {
+        return all;
+    }
+    if (out_bytes < 0) { /* the result goes back later */
+        return max2(all, fold_in + after);
+    }
+    if (!may_hide) {
+        return max2(all, fold_in + after + gdc_coll_price_msg(p, h, out_bytes));
+    }
+    /* the last round's hop and the fold's: the same link when both stay in the node or both
+     * leave it (a rank's NIC is always the same one); the result waits for the last
+     * reduction, the link for the participant's own last message */
+    if (rounds > 0 && hop.lat == h.lat) {
+        double red = round[rounds - 1].reduced > 0 ? gdc_coll_price_reduce(p, round[rounds - 1].reduced) : 0;
+        queued     = max2(round[rounds - 1].bytes / hop.bw - red, 0);
+    }
+    return max2(all, fold_in + after +
+                         gdc_coll_price_fold_out(p->n, p->o, last, gdc_coll_price_msg(p, h, out_bytes), queued));
+}
+
+/* The fold in: the extras' vectors, reduced or not; the partner's first round waits behind
+ * them on the link, and its reduction behind that of the fold. */
+static double fold_in(const gdc_coll_price_t *p, double bytes, int reduces)
 {
     gdc_coll_hop_t h = gdc_coll_price_fold_hop(p);
 
-    if (p->n == gdc_coll_price_pof2(p->n)) {
-        return 0;
-    }
-    return gdc_coll_price_msg(p, h, in_bytes) + in_bytes / h.bw + (reduces ? gdc_coll_price_reduce(p, in_bytes) : 0) +
-           gdc_coll_price_msg(p, h, out_bytes);
+    return gdc_coll_price_msg(p, h, bytes) + max2(bytes / h.bw, reduces ? gdc_coll_price_reduce(p, bytes) : 0);
 }
 
 static gdc_coll_hop_t inside(const gdc_coll_price_t *p)
@@ -84,25 +125,38 @@ static double allreduce_ring(const gdc_coll_price_t *p)
 
 static double allreduce_recursive_doubling(const gdc_coll_price_t *p)
 {
-    double bytes = bytes_of(p, p->args->count), t = fold(p, bytes, bytes, 1);
-    int    pof2  = gdc_coll_price_pof2(p->n);
+    double      bytes = bytes_of(p, p->args->count);
+    int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0}};
 
-    for (int d = 1; d < pof2; d *= 2) {
-        t += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), bytes) + gdc_coll_price_reduce(p, bytes);
+    for (int d = 1; d < pof2 && rounds < GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
+        round[rounds++] = (xor_round_t){d, bytes, bytes};
     }
-    return t + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
+    /* each round's reduction writes what its send reads: it waits for the send, whose link
+     * the partner's message does not hold up, and the result for the last one */
+    return xor_rounds(p, round, rounds, 0,
+                      gdc_coll_price_msg(p, gdc_coll_price_fold_hop(p), bytes) + gdc_coll_price_reduce(p, bytes), bytes,
+                      0) +
+           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
 }
 
+/* Halving (half of what is left each round, reduced), then doubling back; after the
+ * halving a folded participant's news is everywhere. */
 static double allreduce_rabenseifner(const gdc_coll_price_t *p)
 {
-    double bytes = bytes_of(p, p->args->count), t = fold(p, bytes, bytes, 1);
-    int    pof2  = gdc_coll_price_pof2(p->n);
+    double      bytes = bytes_of(p, p->args->count);
+    int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0}};
+    double      t;
 
-    for (int d = pof2 / 2; d >= 1; d /= 2) { /* halving: half of what is left each round */
-        double part = bytes * d / pof2;
-        t += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), part) + gdc_coll_price_reduce(p, part);
+    for (int d = pof2 / 2; d >= 1 && rounds < GDC_COLL_LAYOUT_DISTANCES; d /= 2) {
+        round[rounds++] = (xor_round_t){d, bytes * d / pof2, bytes * d / pof2};
     }
-    for (int d = 1; d < pof2; d *= 2) { /* doubling */
+    t = xor_rounds(p, round, rounds, 1, fold_in(p, bytes, 1), -1, 0);
+    if (p->n != pof2) { /* the result back to the extras, after the doubling */
+        t += gdc_coll_price_msg(p, gdc_coll_price_fold_hop(p), bytes);
+    }
+    for (int d = 1; d < pof2; d *= 2) {
         t += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), bytes * d / pof2);
     }
     return t + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
@@ -176,20 +230,16 @@ static double allgather_ring(const gdc_coll_price_t *p)
 
 static double allgather_recursive_doubling(const gdc_coll_price_t *p)
 {
-    double         block = bytes_of(p, p->args->count), t = 0, last = 0;
-    int            pof2  = gdc_coll_price_pof2(p->n);
-    double         have  = block * p->n / pof2; /* a participant starts with its ranks' blocks */
-    gdc_coll_hop_t h     = gdc_coll_price_fold_hop(p);
+    double      block = bytes_of(p, p->args->count);
+    int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
+    double      have  = block * p->n / pof2; /* a participant starts with its ranks' blocks */
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0}};
 
-    for (int d = 1; d < pof2; d *= 2, have *= 2) {
-        last = gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), have);
-        t += last;
+    for (int d = 1; d < pof2 && rounds < GDC_COLL_LAYOUT_DISTANCES; d *= 2, have *= 2) {
+        round[rounds++] = (xor_round_t){d, have, 0};
     }
-    if (pof2 != p->n) { /* the extras' blocks in (the partner's first round behind them), the result out */
-        t += gdc_coll_price_msg(p, h, block) + block / h.bw +
-             gdc_coll_price_fold_out(p->n, p->o, last, gdc_coll_price_msg(p, h, block * p->n));
-    }
-    return t + (p->args->in_place ? 0 : gdc_coll_price_copy(p, block));
+    return xor_rounds(p, round, rounds, 0, fold_in(p, block, 0), block * p->n, 1) +
+           (p->args->in_place ? 0 : gdc_coll_price_copy(p, block));
 }
 
 static double allgather_bruck(const gdc_coll_price_t *p)
@@ -216,22 +266,16 @@ static double reduce_scatter_ring(const gdc_coll_price_t *p)
 
 static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
 {
-    double block = bytes_of(p, p->args->count), whole = block * p->n, t = 0;
-    int    pof2  = gdc_coll_price_pof2(p->n);
+    double      block = bytes_of(p, p->args->count), whole = block * p->n;
+    int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0}};
+    gdc_coll_hop_t h  = gdc_coll_price_fold_hop(p);
 
-    double last = 0;
-
-    for (int d = pof2 / 2; d >= 1; d /= 2) {
-        double part = whole * d / pof2;
-        last        = gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), part);
-        t += last + gdc_coll_price_reduce(p, part);
+    for (int d = pof2 / 2; d >= 1 && rounds < GDC_COLL_LAYOUT_DISTANCES; d /= 2) {
+        round[rounds++] = (xor_round_t){d, whole * d / pof2, whole * d / pof2};
     }
-    if (p->n != pof2) {
-        gdc_coll_hop_t h = gdc_coll_price_fold_hop(p);
-        t += gdc_coll_price_msg(p, h, whole) + gdc_coll_price_reduce(p, whole) +
-             gdc_coll_price_fold_out(p->n, p->o, last, gdc_coll_price_msg(p, h, block));
-    }
-    return t + gdc_coll_price_copy(p, block) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
+    return xor_rounds(p, round, rounds, 1, gdc_coll_price_msg(p, h, whole) + gdc_coll_price_reduce(p, whole), block, 1) +
+           gdc_coll_price_copy(p, block) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
 }
 
 /* ---------------------------------------------------------------------------------------

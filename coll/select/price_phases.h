@@ -38,6 +38,9 @@ gdc_coll_hop_t gdc_coll_price_hop(const gdc_coll_price_t *p, int crosses, int se
 gdc_coll_hop_t gdc_coll_price_ring_hop(const gdc_coll_price_t *p);
 gdc_coll_hop_t gdc_coll_price_shift_hop(const gdc_coll_price_t *p, int dist);
 gdc_coll_hop_t gdc_coll_price_xor_hop(const gdc_coll_price_t *p, int dist);
+/* The same on the way of a participant that waited for an extra (layout's
+ * xor_cross_after_fold), rounds in doubling or in halving order. */
+gdc_coll_hop_t gdc_coll_price_xor_hop_after_fold(const gdc_coll_price_t *p, int dist, int halving);
 /* The fold of a non-power of two: rank 2j hands its data to 2j + 1. */
 gdc_coll_hop_t gdc_coll_price_fold_hop(const gdc_coll_price_t *p);
 /* Does every rank of every node send off it in a rotation by dist? (when only some do, a
@@ -97,8 +100,9 @@ double gdc_coll_price_group_dissemination(const gdc_coll_price_t *p, int g, gdc_
 double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, double unit);
 
 /* Recursive doubling over g ranks folded to a power of two: what handing the result back to
- * the extras (a message of `out`) adds after a last round of `last`. */
-double gdc_coll_price_fold_out(int g, double o, double last, double out);
+ * the extras (a message of `out`) adds after a last round of `last`, whose transfer it waits
+ * behind (`queued`) when they take the same link. */
+double gdc_coll_price_fold_out(int g, double o, double last, double out, double queued);
 
 int gdc_coll_price_log2(int n); /* ceil */
 int gdc_coll_price_pof2(int n); /* the largest power of two <= n */
