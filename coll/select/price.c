@@ -459,6 +459,8 @@ gdc_coll_hop_t gdc_coll_price_hop(const gdc_coll_price_t *p, int crosses, int se
 {
     gdc_coll_hop_t h;
 
+    h.crosses = crosses != 0;
+    h.shared  = 1;
     if (!crosses) {
         h.lat = p->in.latency;
         h.bw  = p->in.bandwidth;
@@ -467,7 +469,8 @@ gdc_coll_hop_t gdc_coll_price_hop(const gdc_coll_price_t *p, int crosses, int se
     senders = senders < 1 ? 1 : senders;
     h.lat   = p->out.latency;
     /* the node's NICs carry everything its ranks send off the node at once */
-    h.bw = p->out.bandwidth / ceil((double)senders / p->nics);
+    h.shared = ceil((double)senders / p->nics);
+    h.bw     = p->out.bandwidth / h.shared;
     return h;
 }
 

@@ -31,54 +31,74 @@ static double max2(double a, double b)
 typedef struct xor_round {
     int    dist;
     double bytes, reduced;
+    int    order; /* the rounds before it: 0 at lower distances, 1 at higher, 2 at every one */
 } xor_round_t;
+
+/* A way through rounds by bits, each on its hop: a round that crosses behind the node's
+ * other messages on its NIC leaves the ranks staggered, and the next round that crosses
+ * keeps the NIC busy meanwhile: its latency hides behind that queue. */
+typedef struct xor_way {
+    double t, queue;
+} xor_way_t;
+
+static double xor_step(const gdc_coll_price_t *p, xor_way_t *w, gdc_coll_hop_t h, double bytes, double red)
+{
+    double msg    = gdc_coll_price_msg(p, h, bytes);
+    double hidden = h.crosses ? (w->queue < h.lat ? w->queue : h.lat) : 0;
+
+    w->t += msg - hidden + red;
+    w->queue = h.crosses ? (h.shared - 1) * bytes / (h.bw * h.shared) : 0; /* behind the others */
+    return msg;
+}
 
 /* Rounds by bits over the power of two that the fold of the ranks above it leaves. Those
  * that did not wait for an extra start at once, every round at its slowest hop; those
- * that did start after the fold in (fold_in), each round at the hops their news meets (in
- * doubling or halving order), then hand the result back (out_bytes; none below 0), the
- * last round's message on its way meanwhile where it can be (may_hide: nothing waits for
- * the participant's own last message; gdc_coll_price_fold_out). The slower way. */
-static double xor_rounds(const gdc_coll_price_t *p, const xor_round_t *round, int rounds, int halving,
-                         double fold_in, double out_bytes, int may_hide)
+ * that did start after the fold in (fold_in), each round at the hops their news meets,
+ * then hand the result back (out_bytes; none below 0), the last round's message on its
+ * way meanwhile where it can be (may_hide: nothing waits for the participant's own last
+ * message; gdc_coll_price_fold_out). The slower way. */
+static double xor_rounds(const gdc_coll_price_t *p, const xor_round_t *round, int rounds, double fold_in,
+                         double out_bytes, int may_hide)
 {
-    double         all = 0, after = 0, last = 0, queued = 0;
-    gdc_coll_hop_t h   = gdc_coll_price_fold_hop(p), hop = h;
+    xor_way_t      all = {0, 0}, after = {0, 0};
+    double         last = 0, queued = 0;
+    gdc_coll_hop_t h = gdc_coll_price_fold_hop(p), hop = h;
 
     for (int j = 0; j < rounds; j++) {
         double red = round[j].reduced > 0 ? gdc_coll_price_reduce(p, round[j].reduced) : 0;
-        hop        = gdc_coll_price_xor_hop_after_fold(p, round[j].dist, halving);
-        last       = gdc_coll_price_msg(p, hop, round[j].bytes);
-        all += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, round[j].dist), round[j].bytes) + red;
-        after += last + red;
+        hop        = round[j].order == 2 ? gdc_coll_price_xor_hop(p, round[j].dist)
+                                         : gdc_coll_price_xor_hop_after_fold(p, round[j].dist, round[j].order);
+        last       = xor_step(p, &after, hop, round[j].bytes, red);
+        xor_step(p, &all, gdc_coll_price_xor_hop(p, round[j].dist), round[j].bytes, red);
     }
     if (p->n == gdc_coll_price_pof2(p->n)) {
-        return all;
+        return all.t;
     }
     if (out_bytes < 0) { /* the result goes back later */
-        return max2(all, fold_in + after);
+        return max2(all.t, fold_in + after.t);
     }
     if (!may_hide) {
-        return max2(all, fold_in + after + gdc_coll_price_msg(p, h, out_bytes));
+        return max2(all.t, fold_in + after.t + gdc_coll_price_msg(p, h, out_bytes));
     }
     /* the last round's hop and the fold's: the same link when both stay in the node or both
      * leave it (a rank's NIC is always the same one); the result waits for the last
      * reduction, the link for the participant's own last message */
-    if (rounds > 0 && hop.lat == h.lat) {
+    if (rounds > 0 && hop.crosses == h.crosses) {
         double red = round[rounds - 1].reduced > 0 ? gdc_coll_price_reduce(p, round[rounds - 1].reduced) : 0;
         queued     = max2(round[rounds - 1].bytes / hop.bw - red, 0);
     }
-    return max2(all, fold_in + after +
-                         gdc_coll_price_fold_out(p->n, p->o, last, gdc_coll_price_msg(p, h, out_bytes), queued));
+    return max2(all.t, fold_in + after.t +
+                           gdc_coll_price_fold_out(p->n, p->o, last, gdc_coll_price_msg(p, h, out_bytes), queued));
 }
 
-/* The fold in: the extras' vectors, reduced or not; the partner's first round waits behind
- * them on the link, and its reduction behind that of the fold. */
+/* The fold in: the extras' vectors, reduced (the participant's first message goes after
+ * the reduction, and its way is the longer) or not (the partner's first message waits
+ * behind them on the link). */
 static double fold_in(const gdc_coll_price_t *p, double bytes, int reduces)
 {
     gdc_coll_hop_t h = gdc_coll_price_fold_hop(p);
 
-    return gdc_coll_price_msg(p, h, bytes) + max2(bytes / h.bw, reduces ? gdc_coll_price_reduce(p, bytes) : 0);
+    return gdc_coll_price_msg(p, h, bytes) + (reduces ? gdc_coll_price_reduce(p, bytes) : bytes / h.bw);
 }
 
 static gdc_coll_hop_t inside(const gdc_coll_price_t *p)
@@ -127,14 +147,14 @@ static double allreduce_recursive_doubling(const gdc_coll_price_t *p)
 {
     double      bytes = bytes_of(p, p->args->count);
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
-    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0}};
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0}};
 
     for (int d = 1; d < pof2 && rounds < GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
-        round[rounds++] = (xor_round_t){d, bytes, bytes};
+        round[rounds++] = (xor_round_t){d, bytes, bytes, 0};
     }
     /* each round's reduction writes what its send reads: it waits for the send, whose link
      * the partner's message does not hold up, and the result for the last one */
-    return xor_rounds(p, round, rounds, 0,
+    return xor_rounds(p, round, rounds,
                       gdc_coll_price_msg(p, gdc_coll_price_fold_hop(p), bytes) + gdc_coll_price_reduce(p, bytes), bytes,
                       0) +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
@@ -146,20 +166,16 @@ static double allreduce_rabenseifner(const gdc_coll_price_t *p)
 {
     double      bytes = bytes_of(p, p->args->count);
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
-    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0}};
-    double      t;
+    xor_round_t round[2 * GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0}};
 
     for (int d = pof2 / 2; d >= 1 && rounds < GDC_COLL_LAYOUT_DISTANCES; d /= 2) {
-        round[rounds++] = (xor_round_t){d, bytes * d / pof2, bytes * d / pof2};
+        round[rounds++] = (xor_round_t){d, bytes * d / pof2, bytes * d / pof2, 1};
     }
-    t = xor_rounds(p, round, rounds, 1, fold_in(p, bytes, 1), -1, 0);
-    if (p->n != pof2) { /* the result back to the extras, after the doubling */
-        t += gdc_coll_price_msg(p, gdc_coll_price_fold_hop(p), bytes);
+    for (int d = 1; d < pof2 && rounds < 2 * GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
+        round[rounds++] = (xor_round_t){d, bytes * d / pof2, 0, 2};
     }
-    for (int d = 1; d < pof2; d *= 2) {
-        t += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), bytes * d / pof2);
-    }
-    return t + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
+    return xor_rounds(p, round, rounds, fold_in(p, bytes, 1), bytes, 0) +
+           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
 }
 
 static double allreduce_knomial(const gdc_coll_price_t *p)
@@ -233,12 +249,12 @@ static double allgather_recursive_doubling(const gdc_coll_price_t *p)
     double      block = bytes_of(p, p->args->count);
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
     double      have  = block * p->n / pof2; /* a participant starts with its ranks' blocks */
-    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0}};
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0}};
 
     for (int d = 1; d < pof2 && rounds < GDC_COLL_LAYOUT_DISTANCES; d *= 2, have *= 2) {
-        round[rounds++] = (xor_round_t){d, have, 0};
+        round[rounds++] = (xor_round_t){d, have, 0, 0};
     }
-    return xor_rounds(p, round, rounds, 0, fold_in(p, block, 0), block * p->n, 1) +
+    return xor_rounds(p, round, rounds, fold_in(p, block, 0), block * p->n, 1) +
            (p->args->in_place ? 0 : gdc_coll_price_copy(p, block));
 }
 
@@ -268,13 +284,13 @@ static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
 {
     double      block = bytes_of(p, p->args->count), whole = block * p->n;
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
-    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0}};
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0}};
     gdc_coll_hop_t h  = gdc_coll_price_fold_hop(p);
 
     for (int d = pof2 / 2; d >= 1 && rounds < GDC_COLL_LAYOUT_DISTANCES; d /= 2) {
-        round[rounds++] = (xor_round_t){d, whole * d / pof2, whole * d / pof2};
+        round[rounds++] = (xor_round_t){d, whole * d / pof2, whole * d / pof2, 1};
     }
-    return xor_rounds(p, round, rounds, 1, gdc_coll_price_msg(p, h, whole) + gdc_coll_price_reduce(p, whole), block, 1) +
+    return xor_rounds(p, round, rounds, gdc_coll_price_msg(p, h, whole) + gdc_coll_price_reduce(p, whole), block, 1) +
            gdc_coll_price_copy(p, block) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
 }
 
@@ -452,10 +468,12 @@ static double allreduce_shm(const gdc_coll_price_t *p)
     double chunk  = bytes_of(p, elems >= (size_t)p->n ? elems : (size_t)p->n);
     double bytes  = bytes_of(p, p->args->count);
     double chunks = ceil(bytes / chunk), part = bytes / chunks / p->n;
-    double per    = 2 * (p->n - 1) * gdc_coll_price_copy(p, part) + (p->n - 1) * gdc_coll_price_reduce(p, part) +
+    /* a chunk of fewer elements than ranks leaves some parts empty: no result to copy */
+    double in_one = ceil((double)p->args->count / chunks), owners = in_one < p->n ? in_one : p->n;
+    double per    = (p->n - 1 + owners - 1) * gdc_coll_price_copy(p, part) + (p->n - 1) * gdc_coll_price_reduce(p, part) +
                  gdc_coll_price_copy(p, part) + 3 * p->o;
 
-    return chunks * per + 3 * p->sig + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, part) * chunks : 0);
+    return chunks * per + 2 * p->sig + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, part) * chunks : 0);
 }
 
 /* ---------------------------------------------------------------------------------------

@@ -26,6 +26,8 @@ typedef struct gdc_coll_price {
 typedef struct gdc_coll_hop {
     double lat;
     double bw;
+    int    crosses; /* between nodes */
+    double shared;  /* of those, the messages of the node's ranks on its NIC at once */
 } gdc_coll_hop_t;
 
 void gdc_coll_price_init(gdc_coll_price_t *p, const gdc_coll_machine_t *m, const gdc_coll_args_t *args,
