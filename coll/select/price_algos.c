@@ -298,17 +298,18 @@ static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
  * alltoall, barrier, gather, scatter
  */
 
-/* Every rank sends every other a block: its own link carries those for its node, the node's
- * NICs all its ranks' blocks for the other nodes. A link carries a message only while the
- * receiver's takes it, and every receiver is busy with another sender half the time: k
- * messages on one link take about 2k - 1.4 transfer times (the simulator's link rules). */
-static double busy_links(double messages)
-{
-    return messages <= 1 ? messages : 2 * messages - 1.4;
-}
-
 /* Sends in flight at once (coll/alltoall/common.c's window). */
 #define A2A_WINDOW 8
+
+/* Every rank sends every other a block: its own link carries those for its node, the node's
+ * NICs all its ranks' blocks for the other nodes. A sender books its link for a window of
+ * messages at once, in the order it sends them, and a receiver's link taken by another
+ * sender leaves a gap: k messages on one link take about k + min(k, window) - 1 transfer
+ * times (the simulator's link rules). */
+static double busy_links(double messages)
+{
+    return messages <= 1 ? messages : messages + (messages < A2A_WINDOW ? messages : A2A_WINDOW) - 1;
+}
 
 /* Transfer times on the busiest NIC of a node of `local` ranks: its ranks' blocks for the
  * other nodes; a rank alone on its NIC meets the busy receivers as on its own link. */
@@ -608,31 +609,40 @@ static double allgather_hier_rails(const gdc_coll_price_t *p)
            unpack;
 }
 
-/* Node-aware aggregation: every rank's blocks for each other node to that node's
- * aggregator in its own node, one message per node pair between nodes (the node's
- * aggregators spread over its ranks and NICs), the blocks handed out at the other end. */
-static double alltoall_hier(const gdc_coll_price_t *p)
+/* Node-aware aggregation (coll/hier/alltoall.c): every rank's blocks for each other node
+ * to that node's aggregator in its own node (with the blocks for its own node's ranks
+ * straight to them), one message per node pair between nodes (the pairs spread over the
+ * node's ranks and NICs), each aggregator handing out the other node's blocks, one copy
+ * step per block. An aggregator's pairs go one after the other on its CPU and links, their
+ * latencies overlapping. Ranks not consecutive in a node pack and unpack their blocks for
+ * and from each other node block by block. Priced for a node of Ld ranks. */
+static double alltoall_hier_node(const gdc_coll_price_t *p, int Ld)
 {
-    int            L = p->lay->max_local, K = p->lay->nodes;
-    double         block = bytes_of(p, p->args->count);
-    double         other = (double)(p->n - L) / (K - 1); /* ranks of another node */
-    gdc_coll_hop_t in    = inside(p);
-    /* the node pairs spread over a node's ranks: the busiest aggregates this many, and the
-     * packs spread over the NICs */
-    double         pairs  = ceil((double)(K - 1) / p->lay->min_local);
-    int            spread = p->nics < L ? p->nics : L;
+    int            K = p->lay->nodes;
+    double         block  = bytes_of(p, p->args->count);
+    double         other  = (double)(p->n - Ld) / (K - 1); /* ranks of another node */
+    double         pairs  = ceil((double)(K - 1) / Ld);    /* of the busiest aggregator */
+    int            spread = p->nics < Ld ? p->nics : Ld;
+    gdc_coll_hop_t in     = inside(p);
+    double         packing = p->lay->blocks ? 0 : (p->n - Ld) * gdc_coll_price_copy(p, block);
+    double         sends, collect, exchange, hand_out, inward;
 
     spread = spread < K - 1 ? spread : K - 1;
-    double         direct = (L - 1) * (p->o + block / in.bw) + in.lat + p->o;
-    double         to_aggregators = (K - 1) * (p->o + other * block / in.bw);
-    double         collect  = (L - 1) * (p->o + other * block / in.bw) + in.lat;
-    double         exchange = 2 * p->o + p->out.latency + L * (p->n - L) * block / spread / p->out.bandwidth;
-    /* the pack from the other node is handed out block by block, one copy step each */
-    double         transpose  = (L - 1) * other * gdc_coll_price_copy(p, block);
-    double         distribute = (L - 1) * (p->o + other * block / in.bw) + in.lat;
+    /* my blocks out: to my node's ranks and to the aggregators, or into my own pack */
+    sends = (Ld - 1) * (p->o + block / in.bw) + (K - 1 - pairs) * (p->o + other * block / in.bw) +
+            pairs * gdc_coll_price_copy(p, other * block) + packing;
+    /* an aggregator's packs in from its node's ranks, on its link */
+    collect  = pairs * (Ld - 1) * other * block / in.bw;
+    exchange = 2 * p->o + p->out.latency + ceil((K - 1.0) / spread) * Ld * other * block / p->out.bandwidth;
+    /* the other node's blocks to their ranks: a copy each, a pack sent to each rank */
+    hand_out = pairs * (Ld * other * gdc_coll_price_copy(p, block) + (Ld - 1) * (p->o + other * block / in.bw));
+    inward   = Ld > 1 ? in.lat + p->o : 0;
+    return gdc_coll_price_copy(p, block) + max2(sends, collect) + inward + exchange + hand_out + inward + packing;
+}
 
-    return gdc_coll_price_copy(p, block) + direct + max2(to_aggregators, pairs * collect) + exchange +
-           pairs * (transpose + distribute);
+static double alltoall_hier(const gdc_coll_price_t *p)
+{
+    return max2(alltoall_hier_node(p, p->lay->max_local), alltoall_hier_node(p, p->lay->min_local));
 }
 
 static double barrier_hier(const gdc_coll_price_t *p)
