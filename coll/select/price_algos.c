@@ -205,13 +205,24 @@ static double bcast_chain(const gdc_coll_price_t *p)
     return gdc_coll_price_chain(p, p->n - 1, gdc_coll_price_chunks(p, gdc_coll_flat_across(p->args), bytes, 1), bytes);
 }
 
+/* A binomial scatter or gather of the vector's n blocks. With fewer elements than ranks
+ * only the first `count` blocks have any and the other ranks' messages are left out: a
+ * tree over the first `count` ranks (on the first node when it holds them). */
+static double blocks_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind)
+{
+    double block = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n);
+    int    some  = (int)p->args->count;
+
+    if (p->args->count >= (size_t)p->n) {
+        return gdc_coll_price_tree(p, kind, block);
+    }
+    return gdc_coll_price_group_tree_way(p, some, gdc_coll_price_hop(p, !(p->lay->blocks && some <= p->lay->min_local), 1),
+                                         block);
+}
+
 static double bcast_scatter_allgather(const gdc_coll_price_t *p)
 {
-    double bytes = bytes_of(p, p->args->count);
-    double block = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n);
-
-    (void)bytes;
-    return gdc_coll_price_tree(p, GDC_COLL_TREE_SCATTER, block) + ring_of(p, p->args->count, 0, p->n - 1, p->n - 1);
+    return blocks_tree(p, GDC_COLL_TREE_SCATTER) + ring_of(p, p->args->count, 0, p->n - 1, p->n - 1);
 }
 
 static double reduce_binomial(const gdc_coll_price_t *p)
@@ -224,11 +235,9 @@ static double reduce_binomial(const gdc_coll_price_t *p)
 
 static double reduce_scatter_gather(const gdc_coll_price_t *p)
 {
-    double bytes = bytes_of(p, p->args->count);
     double block = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n);
 
-    (void)bytes;
-    return ring_of(p, p->args->count, p->n - 1, 0, p->n - 1) + gdc_coll_price_tree(p, GDC_COLL_TREE_GATHER, block) +
+    return ring_of(p, p->args->count, p->n - 1, 0, p->n - 1) + blocks_tree(p, GDC_COLL_TREE_GATHER) +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
 }
 
