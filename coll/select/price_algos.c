@@ -720,5 +720,7 @@ gdc_status_t gdc_coll_price(const gdc_coll_machine_t *m, const gdc_coll_algo_t *
     }
     gdc_coll_price_init(&p, m, args, layout);
     *seconds = args->size <= 1 || gdc_coll_is_empty(args) ? 0 : prices[algo->id](&p);
-    return GDC_SUCCESS;
+    /* no price where the builder cannot cut the call (a ring of more rounds than there are
+     * slots gets no chunk: 0 / 0): a NaN would win every comparison by losing none */
+    return isfinite(*seconds) ? GDC_SUCCESS : GDC_ERR_UNSUPPORTED;
 }
