@@ -601,9 +601,16 @@ static double allgather_hier_rails(const gdc_coll_price_t *p)
 {
     int            L = p->lay->max_local, K = p->lay->nodes;
     double         block = bytes_of(p, p->args->count), part = block; /* a package of L blocks in L parts */
-    /* a rank of the smallest node carries this many parts along its rail, one after another */
+    /* a rank of the smallest node carries this many parts along its rail, one after another;
+     * the busiest NIC all the parts of the ranks on it (on the smallest node, where they
+     * are fewest to a NIC) */
     double         parts = ceil((double)L / p->lay->min_local);
+    int            users = p->lay->min_local < p->nics ? p->lay->min_local : p->nics;
+    gdc_coll_hop_t rail  = gdc_coll_price_hop(p, 1, 1);
     gdc_coll_hop_t in    = inside(p);
+
+    rail.shared = ceil((double)L / users);
+    rail.bw     = p->out.bandwidth / rail.shared;
     /* the other nodes' parts to their places, one copy each (and the own package's blocks
      * from scratch where a node's ranks are not consecutive) */
     double         unpack = copies(p, (double)(K - 1) * L + (p->lay->blocks ? 0 : L), block * p->n);
@@ -612,7 +619,7 @@ static double allgather_hier_rails(const gdc_coll_price_t *p)
            gdc_coll_price_group_ring(p, L, in, block,
                                      gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, block, 2 * (L - 1)), 0, L - 1) +
            parts * gdc_coll_price_copy(p, part) +
-           gdc_coll_price_group_allgather(p, K, along_rails(p), parts * part * K, GDC_COLL_ACROSS_NODES) +
+           gdc_coll_price_group_allgather(p, K, rail, part * K, GDC_COLL_ACROSS_NODES) +
            gdc_coll_price_group_ring(p, L, in, part * K,
                                      gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, part * K, L - 1), 0, L - 1) +
            unpack;
