@@ -506,7 +506,8 @@ static double segmented_stream(int segments, const double phase[3], double strea
 }
 
 /* One rank of each node among the nodes (leaders), or all of a node's ranks at once on
- * their rails (sharing the node's NICs). */
+ * their rails: the L parts of a node's share go through its NICs, fewest to a NIC on the
+ * smallest node (a rank there carries several parts, one rail after another). */
 static gdc_coll_hop_t among_leaders(const gdc_coll_price_t *p)
 {
     return gdc_coll_price_hop(p, 1, 1);
@@ -514,7 +515,12 @@ static gdc_coll_hop_t among_leaders(const gdc_coll_price_t *p)
 
 static gdc_coll_hop_t along_rails(const gdc_coll_price_t *p)
 {
-    return gdc_coll_price_hop(p, 1, p->lay->max_local);
+    gdc_coll_hop_t rail  = gdc_coll_price_hop(p, 1, 1);
+    int            users = p->lay->min_local < p->nics ? p->lay->min_local : p->nics;
+
+    rail.shared = ceil((double)p->lay->max_local / users);
+    rail.bw     = p->out.bandwidth / rail.shared;
+    return rail;
 }
 
 static double allreduce_hier_leader(const gdc_coll_price_t *p)
@@ -569,13 +575,16 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
     double         seg  = bytes_of(p, p->args->count) / segs, part = seg / L;
     gdc_coll_hop_t in   = inside(p);
     int            chunks = gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, part, 1);
+    /* the parts of a smaller node's rank follow one another down their rails, a chunk at a
+     * time: they queue on its NIC less than the rounds of an allreduce do (along_rails) */
+    gdc_coll_hop_t rail = gdc_coll_price_hop(p, 1, L);
     double         phase[3];
 
     phase[0] = L > 1 ? (L - 1) * (p->o + part / in.bw) + in.lat + p->o : 0;
-    phase[1] = gdc_coll_price_group_bcast(p, K, along_rails(p), part, chunks);
+    phase[1] = gdc_coll_price_group_bcast(p, K, rail, part, chunks);
     phase[2] = gdc_coll_price_group_ring(p, L, in, part, gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, part, L - 1),
                                          0, L - 1);
-    return segmented_stream(segs, phase, gdc_coll_price_group_bcast_stream(p, K, along_rails(p), part, chunks));
+    return segmented_stream(segs, phase, gdc_coll_price_group_bcast_stream(p, K, rail, part, chunks));
 }
 
 static double allgather_hier(const gdc_coll_price_t *p)
@@ -601,16 +610,11 @@ static double allgather_hier_rails(const gdc_coll_price_t *p)
 {
     int            L = p->lay->max_local, K = p->lay->nodes;
     double         block = bytes_of(p, p->args->count), part = block; /* a package of L blocks in L parts */
-    /* a rank of the smallest node carries this many parts along its rail, one after another;
-     * the busiest NIC all the parts of the ranks on it (on the smallest node, where they
-     * are fewest to a NIC) */
+    /* a rank of the smallest node carries this many parts along its rail, one after another */
     double         parts = ceil((double)L / p->lay->min_local);
-    int            users = p->lay->min_local < p->nics ? p->lay->min_local : p->nics;
-    gdc_coll_hop_t rail  = gdc_coll_price_hop(p, 1, 1);
+    gdc_coll_hop_t rail  = along_rails(p);
     gdc_coll_hop_t in    = inside(p);
 
-    rail.shared = ceil((double)L / users);
-    rail.bw     = p->out.bandwidth / rail.shared;
     /* the other nodes' parts to their places, one copy each (and the own package's blocks
      * from scratch where a node's ranks are not consecutive) */
     double         unpack = copies(p, (double)(K - 1) * L + (p->lay->blocks ? 0 : L), block * p->n);
