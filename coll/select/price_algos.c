@@ -587,23 +587,24 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
     return segmented_stream(segs, phase, gdc_coll_price_group_bcast_stream(p, K, rail, part, chunks));
 }
 
+/* A copy step per region: their overheads and their bytes, one after the other. */
+static double copies(const gdc_coll_price_t *p, double count, double bytes)
+{
+    return count * p->o + bytes / p->kappa;
+}
+
 static double allgather_hier(const gdc_coll_price_t *p)
 {
     int            L = p->lay->max_local, K = p->lay->nodes;
     double         block = bytes_of(p, p->args->count), total = block * p->n;
     gdc_coll_hop_t in    = inside(p);
     double         gather = L > 1 ? (L - 1) * block / in.bw + gdc_coll_price_msg(p, in, block) : 0;
-    double         order  = p->lay->blocks ? 0 : gdc_coll_price_copy(p, total);
+    /* out of node order into rank order: a copy step per run of consecutive ranks */
+    double         order  = p->lay->blocks ? 0 : copies(p, p->n, total);
 
     return gather + gdc_coll_price_copy(p, block) +
            gdc_coll_price_group_allgather(p, K, among_leaders(p), total, GDC_COLL_ACROSS_NODES) + order +
            gdc_coll_price_group_bcast(p, L, in, total, gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, total, 2));
-}
-
-/* A copy step per region: their overheads and their bytes, one after the other. */
-static double copies(const gdc_coll_price_t *p, double count, double bytes)
-{
-    return count * p->o + bytes / p->kappa;
 }
 
 static double allgather_hier_rails(const gdc_coll_price_t *p)
