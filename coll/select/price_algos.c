@@ -402,12 +402,21 @@ static double rooted_blocks(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind
            (p->args->root != 0 ? 2 * p->o + block * p->n / p->kappa : 0);
 }
 
-/* The root copies its own block while the others' come in; on one node its own link
- * carries all of them, whenever its subtrees send. */
+/* The root copies its own block while the others' come in; its own link carries its
+ * children's subtrees on its node, its NIC those from other nodes, whenever they send
+ * (log2 n children: the price stays O(log n)). */
 static double gather_binomial(const gdc_coll_price_t *p)
 {
-    double block = bytes_of(p, p->args->count);
-    double link  = p->lay->nodes == 1 ? (p->n - 1) * block / p->in.bandwidth + p->in.latency + 2 * p->o : 0;
+    double block = bytes_of(p, p->args->count), in = 0, out = 0, link;
+
+    for (long d = 1; d < p->n; d *= 2) {
+        double subtree = (double)(d < p->n - d ? d : p->n - d);
+        int    crosses = p->lay->nodes > 1 && p->args->node_of[d] != p->args->node_of[0];
+        in += crosses ? 0 : subtree;
+        out += crosses ? subtree : 0;
+    }
+    link = max2(in * block / p->in.bandwidth + p->in.latency, out > 0 ? out * block / p->out.bandwidth + p->out.latency : 0) +
+           2 * p->o;
 
     return max2(max2(gdc_coll_price_tree(p, GDC_COLL_TREE_GATHER, block), link), gdc_coll_price_copy(p, block)) +
            (p->args->root != 0 ? 2 * p->o + block * p->n / p->kappa : 0);
