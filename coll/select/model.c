@@ -438,6 +438,7 @@ typedef struct model_rank {
 
 typedef struct model_event {
     double   time;
+    uint64_t seq; /* when it was pushed: steps ready at the same time run in that order */
     int      rank;
     uint32_t step;
 } model_event_t;
@@ -462,6 +463,7 @@ typedef struct model {
     model_rank_t             *ranks;
     model_event_t            *heap;
     size_t                    heap_len, heap_cap;
+    uint64_t                  pushed;
     model_post_t             *posts[MODEL_BUCKETS];
     double                   *nic_tx, *nic_rx; /* [nodes * nics] */
     double                    finish;
@@ -470,9 +472,17 @@ typedef struct model {
     gdc_status_t              status;
 } model_t;
 
+/* Earlier first; at the same time, the one ready first, as the engine's queue of ready
+ * steps runs them (a parent's sends to its children in the order the builder wrote them). */
+static int runs_before(const model_event_t *a, const model_event_t *b)
+{
+    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
 static gdc_status_t heap_push(model_t *md, double time, int rank, uint32_t step)
 {
-    size_t i;
+    size_t        i;
+    model_event_t event;
 
     if (md->heap_len == md->heap_cap) {
         size_t         cap = md->heap_cap ? md->heap_cap * 2 : 1024;
@@ -484,13 +494,12 @@ static gdc_status_t heap_push(model_t *md, double time, int rank, uint32_t step)
         md->heap_cap = cap;
     }
     i = md->heap_len++;
-    while (i > 0 && md->heap[(i - 1) / 2].time > time) {
+    event = (model_event_t){time, md->pushed++, rank, step};
+    while (i > 0 && runs_before(&event, &md->heap[(i - 1) / 2])) {
         md->heap[i] = md->heap[(i - 1) / 2];
         i           = (i - 1) / 2;
     }
-    md->heap[i].time = time;
-    md->heap[i].rank = rank;
-    md->heap[i].step = step;
+    md->heap[i] = event;
     return GDC_SUCCESS;
 }
 
@@ -504,10 +513,10 @@ static model_event_t heap_pop(model_t *md)
         if (child >= md->heap_len) {
             break;
         }
-        if (child + 1 < md->heap_len && md->heap[child + 1].time < md->heap[child].time) {
+        if (child + 1 < md->heap_len && runs_before(&md->heap[child + 1], &md->heap[child])) {
             child++;
         }
-        if (md->heap[child].time >= last.time) {
+        if (!runs_before(&md->heap[child], &last)) {
             break;
         }
         md->heap[i] = md->heap[child];

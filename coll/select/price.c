@@ -25,42 +25,12 @@ static int node(const gdc_coll_args_t *args, int r)
     return args->node_of != NULL && args->num_nodes > 1 ? args->node_of[r] : 0;
 }
 
-typedef enum { BY_BITS, BY_ROTATION, DOWN_TREE, FOLD } pattern_t;
-
-/* Rank r's partner at distance dist in the pattern, or -1 when it has none there. */
-static int partner(const gdc_coll_args_t *args, pattern_t pattern, int r, int dist)
+/* Rank r's partner in the fold of a non-power of two (2j hands its data to 2j + 1), or -1. */
+static int fold_partner(const gdc_coll_args_t *args, int r)
 {
-    gdc_coll_fold_t fold;
+    gdc_coll_fold_t fold = gdc_coll_fold(args->size, r);
 
-    switch (pattern) {
-    case BY_BITS:
-        fold = gdc_coll_fold(args->size, r);
-        return fold.newrank < 0 || (fold.newrank ^ dist) >= fold.p ? -1 : gdc_coll_fold_real(&fold, fold.newrank ^ dist);
-    case BY_ROTATION:
-        return (r + dist) % args->size;
-    case FOLD:
-        fold = gdc_coll_fold(args->size, r);
-        return fold.newrank < 0 ? r + 1 : -1;
-    default:
-        return r % (2 * dist) == 0 && r + dist < args->size ? r + dist : -1;
-    }
-}
-
-/* Off-node children of a k-nomial level at distance dist, per node of their parent. */
-static int most_off_knomial(const gdc_coll_args_t *args, int *off, int nodes, long dist, int radix)
-{
-    int most = 0;
-
-    memset(off, 0, (size_t)nodes * sizeof(int));
-    for (long v = 0; v < args->size; v += dist * radix) {
-        for (int j = 1; j < radix && v + j * dist < args->size; j++) {
-            off[node(args, (int)v)] += node(args, (int)(v + j * dist)) != node(args, (int)v);
-        }
-    }
-    for (int d = 0; d < nodes; d++) {
-        most = off[d] > most ? off[d] : most;
-    }
-    return most;
+    return fold.newrank < 0 ? r + 1 : -1;
 }
 
 /* For each rank, the most boundaries a chain of rotation rounds crosses on its way there:
@@ -93,13 +63,13 @@ static int most_off_on_a_chain(const gdc_coll_args_t *args)
 }
 
 /* The most ranks of one node whose partner is on another node; off[] is per node. */
-static int most_off(const gdc_coll_args_t *args, int *off, int nodes, int dist, pattern_t pattern)
+static int most_off_in_fold(const gdc_coll_args_t *args, int *off, int nodes)
 {
     int most = 0;
 
     memset(off, 0, (size_t)nodes * sizeof(int));
     for (int r = 0; r < args->size; r++) {
-        int q = partner(args, pattern, r, dist);
+        int q = fold_partner(args, r);
         if (q >= 0 && node(args, q) != node(args, r)) {
             off[node(args, r)]++;
         }
@@ -108,6 +78,319 @@ static int most_off(const gdc_coll_args_t *args, int *off, int nodes, int dist, 
         most = off[d] > most ? off[d] : most;
     }
     return most;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Trees' slowest ways. A tree's time is that of its slowest way from the root to a rank (or
+ * back): each hop a message, after the sender's earlier sends to its other children (one
+ * step overhead each, and their transfers when they share the link), behind the node's
+ * other ranks' messages of the same level on its NICs, before the receiver's reductions of
+ * its later children. Which way is the slowest depends on the costs (one with more hops
+ * between nodes, or one behind more queued transfers), so the layout keeps the slowest for
+ * each of a few regimes, priced later at the call's own costs.
+ */
+
+/* The NICs per node the layout counts the sharing for (the price takes the nearest below). */
+static const int tree_nics[GDC_COLL_TREE_NICS] = {1, 2, 4, 8};
+
+static int tree_nics_index(int nics)
+{
+    int i = 0;
+
+    while (i + 1 < GDC_COLL_TREE_NICS && tree_nics[i + 1] <= nics) {
+        i++;
+    }
+    return i;
+}
+
+/* What each count of a path costs: a step, a latency out or in, a transfer out or in, a
+ * transfer queued behind the sender's own (what its steps do not hide), a reduction, a
+ * transfer behind the node's other ranks' on its NICs. */
+typedef struct tree_weights {
+    double w[9];
+    int    nics; /* index in tree_nics */
+} tree_weights_t;
+
+static tree_weights_t tree_weights(double o, double lat_out, double lat_in, double x_out, double x_in, double reduce,
+                                   int nics)
+{
+    tree_weights_t t = {{o, lat_out, lat_in, x_out, x_in, x_out > o ? x_out - o : 0, x_in > o ? x_in - o : 0, reduce,
+                         x_out},
+                        tree_nics_index(nics)};
+
+    return t;
+}
+
+/* A regime: the costs of the default machine (one NIC) or of dgx-h100 (eight) at 8 B,
+ * 64 KiB or 1 MiB (microseconds; bytes per microsecond): larger sizes weigh the counts as
+ * 1 MiB does. */
+static tree_weights_t tree_regime(int regime)
+{
+    static const double machines[2][7] = {
+        /* o, lat_out, lat_in, bw_out, bw_in, gamma, nics */
+        {0.05, 15, 0.4, 1.2e3, 8e3, 12e3, 1},
+        {1, 5, 3, 48e3, 390e3, 1000e3, 8},
+    };
+    static const double sizes[3] = {8, 65536, 1 << 20};
+    const double       *m = machines[regime / 3];
+    double              b = sizes[regime % 3];
+
+    return tree_weights(m[0], m[1], m[2], b / m[3], b / m[4], m[0] + b / m[5], (int)m[6]);
+}
+
+static double tree_path_cost(const gdc_coll_tree_path_t *t, const tree_weights_t *c)
+{
+    const double *w = c->w;
+
+    return w[0] * t->steps + w[1] * t->out + w[2] * t->in + w[3] * t->xfer_out + w[4] * t->xfer_in +
+           w[5] * t->queued_out + w[6] * t->queued_in + w[7] * t->reduces + w[8] * t->shared_out[c->nics];
+}
+
+/* A tree of the radix over args's ranks (vrank = rank: rooted at 0), with the off-node
+ * messages of each node at each level, sent (down: the parents' nodes) and received (up:
+ * the children's), which share the node's NICs. */
+typedef struct tree_walk {
+    const gdc_coll_args_t *args;
+    int                    radix, levels, nodes;
+    int                   *down_off, *up_off; /* [node * levels + level] */
+} tree_walk_t;
+
+/* The hop's parent and level (distance radix^level) of vrank v > 0. */
+static int tree_up(int v, int radix, long *dist, int *level)
+{
+    *dist  = 1;
+    *level = 0;
+    while (v % (*dist * radix) == 0) {
+        *dist *= radix;
+        (*level)++;
+    }
+    return (int)(v - v % (*dist * radix));
+}
+
+/* The level of vrank x > 0's hop from its parent (its trailing zero digits in the radix):
+ * no other rank of its subtree has it, so its slot keeps its way while they need it. */
+static int tree_level_of(int x, int radix)
+{
+    int level = 0;
+
+    while (x % radix == 0) {
+        x /= radix;
+        level++;
+    }
+    return level;
+}
+
+static int tree_walk_init(tree_walk_t *tw, const gdc_coll_args_t *args, int radix)
+{
+    tw->args   = args;
+    tw->radix  = radix;
+    tw->nodes  = args->node_of != NULL && args->num_nodes > 1 ? args->num_nodes : 1;
+    tw->levels = 1;
+    for (long d = 1; d * radix < args->size; d *= radix) {
+        tw->levels++;
+    }
+    tw->down_off = calloc((size_t)tw->nodes * (size_t)tw->levels * 2, sizeof(int));
+    if (tw->down_off == NULL) {
+        return -1;
+    }
+    tw->up_off = tw->down_off + (size_t)tw->nodes * (size_t)tw->levels;
+    for (int v = 1; v < args->size; v++) {
+        long dist;
+        int  level, u = tree_up(v, radix, &dist, &level);
+        if (node(args, u) != node(args, v)) {
+            tw->down_off[node(args, u) * tw->levels + level]++;
+            tw->up_off[node(args, v) * tw->levels + level]++;
+        }
+    }
+    return 0;
+}
+
+static void tree_path_add(gdc_coll_tree_path_t *t, int crosses, int steps, int xfers, int queued, int reduces)
+{
+    t->steps += steps;
+    t->reduces += reduces;
+    if (crosses) {
+        t->out++;
+        t->xfer_out += xfers;
+        t->queued_out += queued;
+    } else {
+        t->in++;
+        t->xfer_in += xfers;
+        t->queued_in += queued;
+    }
+}
+
+/* The transfers (of `unit` each) a message between nodes waits behind on the NICs: the
+ * node's `total` at that level, of which the sender's own `own` are counted already. */
+static void tree_path_share(gdc_coll_tree_path_t *t, int total, int own, int unit)
+{
+    for (int i = 0; i < GDC_COLL_TREE_NICS; i++) { /* tree_nics[i] is 1 << i */
+        t->shared_out[i] += (((total + (1 << i) - 1) >> i) - ((own + (1 << i) - 1) >> i)) * unit;
+    }
+}
+
+/* The ranks of the subtree of binomial vrank v (v itself included). */
+static int subtree_size(int v, int n)
+{
+    int end = v == 0 ? n : v + (v & -v);
+
+    return (end < n ? end : n) - v;
+}
+
+/* The hop from u to its child v (at level `level`), added to each kind's way: the broadcast
+ * (the children sent to from the farthest down: those at or after v in the builders' list
+ * go first), the reduce (the siblings of v's level send when it does, those before it
+ * arriving first on the same link; v's data is reduced, then those of the children after
+ * it), and with radix 2 the scatter (subtrees' blocks, the largest first) and the gather
+ * (v's subtree's blocks; the smaller subtrees' are in before, not in its way). */
+static void tree_hop(const tree_walk_t *tw, int u, int v, int level, gdc_coll_tree_path_t *paths[4])
+{
+    const gdc_coll_args_t *args = tw->args;
+    int n = args->size, radix = tw->radix, crosses = node(args, u) != node(args, v);
+    int after = 0, same_after = 0, blocks_after = 0, level_ahead = 0, level_off = 0, l = 0;
+
+    for (long d = 1; d < n && u % (d * radix) == 0; d *= radix, l++) {
+        for (int j = 1; j < radix && u + j * d < n; j++) {
+            int w = (int)(u + j * d), same = (node(args, u) != node(args, w)) == crosses;
+            level_ahead += l == level && w < v && same;
+            level_off += l == level && node(args, u) != node(args, w);
+            if (w >= v) {
+                after++;
+                same_after += same;
+                blocks_after += same ? subtree_size(w, n) : 0;
+            }
+        }
+    }
+    tree_path_add(paths[0], crosses, after + 1, 1, same_after - 1, 0);
+    tree_path_add(paths[1], crosses, 2, 1 + level_ahead, 0, after);
+    if (crosses) {
+        tree_path_share(paths[0], tw->down_off[node(args, u) * tw->levels + level], level_off, 1);
+        tree_path_share(paths[1], tw->up_off[node(args, v) * tw->levels + level], 1, 1);
+    }
+    if (paths[2] != NULL) {
+        tree_path_add(paths[2], crosses, after + 1, blocks_after, 0, 0);
+        tree_path_add(paths[3], crosses, 2, subtree_size(v, n), 0, 0);
+        if (crosses) {
+            tree_path_share(paths[2], tw->down_off[node(args, u) * tw->levels + level], 1, subtree_size(v, n));
+            tree_path_share(paths[3], tw->up_off[node(args, v) * tw->levels + level], 1, subtree_size(v, n));
+        }
+    }
+}
+
+/* Every rank's ways in the trees of the radix, the slowest of each kind per regime kept in
+ * the layout. Vranks in order walk the tree depth first (a subtree is a range after its
+ * root), so the ways of a rank's ancestors are all it needs: one per level. */
+static void tree_ways(const gdc_coll_args_t *args, int radix, const int kinds[4], gdc_coll_layout_t *layout)
+{
+    int                   count = kinds[2] >= 0 ? 4 : 2;
+    tree_weights_t        regime[GDC_COLL_TREE_REGIMES];
+    double                best[4][GDC_COLL_TREE_REGIMES];
+    tree_walk_t           tw;
+    gdc_coll_tree_path_t *ways;
+
+    if (tree_walk_init(&tw, args, radix) != 0) {
+        return; /* left at 0: priced as one hop, as a job that runs out of memory will anyway */
+    }
+    ways = calloc((size_t)(tw.levels + 1) * 4, sizeof(*ways)); /* [level][kind]; the root's last */
+    if (ways == NULL) {
+        free(tw.down_off);
+        return;
+    }
+    for (int r = 0; r < GDC_COLL_TREE_REGIMES; r++) {
+        regime[r] = tree_regime(r);
+        for (int k = 0; k < 4; k++) {
+            best[k][r] = -1;
+        }
+    }
+    for (int v = 1; v < args->size; v++) {
+        long                  dist;
+        int                   level, u = tree_up(v, radix, &dist, &level);
+        int                   above = u == 0 ? tw.levels : tree_level_of(u, radix);
+        gdc_coll_tree_path_t *paths[4];
+
+        for (int k = 0; k < 4; k++) {
+            ways[level * 4 + k] = ways[above * 4 + k];
+            paths[k]            = k < count ? &ways[level * 4 + k] : NULL;
+        }
+        tree_hop(&tw, u, v, level, paths);
+        if (v % radix == 0 && v + 1 < args->size) {
+            continue; /* it has children, whose ways are longer */
+        }
+        for (int k = 0; k < count; k++) {
+            for (int r = 0; r < GDC_COLL_TREE_REGIMES; r++) {
+                double cost = tree_path_cost(paths[k], &regime[r]);
+                if (cost > best[k][r]) {
+                    best[k][r]                      = cost;
+                    layout->tree_paths[kinds[k]][r] = *paths[k];
+                }
+            }
+        }
+    }
+    free(tw.down_off);
+    free(ways);
+}
+
+static void tree_layout(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
+{
+    static const int binomial[4] = {GDC_COLL_TREE_BCAST, GDC_COLL_TREE_REDUCE, GDC_COLL_TREE_SCATTER,
+                                    GDC_COLL_TREE_GATHER};
+    static const int knomial[4]  = {GDC_COLL_TREE_RADIX_BCAST, GDC_COLL_TREE_RADIX_REDUCE, -1, -1};
+    int              radix       = args->config != NULL ? args->config->tree_radix : 2;
+
+    tree_ways(args, 2, binomial, layout);
+    if (radix == 2) {
+        memcpy(layout->tree_paths[GDC_COLL_TREE_RADIX_BCAST], layout->tree_paths[GDC_COLL_TREE_BCAST],
+               sizeof(layout->tree_paths[0]));
+        memcpy(layout->tree_paths[GDC_COLL_TREE_RADIX_REDUCE], layout->tree_paths[GDC_COLL_TREE_REDUCE],
+               sizeof(layout->tree_paths[0]));
+    } else {
+        tree_ways(args, radix, knomial, layout);
+    }
+}
+
+/* xor_off and shift_off for every distance in one pass over the ranks (each rank's fold
+ * made once; a node's counts side by side); 0 on success. */
+static int most_off_by_distance(const gdc_coll_args_t *args, int nodes, gdc_coll_layout_t *layout)
+{
+    int  distances = 0;
+    int *off;
+
+    while (distances < GDC_COLL_LAYOUT_DISTANCES && (1 << distances) < args->size) {
+        distances++;
+    }
+    off = calloc((size_t)nodes * (size_t)distances * 2, sizeof(int));
+    if (off == NULL) {
+        return -1;
+    }
+    for (int r = 0; r < args->size; r++) {
+        gdc_coll_fold_t fold = gdc_coll_fold(args->size, r);
+        int             me   = node(args, r);
+        for (int i = 0; i < distances; i++) {
+            int by_bits = fold.newrank < 0 || (fold.newrank ^ (1 << i)) >= fold.p
+                              ? -1
+                              : gdc_coll_fold_real(&fold, fold.newrank ^ (1 << i));
+            int crosses = by_bits >= 0 && node(args, by_bits) != me;
+            off[(me * distances + i) * 2] += crosses;
+            if (crosses && fold.rem > 0) {
+                /* the participants a folded one's news reaches before the round: in doubling
+                 * order any lower bits changed, in halving order any higher ones */
+                int block = 1 << i;
+                layout->xor_cross_after_fold[0][i] |= fold.newrank < (fold.rem + block - 1) / block * block;
+                layout->xor_cross_after_fold[1][i] |= fold.newrank % (2 * block) < fold.rem;
+            }
+            int ahead = r + (1 << i) < args->size ? r + (1 << i) : r + (1 << i) - args->size;
+            off[(me * distances + i) * 2 + 1] += node(args, ahead) != me;
+        }
+    }
+    for (int i = 0; i < distances; i++) {
+        for (int d = 0; d < nodes; d++) {
+            const int *here = &off[(d * distances + i) * 2];
+            layout->xor_off[i]   = here[0] > layout->xor_off[i] ? here[0] : layout->xor_off[i];
+            layout->shift_off[i] = here[1] > layout->shift_off[i] ? here[1] : layout->shift_off[i];
+        }
+    }
+    free(off);
+    return 0;
 }
 
 void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
@@ -120,6 +403,7 @@ void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
     layout->max_local = args->size;
     layout->min_local = args->size;
     layout->blocks    = 1;
+    tree_layout(args, layout);
     if (nodes == 1 || per == NULL) {
         free(per);
         return;
@@ -136,19 +420,12 @@ void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
         layout->max_local = per[d] > layout->max_local ? per[d] : layout->max_local;
         layout->min_local = per[d] < layout->min_local ? per[d] : layout->min_local;
     }
-    for (int i = 0; i < GDC_COLL_LAYOUT_DISTANCES && (1 << i) < args->size; i++) {
-        layout->xor_off[i]   = most_off(args, per, nodes, 1 << i, BY_BITS);
-        layout->shift_off[i] = most_off(args, per, nodes, 1 << i, BY_ROTATION);
-        layout->tree_off[i]  = most_off(args, per, nodes, 1 << i, DOWN_TREE);
-    }
-    {
-        int  radix = args->config != NULL ? args->config->tree_radix : 2;
-        long dist  = 1;
-        for (int l = 0; l < GDC_COLL_LAYOUT_DISTANCES && dist < args->size; l++, dist *= radix) {
-            layout->knomial_off[l] = most_off_knomial(args, per, nodes, dist, radix);
+    if (most_off_by_distance(args, nodes, layout) != 0) {
+        for (int i = 0; i < GDC_COLL_LAYOUT_DISTANCES && (1 << i) < args->size; i++) {
+            layout->xor_off[i] = layout->shift_off[i] = layout->max_local; /* as if all crossed */
         }
     }
-    layout->fold_off        = most_off(args, per, nodes, 1, FOLD);
+    layout->fold_off        = most_off_in_fold(args, per, nodes);
     layout->shift_chain_off = most_off_on_a_chain(args);
     free(per);
 }
@@ -165,7 +442,7 @@ void gdc_coll_price_init(gdc_coll_price_t *p, const gdc_coll_machine_t *m, const
     memset(p, 0, sizeof(*p));
     p->m      = m;
     p->args   = args;
-    p->lay    = *layout;
+    p->lay    = layout;
     p->n      = args->size;
     p->dev    = dev;
     p->o      = m->step_overhead;
@@ -182,6 +459,8 @@ gdc_coll_hop_t gdc_coll_price_hop(const gdc_coll_price_t *p, int crosses, int se
 {
     gdc_coll_hop_t h;
 
+    h.crosses = crosses != 0;
+    h.shared  = 1;
     if (!crosses) {
         h.lat = p->in.latency;
         h.bw  = p->in.bandwidth;
@@ -190,7 +469,8 @@ gdc_coll_hop_t gdc_coll_price_hop(const gdc_coll_price_t *p, int crosses, int se
     senders = senders < 1 ? 1 : senders;
     h.lat   = p->out.latency;
     /* the node's NICs carry everything its ranks send off the node at once */
-    h.bw = p->out.bandwidth / ceil((double)senders / p->nics);
+    h.shared = ceil((double)senders / p->nics);
+    h.bw     = p->out.bandwidth / h.shared;
     return h;
 }
 
@@ -213,61 +493,49 @@ gdc_coll_hop_t gdc_coll_price_shift_hop(const gdc_coll_price_t *p, int dist)
 {
     int i = log2_exact(dist), off;
 
-    if (p->lay.nodes == 1) {
+    if (p->lay->nodes == 1) {
         return gdc_coll_price_hop(p, 0, 1);
     }
     if (i >= 0) {
-        off = p->lay.shift_off[i];
-    } else if (p->lay.blocks) {
-        off = dist < p->lay.max_local ? dist : p->lay.max_local;
+        off = p->lay->shift_off[i];
+    } else if (p->lay->blocks) {
+        off = dist < p->lay->max_local ? dist : p->lay->max_local;
     } else {
-        off = p->lay.max_local;
+        off = p->lay->max_local;
     }
-    return gdc_coll_price_hop(p, off > 0, off);
-}
-
-gdc_coll_hop_t gdc_coll_price_tree_hop(const gdc_coll_price_t *p, int dist)
-{
-    int i = log2_exact(dist), off;
-
-    if (p->lay.nodes == 1) {
-        return gdc_coll_price_hop(p, 0, 1);
-    }
-    if (i >= 0) {
-        off = p->lay.tree_off[i];
-    } else {
-        off = p->lay.blocks && dist < p->lay.min_local ? 0 : 1; /* k-nomial: one parent per node, roughly */
-    }
-    return gdc_coll_price_hop(p, off > 0, off);
-}
-
-gdc_coll_hop_t gdc_coll_price_knomial_hop(const gdc_coll_price_t *p, int level)
-{
-    int off = p->lay.nodes > 1 && level < GDC_COLL_LAYOUT_DISTANCES ? p->lay.knomial_off[level] : 0;
-
     return gdc_coll_price_hop(p, off > 0, off);
 }
 
 gdc_coll_hop_t gdc_coll_price_fold_hop(const gdc_coll_price_t *p)
 {
-    return gdc_coll_price_hop(p, p->lay.fold_off > 0, p->lay.fold_off);
+    return gdc_coll_price_hop(p, p->lay->fold_off > 0, p->lay->fold_off);
 }
 
 int gdc_coll_price_shift_full(const gdc_coll_price_t *p, int dist)
 {
     int i = log2_exact(dist);
 
-    return p->lay.nodes > 1 && (i < 0 || p->lay.shift_off[i] >= p->lay.min_local);
+    return p->lay->nodes > 1 && (i < 0 || p->lay->shift_off[i] >= p->lay->min_local);
+}
+
+gdc_coll_hop_t gdc_coll_price_xor_hop_after_fold(const gdc_coll_price_t *p, int dist, int halving)
+{
+    int i = log2_exact(dist);
+
+    if (p->lay->nodes == 1 || i < 0) {
+        return gdc_coll_price_xor_hop(p, dist);
+    }
+    return p->lay->xor_cross_after_fold[halving != 0][i] ? gdc_coll_price_xor_hop(p, dist) : gdc_coll_price_hop(p, 0, 1);
 }
 
 gdc_coll_hop_t gdc_coll_price_xor_hop(const gdc_coll_price_t *p, int dist)
 {
     int i = log2_exact(dist), off;
 
-    if (p->lay.nodes == 1) {
+    if (p->lay->nodes == 1) {
         return gdc_coll_price_hop(p, 0, 1);
     }
-    off = i >= 0 ? p->lay.xor_off[i] : p->lay.max_local;
+    off = i >= 0 ? p->lay->xor_off[i] : p->lay->max_local;
     return gdc_coll_price_hop(p, off > 0, off);
 }
 
@@ -310,7 +578,7 @@ static void ring_hops(const gdc_coll_price_t *p, gdc_coll_hop_t *in, gdc_coll_ho
     *in     = gdc_coll_price_hop(p, 0, 1);
     *out    = gdc_coll_price_hop(p, 1, 1);
     *shared = gdc_coll_price_shift_hop(p, 1);
-    *cross  = p->lay.nodes > 1 ? (double)p->lay.ring_cross / p->n : 0;
+    *cross  = p->lay->nodes > 1 ? (double)p->lay->ring_cross / p->n : 0;
 }
 
 double gdc_coll_price_ring(const gdc_coll_price_t *p, const gdc_coll_ring_t *ring)
@@ -348,13 +616,13 @@ double gdc_coll_price_chain(const gdc_coll_price_t *p, int hops, int chunks, dou
     }
     ring_hops(p, &in, &out, &shared, &cross);
     /* in blocks a chain crosses each boundary between nodes once */
-    x = p->lay.blocks ? fmin(hops, p->lay.nodes - 1) : ceil(hops * cross);
+    x = p->lay->blocks ? fmin(hops, p->lay->nodes - 1) : ceil(hops * cross);
     /* scattered, a node's forwarders (the chain's ranks there but its last) send different
      * chunks at once, as many as there are chunks */
     {
-        int forwarders = (hops + p->lay.nodes - 1) / p->lay.nodes;
+        int forwarders = (hops + p->lay->nodes - 1) / p->lay->nodes;
         forwarders     = forwarders < chunks ? forwarders : chunks;
-        slow = cross > 0 ? gdc_coll_price_hop(p, 1, p->lay.blocks ? 1 : forwarders).bw : in.bw;
+        slow = cross > 0 ? gdc_coll_price_hop(p, 1, p->lay->blocks ? 1 : forwarders).bw : in.bw;
     }
     item = fmax(p->o, b / slow);
     wave = x * gdc_coll_price_msg(p, out, b) + (hops - x) * gdc_coll_price_msg(p, in, b) + (chunks - 1) * item;
@@ -369,6 +637,19 @@ int gdc_coll_price_chunks(const gdc_coll_price_t *p, int across, double bytes, i
 int gdc_coll_price_ring_chunks(const gdc_coll_price_t *p, int across, double block_bytes, int rounds)
 {
     return gdc_coll_ring_chunk_count(p->args, across, (size_t)block_bytes, rounds);
+}
+
+double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, double unit)
+{
+    tree_weights_t c    = tree_weights(p->o, p->out.latency, p->in.latency, unit / p->out.bandwidth,
+                                       unit / p->in.bandwidth, gdc_coll_price_reduce(p, unit), p->nics);
+    double         most = 0;
+
+    for (int r = 0; r < GDC_COLL_TREE_REGIMES; r++) {
+        double t = tree_path_cost(&p->lay->tree_paths[kind][r], &c);
+        most     = t > most ? t : most;
+    }
+    return most;
 }
 
 int gdc_coll_price_log2(int n)
@@ -420,8 +701,8 @@ double gdc_coll_price_group_rd(const gdc_coll_price_t *p, int g, gdc_coll_hop_t 
     if (g < 2) {
         return 0;
     }
-    if (pof2 != g) {
-        t += 2 * gdc_coll_price_msg(p, h, bytes) + bytes / h.bw + red;
+    if (pof2 != g) { /* in, reduced, and out again (allreduce recursive doubling's rules) */
+        t += 2 * gdc_coll_price_msg(p, h, bytes) + (reduces ? red : bytes / h.bw);
     }
     for (int d = 1; d < pof2; d *= 2) {
         t += gdc_coll_price_msg(p, h, bytes) + red;
@@ -464,12 +745,25 @@ double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll
     }
 }
 
+/* Each level: its children's vectors in at once, one after the other on the link, each
+ * reduced as it comes. */
 double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix, double bytes)
 {
     double t = 0, red = gdc_coll_price_reduce(p, bytes);
 
     for (long d = 1; d < g; d *= radix) {
-        t += gdc_coll_price_msg(p, h, bytes) + red + (radix - 2) * fmax(red, bytes / h.bw);
+        long children = (g - 1) / d < radix - 1 ? (g - 1) / d : radix - 1;
+        t += gdc_coll_price_msg(p, h, bytes) + red + (double)(children - 1) * fmax(red, bytes / h.bw);
+    }
+    return t;
+}
+
+double gdc_coll_price_group_fanin(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix)
+{
+    double t = 0;
+
+    for (long d = 1; d < g; d *= radix) {
+        t += gdc_coll_price_msg(p, h, 0);
     }
     return t;
 }
@@ -496,7 +790,39 @@ double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop
                     chunks * item + gdc_coll_price_msg(p, h, b) - item);
     }
     /* a binomial tree per chunk: the root sends each chunk depth times */
-    return depth * gdc_coll_price_msg(p, h, b) + (chunks - 1) * depth * fmax(p->o, b / h.bw);
+    return gdc_coll_price_group_tree_way(p, g, h, b) + (chunks - 1) * depth * fmax(p->o, b / h.bw);
+}
+
+double gdc_coll_price_group_bcast_stream(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks)
+{
+    double item = fmax(p->o, bytes / chunks / h.bw);
+
+    if (g < 2 || bytes <= 0) {
+        return 0;
+    }
+    return chain_is_faster(g, chunks) ? chunks * item : chunks * gdc_coll_price_log2(g) * item;
+}
+
+/* The most set bits of a number from 1 to m. */
+static int most_bits_to(int m)
+{
+    int bits = 0, length = 0;
+
+    for (int x = m; x > 0; x >>= 1) {
+        bits += x & 1;
+        length++;
+    }
+    return bits > length - 1 ? bits : length - 1;
+}
+
+double gdc_coll_price_group_tree_way(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes)
+{
+    int    depth = gdc_coll_price_log2(g), hops = g > 1 ? most_bits_to(g - 1) : 0;
+    double x = bytes / h.bw, queued = x > p->o ? x - p->o : 0;
+
+    /* the way to a rank of `hops` hops, each after the parent's sends to its farther
+     * children: depth steps in all at the senders, the transfers they do not hide queued */
+    return depth * p->o + hops * (h.lat + x + p->o) + (depth - hops) * queued;
 }
 
 double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, int across)
@@ -511,13 +837,26 @@ double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll
         double block = total / g;
         return gdc_coll_price_group_ring(p, g, h, block, gdc_coll_price_ring_chunks(p, across, block, g - 1), 0, g - 1);
     }
-    if (pof2 != g) {
-        t += gdc_coll_price_msg(p, h, total / g) + gdc_coll_price_msg(p, h, total);
-    }
     for (int d = 1; d < pof2; d *= 2, have *= 2) {
         t += gdc_coll_price_msg(p, h, have);
     }
+    if (pof2 != g) {
+        t += gdc_coll_price_msg(p, h, total / g) +
+             gdc_coll_price_fold_out(g, p->o, gdc_coll_price_msg(p, h, have / 2), gdc_coll_price_msg(p, h, total),
+                                     have / 2 / h.bw);
+    }
     return t;
+}
+
+double gdc_coll_price_fold_out(int g, double o, double last, double out, double queued)
+{
+    int pof2 = gdc_coll_price_pof2(g), extras = g - pof2;
+
+    /* with extras for at most half the participants, the last round's partner of one that
+     * waited for an extra did not, and its message is in before: the result goes back to the
+     * extra while the participant's own last message is on its way (behind it on the link
+     * when both take the same one) */
+    return extras > 0 && extras <= pof2 / 2 ? fmax(o + queued + out, last) - last : out;
 }
 
 double gdc_coll_price_group_dissemination(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h)

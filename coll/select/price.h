@@ -14,6 +14,41 @@
 /* Distances 2^i the layout says how rounds between partners that far apart cross nodes. */
 #define GDC_COLL_LAYOUT_DISTANCES 31
 
+/* The trees whose slowest way the layout keeps: binomial (radix 2) and k-nomial (the
+ * configured radix) broadcasts and reduces of a whole vector, binomial scatters and gathers
+ * of blocks. All rooted at rank 0. */
+typedef enum {
+    GDC_COLL_TREE_BCAST,
+    GDC_COLL_TREE_REDUCE,
+    GDC_COLL_TREE_RADIX_BCAST,
+    GDC_COLL_TREE_RADIX_REDUCE,
+    GDC_COLL_TREE_SCATTER,
+    GDC_COLL_TREE_GATHER,
+    GDC_COLL_TREE_KINDS
+} gdc_coll_tree_kind_t;
+
+#define GDC_COLL_TREE_NICS 4
+
+/* One way through a tree, from the root to a rank (broadcast, scatter) or from a rank to
+ * the root (reduce, gather), in the counts its time is made of; a transfer is of the whole
+ * vector, or of one block for a scatter or a gather. */
+typedef struct gdc_coll_tree_path {
+    int steps;                 /* step overheads */
+    int out, in;               /* hops between nodes, inside a node: a latency each */
+    int xfer_out, xfer_in;     /* transfers, those waited behind on the same link included */
+    int queued_out, queued_in; /* transfers behind the sender's own earlier ones to its other
+                                  children, overlapping its step overheads */
+    int reduces;               /* reductions after the arrival, before the next hop */
+    /* transfers waited behind on the NICs, other ranks' of the node at the same level, were
+     * the node's NICs 1, 2, 4 or 8 */
+    int shared_out[GDC_COLL_TREE_NICS];
+} gdc_coll_tree_path_t;
+
+/* Which way is the slowest depends on the machine and the size: the layout keeps the
+ * slowest for each of a few regimes (gdc_coll_tree_regimes in price.c), the price takes
+ * the dearest of them at its own costs. */
+#define GDC_COLL_TREE_REGIMES 6
+
 /* Where the ranks of a call are, in the few numbers the prices need. */
 typedef struct gdc_coll_layout {
     int nodes;
@@ -22,19 +57,23 @@ typedef struct gdc_coll_layout {
     int blocks;      /* every node's ranks are consecutive */
     int ring_cross;  /* edges r -> r+1 (mod n) between two nodes */
     /* For partners 2^i apart, by bits (recursive doubling's participants, folded as the
-     * builders fold a non-power of two), by rotation ((r + 2^i) mod n) and down a binomial
-     * tree rooted at 0 (parent v, child v + 2^i): the most ranks of one node whose partner is
-     * on another node (0: the round stays inside nodes; they share the node's NICs). */
+     * builders fold a non-power of two) and by rotation ((r + 2^i) mod n): the most ranks of
+     * one node whose partner is on another node (0: the round stays inside nodes; they share
+     * the node's NICs). The same for the fold of a non-power of two (rank 2j hands its data
+     * to 2j + 1). */
     int xor_off[GDC_COLL_LAYOUT_DISTANCES];
     int shift_off[GDC_COLL_LAYOUT_DISTANCES];
-    int tree_off[GDC_COLL_LAYOUT_DISTANCES];
-    /* The same for a k-nomial tree of the configured radix, level by level (distance k^l),
-     * and for the fold of a non-power of two (rank 2j hands its data to 2j + 1). */
-    int knomial_off[GDC_COLL_LAYOUT_DISTANCES];
+    /* Of a non-power of two's rounds by bits: does the round of partners 2^i apart cross
+     * between nodes for a participant that the news of a fold reaches by then, rounds in
+     * doubling order (1, 2, 4, ...) and in halving order (..., 4, 2, 1)? Those that waited
+     * for an extra are behind the others: their way is the one to price. */
+    int xor_cross_after_fold[2][GDC_COLL_LAYOUT_DISTANCES];
     int fold_off;
     /* Rotation rounds (partners 1, 2, 4, ... ahead) as a chain: a rank's round waits for its
      * partner's previous one. The most node boundaries one chain of them crosses. */
     int shift_chain_off;
+    /* Each tree's slowest ways, a few regimes' worth. */
+    gdc_coll_tree_path_t tree_paths[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_REGIMES];
 
 } gdc_coll_layout_t;
 

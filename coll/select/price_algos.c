@@ -27,24 +27,78 @@ static double max2(double a, double b)
  * Phases over all ranks
  */
 
-/* Recursive doubling's fold of the ranks above a power of two: the extras' vectors in (the
- * partner's first round waits behind them on its link), the results out. */
-static double fold(const gdc_coll_price_t *p, double in_bytes, double out_bytes, int reduces)
+/* A round by bits: the partner's distance, the bytes sent, the bytes reduced after. */
+typedef struct xor_round {
+    int    dist;
+    double bytes, reduced;
+    int    order; /* the rounds before it: 0 at lower distances, 1 at higher, 2 at every one */
+} xor_round_t;
+
+/* A way through rounds by bits, each on its hop: a round that crosses behind the node's
+ * other messages on its NIC leaves the ranks staggered, and the next round that crosses
+ * keeps the NIC busy meanwhile: its latency hides behind that queue. */
+typedef struct xor_way {
+    double t, queue;
+} xor_way_t;
+
+static double xor_step(const gdc_coll_price_t *p, xor_way_t *w, gdc_coll_hop_t h, double bytes, double red)
+{
+    double msg    = gdc_coll_price_msg(p, h, bytes);
+    double hidden = h.crosses ? (w->queue < h.lat ? w->queue : h.lat) : 0;
+
+    w->t += msg - hidden + red;
+    w->queue = h.crosses ? (h.shared - 1) * bytes / (h.bw * h.shared) : 0; /* behind the others */
+    return msg;
+}
+
+/* Rounds by bits over the power of two that the fold of the ranks above it leaves. Those
+ * that did not wait for an extra start at once, every round at its slowest hop; those
+ * that did start after the fold in (fold_in), each round at the hops their news meets,
+ * then hand the result back (out_bytes; none below 0), the last round's message on its
+ * way meanwhile where it can be (may_hide: nothing waits for the participant's own last
+ * message; gdc_coll_price_fold_out). The slower way. */
+static double xor_rounds(const gdc_coll_price_t *p, const xor_round_t *round, int rounds, double fold_in,
+                         double out_bytes, int may_hide)
+{
+    xor_way_t      all = {0, 0}, after = {0, 0};
+    double         last = 0, queued = 0;
+    gdc_coll_hop_t h = gdc_coll_price_fold_hop(p), hop = h;
+
+    for (int j = 0; j < rounds; j++) {
+        double red = round[j].reduced > 0 ? gdc_coll_price_reduce(p, round[j].reduced) : 0;
+        hop        = round[j].order == 2 ? gdc_coll_price_xor_hop(p, round[j].dist)
+                                         : gdc_coll_price_xor_hop_after_fold(p, round[j].dist, round[j].order);
+        last       = xor_step(p, &after, hop, round[j].bytes, red);
+        xor_step(p, &all, gdc_coll_price_xor_hop(p, round[j].dist), round[j].bytes, red);
+    }
+    if (p->n == gdc_coll_price_pof2(p->n)) {
+        return all.t;
+    }
+    if (out_bytes < 0) { /* the result goes back later */
+        return max2(all.t, fold_in + after.t);
+    }
+    if (!may_hide) {
+        return max2(all.t, fold_in + after.t + gdc_coll_price_msg(p, h, out_bytes));
+    }
+    /* the last round's hop and the fold's: the same link when both stay in the node or both
+     * leave it (a rank's NIC is always the same one); the result waits for the last
+     * reduction, the link for the participant's own last message */
+    if (rounds > 0 && hop.crosses == h.crosses) {
+        double red = round[rounds - 1].reduced > 0 ? gdc_coll_price_reduce(p, round[rounds - 1].reduced) : 0;
+        queued     = max2(round[rounds - 1].bytes / hop.bw - red, 0);
+    }
+    return max2(all.t, fold_in + after.t +
+                           gdc_coll_price_fold_out(p->n, p->o, last, gdc_coll_price_msg(p, h, out_bytes), queued));
+}
+
+/* The fold in: the extras' vectors, reduced (the participant's first message goes after
+ * the reduction, and its way is the longer) or not (the partner's first message waits
+ * behind them on the link). */
+static double fold_in(const gdc_coll_price_t *p, double bytes, int reduces)
 {
     gdc_coll_hop_t h = gdc_coll_price_fold_hop(p);
 
-    if (p->n == gdc_coll_price_pof2(p->n)) {
-        return 0;
-    }
-    return gdc_coll_price_msg(p, h, in_bytes) + in_bytes / h.bw + (reduces ? gdc_coll_price_reduce(p, in_bytes) : 0) +
-           gdc_coll_price_msg(p, h, out_bytes);
-}
-
-/* A k-nomial tree broadcast of bytes: each level a parent sends to its children one after
- * the other, the farthest first. */
-static gdc_coll_hop_t tree_level_hop(const gdc_coll_price_t *p, int radix, int level, long dist)
-{
-    return radix == 2 ? gdc_coll_price_tree_hop(p, (int)dist) : gdc_coll_price_knomial_hop(p, level);
+    return gdc_coll_price_msg(p, h, bytes) + (reduces ? gdc_coll_price_reduce(p, bytes) : bytes / h.bw);
 }
 
 static gdc_coll_hop_t inside(const gdc_coll_price_t *p)
@@ -66,92 +120,6 @@ static double dearest(double *v, int n, int k)
         v[most] = v[i];
     }
     return sum;
-}
-
-/* The children of the root at distance d: at d, 2d, ... (radix - 1) d, those below n. */
-static int tree_children(const gdc_coll_price_t *p, int radix, long d)
-{
-    long below = (p->n - 1) / d;
-
-    return (int)(below < radix - 1 ? below : radix - 1);
-}
-
-/* How long a parent's messages of one level take on their links, one after the other: to
- * (or from) its children inside the node on its own link, to those on other nodes through
- * the NICs, which carry every off-node message of the node's parents at that level. A
- * binomial level (one child) takes the hop it is priced with. */
-static double level_transfers(const gdc_coll_price_t *p, int radix, int level, long d, double bytes, gdc_coll_hop_t h)
-{
-    int children = tree_children(p, radix, d);
-    int node_off, off;
-
-    if (radix == 2 || p->lay.nodes == 1) {
-        return children * bytes / h.bw;
-    }
-    node_off = level < GDC_COLL_LAYOUT_DISTANCES ? p->lay.knomial_off[level] : children;
-    off      = node_off < children ? node_off : children;
-    return max2((children - off) * bytes / p->in.bandwidth + off * bytes / p->out.bandwidth,
-                ceil((double)node_off / p->nics) * bytes / p->out.bandwidth);
-}
-
-/* One level of a tree: what a parent's children wait for, taking hop h. */
-typedef double (*tree_level_fn_t)(const gdc_coll_price_t *p, int radix, int level, long d, double bytes,
-                                  gdc_coll_hop_t h);
-
-/* A level of a broadcast: the parent sends to its children one after the other. */
-static double bcast_level(const gdc_coll_price_t *p, int radix, int level, long d, double bytes, gdc_coll_hop_t h)
-{
-    return tree_children(p, radix, d) * p->o + level_transfers(p, radix, level, d, bytes, h) + h.lat + p->o;
-}
-
-/* A level of a reduce: the parent takes its children's vectors in and combines them one
- * after the other, as they come. */
-static double reduce_level(const gdc_coll_price_t *p, int radix, int level, long d, double bytes, gdc_coll_hop_t h)
-{
-    int    children = tree_children(p, radix, d);
-    double r        = gdc_coll_price_reduce(p, bytes);
-    double in       = level_transfers(p, radix, level, d, bytes, h);
-
-    return 2 * p->o + h.lat + max2(in + r, in / children + children * r);
-}
-
-/* A level of a binomial scatter or gather: the child's subtree's blocks (d of them, fewer at
- * the end), of n blocks in bytes. */
-static double blocks_level(const gdc_coll_price_t *p, int radix, int level, long d, double bytes, gdc_coll_hop_t h)
-{
-    long subtree = d < p->n - d ? d : p->n - d;
-
-    (void)radix;
-    (void)level;
-    return gdc_coll_price_msg(p, h, bytes * (double)subtree / p->n);
-}
-
-/* A k-nomial tree over all ranks, level by level, each at its worst hop (the order does
- * not change the sum). */
-static double tree_of(const gdc_coll_price_t *p, int radix, double bytes, tree_level_fn_t level_cost)
-{
-    double t     = 0;
-    int    level = 0;
-
-    for (long d = 1; d < p->n && level < GDC_COLL_LAYOUT_DISTANCES; d *= radix, level++) {
-        t += level_cost(p, radix, level, d, bytes, tree_level_hop(p, radix, level, d));
-    }
-    return t;
-}
-
-static double tree_bcast(const gdc_coll_price_t *p, int radix, double bytes)
-{
-    return tree_of(p, radix, bytes, bcast_level);
-}
-
-static double tree_reduce(const gdc_coll_price_t *p, int radix, double bytes)
-{
-    return tree_of(p, radix, bytes, reduce_level);
-}
-
-static double binomial_blocks(const gdc_coll_price_t *p, double bytes)
-{
-    return tree_of(p, 2, bytes, blocks_level);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -177,28 +145,37 @@ static double allreduce_ring(const gdc_coll_price_t *p)
 
 static double allreduce_recursive_doubling(const gdc_coll_price_t *p)
 {
-    double bytes = bytes_of(p, p->args->count), t = fold(p, bytes, bytes, 1);
-    int    pof2  = gdc_coll_price_pof2(p->n);
+    double      bytes = bytes_of(p, p->args->count);
+    int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0}};
 
-    for (int d = 1; d < pof2; d *= 2) {
-        t += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), bytes) + gdc_coll_price_reduce(p, bytes);
+    for (int d = 1; d < pof2 && rounds < GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
+        round[rounds++] = (xor_round_t){d, bytes, bytes, 0};
     }
-    return t + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
+    /* each round's reduction writes what its send reads: it waits for the send, whose link
+     * the partner's message does not hold up, and the result for the last one */
+    return xor_rounds(p, round, rounds,
+                      gdc_coll_price_msg(p, gdc_coll_price_fold_hop(p), bytes) + gdc_coll_price_reduce(p, bytes), bytes,
+                      0) +
+           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
 }
 
+/* Halving (half of what is left each round, reduced), then doubling back; after the
+ * halving a folded participant's news is everywhere. */
 static double allreduce_rabenseifner(const gdc_coll_price_t *p)
 {
-    double bytes = bytes_of(p, p->args->count), t = fold(p, bytes, bytes, 1);
-    int    pof2  = gdc_coll_price_pof2(p->n);
+    double      bytes = bytes_of(p, p->args->count);
+    int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
+    xor_round_t round[2 * GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0}};
 
-    for (int d = pof2 / 2; d >= 1; d /= 2) { /* halving: half of what is left each round */
-        double part = bytes * d / pof2;
-        t += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), part) + gdc_coll_price_reduce(p, part);
+    for (int d = pof2 / 2; d >= 1 && rounds < GDC_COLL_LAYOUT_DISTANCES; d /= 2) {
+        round[rounds++] = (xor_round_t){d, bytes * d / pof2, bytes * d / pof2, 1};
     }
-    for (int d = 1; d < pof2; d *= 2) { /* doubling */
-        t += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), bytes * d / pof2);
+    for (int d = 1; d < pof2 && rounds < 2 * GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
+        round[rounds++] = (xor_round_t){d, bytes * d / pof2, 0, 2};
     }
-    return t + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
+    return xor_rounds(p, round, rounds, fold_in(p, bytes, 1), bytes, 0) +
+           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
 }
 
 static double allreduce_knomial(const gdc_coll_price_t *p)
@@ -206,7 +183,9 @@ static double allreduce_knomial(const gdc_coll_price_t *p)
     double bytes = bytes_of(p, p->args->count);
     int    radix = p->args->config->tree_radix;
 
-    return tree_reduce(p, radix, bytes) + tree_bcast(p, radix, bytes) +
+    (void)radix;
+    return gdc_coll_price_tree(p, GDC_COLL_TREE_RADIX_REDUCE, bytes) +
+           gdc_coll_price_tree(p, GDC_COLL_TREE_RADIX_BCAST, bytes) +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
 }
 
@@ -216,7 +195,7 @@ static double allreduce_knomial(const gdc_coll_price_t *p)
 
 static double bcast_binomial(const gdc_coll_price_t *p)
 {
-    return tree_bcast(p, 2, bytes_of(p, p->args->count));
+    return gdc_coll_price_tree(p, GDC_COLL_TREE_BCAST, bytes_of(p, p->args->count));
 }
 
 static double bcast_chain(const gdc_coll_price_t *p)
@@ -226,28 +205,39 @@ static double bcast_chain(const gdc_coll_price_t *p)
     return gdc_coll_price_chain(p, p->n - 1, gdc_coll_price_chunks(p, gdc_coll_flat_across(p->args), bytes, 1), bytes);
 }
 
+/* A binomial scatter or gather of the vector's n blocks. With fewer elements than ranks
+ * only the first `count` blocks have any and the other ranks' messages are left out: a
+ * tree over the first `count` ranks (on the first node when it holds them). */
+static double blocks_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind)
+{
+    double block = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n);
+    int    some  = (int)p->args->count;
+
+    if (p->args->count >= (size_t)p->n) {
+        return gdc_coll_price_tree(p, kind, block);
+    }
+    return gdc_coll_price_group_tree_way(p, some, gdc_coll_price_hop(p, !(p->lay->blocks && some <= p->lay->min_local), 1),
+                                         block);
+}
+
 static double bcast_scatter_allgather(const gdc_coll_price_t *p)
 {
-    double bytes = bytes_of(p, p->args->count);
-    double block = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n);
-
-    (void)block;
-    return binomial_blocks(p, bytes) + ring_of(p, p->args->count, 0, p->n - 1, p->n - 1);
+    return blocks_tree(p, GDC_COLL_TREE_SCATTER) + ring_of(p, p->args->count, 0, p->n - 1, p->n - 1);
 }
 
 static double reduce_binomial(const gdc_coll_price_t *p)
 {
     double bytes = bytes_of(p, p->args->count);
 
-    return tree_reduce(p, 2, bytes) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
+    return gdc_coll_price_tree(p, GDC_COLL_TREE_REDUCE, bytes) +
+           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
 }
 
 static double reduce_scatter_gather(const gdc_coll_price_t *p)
 {
-    double bytes = bytes_of(p, p->args->count);
     double block = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n);
 
-    return ring_of(p, p->args->count, p->n - 1, 0, p->n - 1) + binomial_blocks(p, bytes) +
+    return ring_of(p, p->args->count, p->n - 1, 0, p->n - 1) + blocks_tree(p, GDC_COLL_TREE_GATHER) +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
 }
 
@@ -265,14 +255,16 @@ static double allgather_ring(const gdc_coll_price_t *p)
 
 static double allgather_recursive_doubling(const gdc_coll_price_t *p)
 {
-    double block = bytes_of(p, p->args->count), t = fold(p, block, block * p->n, 0);
-    int    pof2  = gdc_coll_price_pof2(p->n);
-    double have  = block * p->n / pof2; /* a participant starts with its ranks' blocks */
+    double      block = bytes_of(p, p->args->count);
+    int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
+    double      have  = block * p->n / pof2; /* a participant starts with its ranks' blocks */
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0}};
 
-    for (int d = 1; d < pof2; d *= 2, have *= 2) {
-        t += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), have);
+    for (int d = 1; d < pof2 && rounds < GDC_COLL_LAYOUT_DISTANCES; d *= 2, have *= 2) {
+        round[rounds++] = (xor_round_t){d, have, 0, 0};
     }
-    return t + (p->args->in_place ? 0 : gdc_coll_price_copy(p, block));
+    return xor_rounds(p, round, rounds, fold_in(p, block, 0), block * p->n, 1) +
+           (p->args->in_place ? 0 : gdc_coll_price_copy(p, block));
 }
 
 static double allgather_bruck(const gdc_coll_price_t *p)
@@ -299,35 +291,34 @@ static double reduce_scatter_ring(const gdc_coll_price_t *p)
 
 static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
 {
-    double block = bytes_of(p, p->args->count), whole = block * p->n, t = 0;
-    int    pof2  = gdc_coll_price_pof2(p->n);
+    double      block = bytes_of(p, p->args->count), whole = block * p->n;
+    int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0}};
+    gdc_coll_hop_t h  = gdc_coll_price_fold_hop(p);
 
-    if (p->n != pof2) {
-        gdc_coll_hop_t h = gdc_coll_price_fold_hop(p);
-        t += gdc_coll_price_msg(p, h, whole) + gdc_coll_price_reduce(p, whole) + gdc_coll_price_msg(p, h, block);
+    for (int d = pof2 / 2; d >= 1 && rounds < GDC_COLL_LAYOUT_DISTANCES; d /= 2) {
+        round[rounds++] = (xor_round_t){d, whole * d / pof2, whole * d / pof2, 1};
     }
-    for (int d = pof2 / 2; d >= 1; d /= 2) {
-        double part = whole * d / pof2;
-        t += gdc_coll_price_msg(p, gdc_coll_price_xor_hop(p, d), part) + gdc_coll_price_reduce(p, part);
-    }
-    return t + gdc_coll_price_copy(p, block) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
+    return xor_rounds(p, round, rounds, gdc_coll_price_msg(p, h, whole) + gdc_coll_price_reduce(p, whole), block, 1) +
+           gdc_coll_price_copy(p, block) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
 }
 
 /* ---------------------------------------------------------------------------------------
  * alltoall, barrier, gather, scatter
  */
 
-/* Every rank sends every other a block: its own link carries those for its node, the node's
- * NICs all its ranks' blocks for the other nodes. A link carries a message only while the
- * receiver's takes it, and every receiver is busy with another sender half the time: k
- * messages on one link take about 2k - 1.4 transfer times (the simulator's link rules). */
-static double busy_links(double messages)
-{
-    return messages <= 1 ? messages : 2 * messages - 1.4;
-}
-
 /* Sends in flight at once (coll/alltoall/common.c's window). */
 #define A2A_WINDOW 8
+
+/* Every rank sends every other a block: its own link carries those for its node, the node's
+ * NICs all its ranks' blocks for the other nodes. A sender books its link for a window of
+ * messages at once, in the order it sends them, and a receiver's link taken by another
+ * sender leaves a gap: k messages on one link take about k + min(k, window) - 1 transfer
+ * times (the simulator's link rules). */
+static double busy_links(double messages)
+{
+    return messages <= 1 ? messages : messages + (messages < A2A_WINDOW ? messages : A2A_WINDOW) - 1;
+}
 
 /* Transfer times on the busiest NIC of a node of `local` ranks: its ranks' blocks for the
  * other nodes; a rank alone on its NIC meets the busy receivers as on its own link. */
@@ -341,11 +332,11 @@ static double nic_load(const gdc_coll_price_t *p, int local)
 
 static double alltoall_pairwise(const gdc_coll_price_t *p)
 {
-    double block = bytes_of(p, p->args->count), local = p->lay.max_local;
-    double lat   = p->lay.nodes > 1 ? p->out.latency : p->in.latency;
-    double bw    = p->lay.nodes > 1 ? p->out.bandwidth : p->in.bandwidth;
+    double block = bytes_of(p, p->args->count), local = p->lay->max_local;
+    double lat   = p->lay->nodes > 1 ? p->out.latency : p->in.latency;
+    double bw    = p->lay->nodes > 1 ? p->out.bandwidth : p->in.bandwidth;
     double in    = busy_links(local - 1) * block / p->in.bandwidth;
-    double out   = p->lay.nodes > 1 ? max2(nic_load(p, p->lay.max_local), nic_load(p, p->lay.min_local)) * block /
+    double out   = p->lay->nodes > 1 ? max2(nic_load(p, p->lay->max_local), nic_load(p, p->lay->min_local)) * block /
                                         p->out.bandwidth
                                     : 0;
     /* each window of sends waits for the one a window before it to arrive */
@@ -390,7 +381,7 @@ static double rotation_rounds(const gdc_coll_price_t *p, double (*round)(const g
             extra[partial++] = round(p, d, h) - round(p, d, in);
         }
     }
-    return t + dearest(extra, partial, p->lay.shift_chain_off - full);
+    return t + dearest(extra, partial, p->lay->shift_chain_off - full);
 }
 
 static double empty_round(const gdc_coll_price_t *p, int d, gdc_coll_hop_t h)
@@ -403,12 +394,37 @@ static double barrier_dissemination(const gdc_coll_price_t *p)
     return rotation_rounds(p, empty_round);
 }
 
-static double rooted_blocks(const gdc_coll_price_t *p)
+static double rooted_blocks(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind)
 {
     double block = bytes_of(p, p->args->count);
 
-    return binomial_blocks(p, block * p->n) + gdc_coll_price_copy(p, block) +
+    return gdc_coll_price_tree(p, kind, block) + gdc_coll_price_copy(p, block) +
            (p->args->root != 0 ? 2 * p->o + block * p->n / p->kappa : 0);
+}
+
+/* The root copies its own block while the others' come in; its own link carries its
+ * children's subtrees on its node, its NIC those from other nodes, whenever they send
+ * (log2 n children: the price stays O(log n)). */
+static double gather_binomial(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count), in = 0, out = 0, link;
+
+    for (long d = 1; d < p->n; d *= 2) {
+        double subtree = (double)(d < p->n - d ? d : p->n - d);
+        int    crosses = p->lay->nodes > 1 && p->args->node_of[d] != p->args->node_of[0];
+        in += crosses ? 0 : subtree;
+        out += crosses ? subtree : 0;
+    }
+    link = max2(in * block / p->in.bandwidth + p->in.latency, out > 0 ? out * block / p->out.bandwidth + p->out.latency : 0) +
+           2 * p->o;
+
+    return max2(max2(gdc_coll_price_tree(p, GDC_COLL_TREE_GATHER, block), link), gdc_coll_price_copy(p, block)) +
+           (p->args->root != 0 ? 2 * p->o + block * p->n / p->kappa : 0);
+}
+
+static double scatter_binomial(const gdc_coll_price_t *p)
+{
+    return rooted_blocks(p, GDC_COLL_TREE_SCATTER);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -471,10 +487,12 @@ static double allreduce_shm(const gdc_coll_price_t *p)
     double chunk  = bytes_of(p, elems >= (size_t)p->n ? elems : (size_t)p->n);
     double bytes  = bytes_of(p, p->args->count);
     double chunks = ceil(bytes / chunk), part = bytes / chunks / p->n;
-    double per    = 2 * (p->n - 1) * gdc_coll_price_copy(p, part) + (p->n - 1) * gdc_coll_price_reduce(p, part) +
+    /* a chunk of fewer elements than ranks leaves some parts empty: no result to copy */
+    double in_one = ceil((double)p->args->count / chunks), owners = in_one < p->n ? in_one : p->n;
+    double per    = (p->n - 1 + owners - 1) * gdc_coll_price_copy(p, part) + (p->n - 1) * gdc_coll_price_reduce(p, part) +
                  gdc_coll_price_copy(p, part) + 3 * p->o;
 
-    return chunks * per + 3 * p->sig + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, part) * chunks : 0);
+    return chunks * per + 2 * p->sig + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, part) * chunks : 0);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -489,8 +507,16 @@ static double segmented(int segments, const double phase[3])
     return phase[0] + phase[1] + phase[2] + (segments - 1) * max2(phase[0] + phase[2], phase[1]);
 }
 
+/* The same when the phase among nodes is a pipeline whose chunks of every segment follow
+ * one another down it: it fills once, then each further segment costs its stream. */
+static double segmented_stream(int segments, const double phase[3], double stream)
+{
+    return phase[0] + phase[1] + phase[2] + (segments - 1) * max2(phase[0] + phase[2], stream);
+}
+
 /* One rank of each node among the nodes (leaders), or all of a node's ranks at once on
- * their rails (sharing the node's NICs). */
+ * their rails: the L parts of a node's share go through its NICs, fewest to a NIC on the
+ * smallest node (a rank there carries several parts, one rail after another). */
 static gdc_coll_hop_t among_leaders(const gdc_coll_price_t *p)
 {
     return gdc_coll_price_hop(p, 1, 1);
@@ -498,12 +524,17 @@ static gdc_coll_hop_t among_leaders(const gdc_coll_price_t *p)
 
 static gdc_coll_hop_t along_rails(const gdc_coll_price_t *p)
 {
-    return gdc_coll_price_hop(p, 1, p->lay.max_local);
+    gdc_coll_hop_t rail  = gdc_coll_price_hop(p, 1, 1);
+    int            users = p->lay->min_local < p->nics ? p->lay->min_local : p->nics;
+
+    rail.shared = ceil((double)p->lay->max_local / users);
+    rail.bw     = p->out.bandwidth / rail.shared;
+    return rail;
 }
 
 static double allreduce_hier_leader(const gdc_coll_price_t *p)
 {
-    int    L = p->lay.max_local, K = p->lay.nodes;
+    int    L = p->lay->max_local, K = p->lay->nodes;
     int    segs = gdc_coll_hier_num_segments(p->args, L, gdc_coll_group_allreduce_min_slots(K) + 2);
     double seg  = bytes_of(p, p->args->count) / segs;
     double phase[3];
@@ -517,7 +548,7 @@ static double allreduce_hier_leader(const gdc_coll_price_t *p)
 
 static double allreduce_hier_rails(const gdc_coll_price_t *p)
 {
-    int    L = p->lay.max_local, K = p->lay.nodes;
+    int    L = p->lay->max_local, K = p->lay->nodes;
     int    segs = gdc_coll_hier_num_segments(p->args, L, gdc_coll_rails_slots(L, gdc_coll_group_allreduce_min_slots(K)));
     double seg  = bytes_of(p, p->args->count) / segs, part = seg / L;
     int    chunks = gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, part, 2 * (L - 1));
@@ -542,33 +573,43 @@ static double bcast_hier(const gdc_coll_price_t *p)
     double bytes  = bytes_of(p, p->args->count);
     int    chunks = gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, bytes, 1);
 
-    return feeding(p, gdc_coll_price_group_bcast(p, p->lay.nodes, among_leaders(p), bytes, chunks),
-                   gdc_coll_price_group_bcast(p, p->lay.max_local, inside(p), bytes, chunks), chunks);
+    return feeding(p, gdc_coll_price_group_bcast(p, p->lay->nodes, among_leaders(p), bytes, chunks),
+                   gdc_coll_price_group_bcast(p, p->lay->max_local, inside(p), bytes, chunks), chunks);
 }
 
 static double bcast_hier_rails(const gdc_coll_price_t *p)
 {
-    int            L = p->lay.max_local, K = p->lay.nodes;
+    int            L = p->lay->max_local, K = p->lay->nodes;
     int            segs = gdc_coll_hier_num_segments(p->args, L, gdc_coll_rails_slots(L, 1) + 1);
     double         seg  = bytes_of(p, p->args->count) / segs, part = seg / L;
     gdc_coll_hop_t in   = inside(p);
+    int            chunks = gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, part, 1);
+    /* the parts of a smaller node's rank follow one another down their rails, a chunk at a
+     * time: they queue on its NIC less than the rounds of an allreduce do (along_rails) */
+    gdc_coll_hop_t rail = gdc_coll_price_hop(p, 1, L);
     double         phase[3];
 
     phase[0] = L > 1 ? (L - 1) * (p->o + part / in.bw) + in.lat + p->o : 0;
-    phase[1] = gdc_coll_price_group_bcast(p, K, along_rails(p), part,
-                                          gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, part, 1));
+    phase[1] = gdc_coll_price_group_bcast(p, K, rail, part, chunks);
     phase[2] = gdc_coll_price_group_ring(p, L, in, part, gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, part, L - 1),
                                          0, L - 1);
-    return segmented(segs, phase);
+    return segmented_stream(segs, phase, gdc_coll_price_group_bcast_stream(p, K, rail, part, chunks));
+}
+
+/* A copy step per region: their overheads and their bytes, one after the other. */
+static double copies(const gdc_coll_price_t *p, double count, double bytes)
+{
+    return count * p->o + bytes / p->kappa;
 }
 
 static double allgather_hier(const gdc_coll_price_t *p)
 {
-    int            L = p->lay.max_local, K = p->lay.nodes;
+    int            L = p->lay->max_local, K = p->lay->nodes;
     double         block = bytes_of(p, p->args->count), total = block * p->n;
     gdc_coll_hop_t in    = inside(p);
     double         gather = L > 1 ? (L - 1) * block / in.bw + gdc_coll_price_msg(p, in, block) : 0;
-    double         order  = p->lay.blocks ? 0 : gdc_coll_price_copy(p, total);
+    /* out of node order into rank order: a copy step per run of consecutive ranks */
+    double         order  = p->lay->blocks ? 0 : copies(p, p->n, total);
 
     return gather + gdc_coll_price_copy(p, block) +
            gdc_coll_price_group_allgather(p, K, among_leaders(p), total, GDC_COLL_ACROSS_NODES) + order +
@@ -577,53 +618,71 @@ static double allgather_hier(const gdc_coll_price_t *p)
 
 static double allgather_hier_rails(const gdc_coll_price_t *p)
 {
-    int            L = p->lay.max_local, K = p->lay.nodes;
-    double         block = bytes_of(p, p->args->count), package = block * L, part = package / L;
+    int            L = p->lay->max_local, K = p->lay->nodes;
+    double         block = bytes_of(p, p->args->count), part = block; /* a package of L blocks in L parts */
+    /* a rank of the smallest node carries this many parts along its rail, one after another */
+    double         parts = ceil((double)L / p->lay->min_local);
+    gdc_coll_hop_t rail  = along_rails(p);
     gdc_coll_hop_t in    = inside(p);
+
+    /* the other nodes' parts to their places, one copy each (and the own package's blocks
+     * from scratch where a node's ranks are not consecutive) */
+    double         unpack = copies(p, (double)(K - 1) * L + (p->lay->blocks ? 0 : L), block * p->n);
 
     return gdc_coll_price_copy(p, block) +
            gdc_coll_price_group_ring(p, L, in, block,
                                      gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, block, 2 * (L - 1)), 0, L - 1) +
-           gdc_coll_price_group_allgather(p, K, along_rails(p), part * K, GDC_COLL_ACROSS_NODES) +
+           parts * gdc_coll_price_copy(p, part) +
+           gdc_coll_price_group_allgather(p, K, rail, part * K, GDC_COLL_ACROSS_NODES) +
            gdc_coll_price_group_ring(p, L, in, part * K,
                                      gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, part * K, L - 1), 0, L - 1) +
-           gdc_coll_price_copy(p, block * p->n);
+           unpack;
 }
 
-/* Node-aware aggregation: every rank's blocks for each other node to that node's
- * aggregator in its own node, one message per node pair between nodes (the node's
- * aggregators spread over its ranks and NICs), the blocks handed out at the other end. */
-static double alltoall_hier(const gdc_coll_price_t *p)
+/* Node-aware aggregation (coll/hier/alltoall.c): every rank's blocks for each other node
+ * to that node's aggregator in its own node (with the blocks for its own node's ranks
+ * straight to them), one message per node pair between nodes (the pairs spread over the
+ * node's ranks and NICs), each aggregator handing out the other node's blocks, one copy
+ * step per block. An aggregator's pairs go one after the other on its CPU and links, their
+ * latencies overlapping. Ranks not consecutive in a node pack and unpack their blocks for
+ * and from each other node block by block. Priced for a node of Ld ranks. */
+static double alltoall_hier_node(const gdc_coll_price_t *p, int Ld)
 {
-    int            L = p->lay.max_local, K = p->lay.nodes;
-    double         block = bytes_of(p, p->args->count);
-    double         other = (double)(p->n - L) / (K - 1); /* ranks of another node */
-    gdc_coll_hop_t in    = inside(p);
-    /* the node pairs spread over a node's ranks: the busiest aggregates this many, and the
-     * packs spread over the NICs */
-    double         pairs  = ceil((double)(K - 1) / p->lay.min_local);
-    int            spread = p->nics < L ? p->nics : L;
+    int            K = p->lay->nodes;
+    double         block  = bytes_of(p, p->args->count);
+    double         other  = (double)(p->n - Ld) / (K - 1); /* ranks of another node */
+    double         pairs  = ceil((double)(K - 1) / Ld);    /* of the busiest aggregator */
+    int            spread = p->nics < Ld ? p->nics : Ld;
+    gdc_coll_hop_t in     = inside(p);
+    double         packing = p->lay->blocks ? 0 : (p->n - Ld) * gdc_coll_price_copy(p, block);
+    double         sends, collect, exchange, hand_out, inward;
 
     spread = spread < K - 1 ? spread : K - 1;
-    double         direct = (L - 1) * (p->o + block / in.bw) + in.lat + p->o;
-    double         to_aggregators = (K - 1) * (p->o + other * block / in.bw);
-    double         collect  = (L - 1) * (p->o + other * block / in.bw) + in.lat;
-    double         exchange = 2 * p->o + p->out.latency + L * (p->n - L) * block / spread / p->out.bandwidth;
-    /* the pack from the other node is handed out block by block, one copy step each */
-    double         transpose  = (L - 1) * other * gdc_coll_price_copy(p, block);
-    double         distribute = (L - 1) * (p->o + other * block / in.bw) + in.lat;
+    /* my blocks out: to my node's ranks and to the aggregators, or into my own pack */
+    sends = (Ld - 1) * (p->o + block / in.bw) + (K - 1 - pairs) * (p->o + other * block / in.bw) +
+            pairs * gdc_coll_price_copy(p, other * block) + packing;
+    /* an aggregator's packs in from its node's ranks, on its link */
+    collect  = pairs * (Ld - 1) * other * block / in.bw;
+    exchange = 2 * p->o + p->out.latency + ceil((K - 1.0) / spread) * Ld * other * block / p->out.bandwidth;
+    /* the other node's blocks to their ranks: a copy each, a pack sent to each rank */
+    hand_out = pairs * (Ld * other * gdc_coll_price_copy(p, block) + (Ld - 1) * (p->o + other * block / in.bw));
+    inward   = Ld > 1 ? in.lat + p->o : 0;
+    return gdc_coll_price_copy(p, block) + max2(sends, collect) + inward + exchange + hand_out + inward + packing;
+}
 
-    return gdc_coll_price_copy(p, block) + direct + max2(to_aggregators, pairs * collect) + exchange +
-           pairs * (transpose + distribute);
+static double alltoall_hier(const gdc_coll_price_t *p)
+{
+    return max2(alltoall_hier_node(p, p->lay->max_local), alltoall_hier_node(p, p->lay->min_local));
 }
 
 static double barrier_hier(const gdc_coll_price_t *p)
 {
-    int            L = p->lay.max_local;
+    int            L = p->lay->max_local;
     gdc_coll_hop_t in = inside(p);
 
-    return gdc_coll_price_group_tree_reduce(p, L, in, p->args->config->tree_radix, 0) +
-           gdc_coll_price_group_dissemination(p, p->lay.nodes, among_leaders(p)) + gdc_coll_price_log2(L) * gdc_coll_price_msg(p, in, 0);
+    return gdc_coll_price_group_fanin(p, L, in, p->args->config->tree_radix) +
+           gdc_coll_price_group_dissemination(p, p->lay->nodes, among_leaders(p)) +
+           gdc_coll_price_group_tree_way(p, L, in, 0);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -663,8 +722,8 @@ static const price_fn_t prices[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_ALLGATHER_HIER_RAILS]           = allgather_hier_rails,
     [GDC_COLL_ALGO_ALLTOALL_HIER]                  = alltoall_hier,
     [GDC_COLL_ALGO_BARRIER_HIER]                   = barrier_hier,
-    [GDC_COLL_ALGO_GATHER_BINOMIAL]                = rooted_blocks,
-    [GDC_COLL_ALGO_SCATTER_BINOMIAL]               = rooted_blocks,
+    [GDC_COLL_ALGO_GATHER_BINOMIAL]                = gather_binomial,
+    [GDC_COLL_ALGO_SCATTER_BINOMIAL]               = scatter_binomial,
 };
 
 gdc_status_t gdc_coll_price(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
@@ -682,5 +741,7 @@ gdc_status_t gdc_coll_price(const gdc_coll_machine_t *m, const gdc_coll_algo_t *
     }
     gdc_coll_price_init(&p, m, args, layout);
     *seconds = args->size <= 1 || gdc_coll_is_empty(args) ? 0 : prices[algo->id](&p);
-    return GDC_SUCCESS;
+    /* no price where the builder cannot cut the call (a ring of more rounds than there are
+     * slots gets no chunk: 0 / 0): a NaN would win every comparison by losing none */
+    return isfinite(*seconds) ? GDC_SUCCESS : GDC_ERR_UNSUPPORTED;
 }

@@ -9,7 +9,7 @@
 typedef struct gdc_coll_price {
     const gdc_coll_machine_t *m;
     const gdc_coll_args_t    *args;
-    gdc_coll_layout_t         lay;
+    const gdc_coll_layout_t  *lay;
     int                       n;
     int                       dev;
     double                    o;     /* seconds of CPU per step */
@@ -26,6 +26,8 @@ typedef struct gdc_coll_price {
 typedef struct gdc_coll_hop {
     double lat;
     double bw;
+    int    crosses; /* between nodes */
+    double shared;  /* of those, the messages of the node's ranks on its NIC at once */
 } gdc_coll_hop_t;
 
 void gdc_coll_price_init(gdc_coll_price_t *p, const gdc_coll_machine_t *m, const gdc_coll_args_t *args,
@@ -38,10 +40,9 @@ gdc_coll_hop_t gdc_coll_price_hop(const gdc_coll_price_t *p, int crosses, int se
 gdc_coll_hop_t gdc_coll_price_ring_hop(const gdc_coll_price_t *p);
 gdc_coll_hop_t gdc_coll_price_shift_hop(const gdc_coll_price_t *p, int dist);
 gdc_coll_hop_t gdc_coll_price_xor_hop(const gdc_coll_price_t *p, int dist);
-/* A parent's hop to its child dist away in a tree rooted at 0. */
-gdc_coll_hop_t gdc_coll_price_tree_hop(const gdc_coll_price_t *p, int dist);
-/* Level `level` of a k-nomial tree of the configured radix (distance radix^level). */
-gdc_coll_hop_t gdc_coll_price_knomial_hop(const gdc_coll_price_t *p, int level);
+/* The same on the way of a participant that waited for an extra (layout's
+ * xor_cross_after_fold), rounds in doubling or in halving order. */
+gdc_coll_hop_t gdc_coll_price_xor_hop_after_fold(const gdc_coll_price_t *p, int dist, int halving);
 /* The fold of a non-power of two: rank 2j hands its data to 2j + 1. */
 gdc_coll_hop_t gdc_coll_price_fold_hop(const gdc_coll_price_t *p);
 /* Does every rank of every node send off it in a rotation by dist? (when only some do, a
@@ -87,9 +88,23 @@ double gdc_coll_price_group_rd(const gdc_coll_price_t *p, int g, gdc_coll_hop_t 
 double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int across,
                                       uint32_t slots);
 double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix, double bytes);
+/* The slowest way of one message of `bytes` down a binomial tree over g ranks; the empty
+ * messages of a k-nomial fan-in (a barrier's). */
+double gdc_coll_price_group_tree_way(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes);
+double gdc_coll_price_group_fanin(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix);
+/* What the broadcast's root sends, the time it takes further segments to follow. */
+double gdc_coll_price_group_bcast_stream(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks);
 double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks);
 double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, int across);
 double gdc_coll_price_group_dissemination(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h);
+
+/* A tree's slowest way (price.h), each transfer `unit` bytes. */
+double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, double unit);
+
+/* Recursive doubling over g ranks folded to a power of two: what handing the result back to
+ * the extras (a message of `out`) adds after a last round of `last`, whose transfer it waits
+ * behind (`queued`) when they take the same link. */
+double gdc_coll_price_fold_out(int g, double o, double last, double out, double queued);
 
 int gdc_coll_price_log2(int n); /* ceil */
 int gdc_coll_price_pof2(int n); /* the largest power of two <= n */

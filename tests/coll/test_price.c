@@ -3,10 +3,15 @@
  * sizes, rank counts and node layouts (even and uneven blocks, round robin), on the default
  * machine (host memory) and on the dgx-h100 profile (device memory).
  *
- * What is held (and what the model does not reach yet: every price within 10%):
+ * What is held (and what the model does not reach yet: every price within 10%), each a
+ * couple of points under what the prices reached (December 2026: 98.4% good choices, the
+ * worst x1.59; 91.7% of the choices and 90.7% of all prices within 10%; the weakest
+ * algorithm, alltoall pairwise, 67% within 10%):
  *   - the choice the prices make is the simulator's best or one it prices within 10% of
- *     it in 95% of the call shapes at least, and never worse than 2.5 times the best;
- *   - every algorithm's median price is within 10% of the simulator's, and half of its
+ *     it in 97% of the call shapes at least, and never worse than 1.8 times the best;
+ *   - the chosen algorithm's price is within 10% of the simulator's in 89% of the call
+ *     shapes at least, and 88% of all the prices are;
+ *   - every algorithm's median price is within 10% of the simulator's, and 65% of its
  *     prices at least are within 10% each.
  * Each algorithm's share within 10% and its worst case are printed (the gaps to close).
  *   test_price            the sweep, as a cmocka test
@@ -41,6 +46,13 @@ typedef struct sweep_stats {
 
 static sweep_stats_t per_algo[GDC_COLL_ALGO_COUNT];
 static sweep_stats_t choices;
+
+/* What test_prices_follow_the_simulator holds (see the top of the file). */
+#define HELD_GOOD_CHOICES    0.97 /* share of the call shapes */
+#define HELD_WORST_CHOICE    1.8  /* times the simulator's best */
+#define HELD_CHOSEN_WITHIN   0.89 /* share of the call shapes */
+#define HELD_ALL_WITHIN      0.88 /* share of all the prices */
+#define HELD_ALGO_WITHIN     0.65 /* share of each algorithm's prices */
 
 static int node_of[256];
 
@@ -182,6 +194,7 @@ static void test_prices_follow_the_simulator(void **state)
 {
     gdc_coll_machine_t m;
     int                bad = 0;
+    unsigned long      cases = 0, within = 0;
 
     gdc_coll_machine_default(&m);
     sweep(&m, 0);
@@ -196,18 +209,25 @@ static void test_prices_follow_the_simulator(void **state)
         print_message("# %-14s %-22s %5lu cases, %5.1f%% within 10%%, median x%.2f, worst x%.2f (%s)\n",
                       gdc_coll_type_name(gdc_coll_algos[i].coll), gdc_coll_algos[i].name, st->cases,
                       100.0 * st->within / st->cases, mid, st->worst, st->worst_case);
-        if (mid < 0.9 || mid > 1.1 || 2 * st->within < st->cases) {
-            print_message("#   not held: median within 10%% and half of the prices within 10%%\n");
+        if (mid < 0.9 || mid > 1.1 || st->within < HELD_ALGO_WITHIN * st->cases) {
+            print_message("#   not held: median within 10%% and %.0f%% of the prices within 10%%\n",
+                          100 * HELD_ALGO_WITHIN);
             bad++;
         }
+        cases += st->cases;
+        within += st->within;
     }
+    print_message("# all prices: %lu, %lu within 10%% of the simulator (%.1f%%)\n", cases, within,
+                  100.0 * within / cases);
     print_message("# choices: %lu, %lu the simulator's best or within 10%% of it, %lu priced within 10%% of the "
                   "simulator; worst choice x%.2f the best (%s)\n",
                   choices.choices, choices.good_choices, choices.chosen_within, choices.worst_choice,
                   choices.worst_case);
     assert_int_equal(bad, 0);
-    assert_true(choices.good_choices >= 0.95 * choices.choices);
-    assert_true(choices.worst_choice <= 2.5);
+    assert_true(choices.good_choices >= HELD_GOOD_CHOICES * choices.choices);
+    assert_true(choices.worst_choice <= HELD_WORST_CHOICE);
+    assert_true(choices.chosen_within >= HELD_CHOSEN_WITHIN * choices.choices);
+    assert_true(within >= HELD_ALL_WITHIN * cases);
 }
 
 /* What one choice costs at scale, the communicator's layout made once as at its creation:
