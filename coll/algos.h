@@ -64,6 +64,11 @@ GDC_COLL_BUILDER(gdc_coll_scatter_binomial);
 /* Every rank on one node, shared memory there, host buffers (phase/shm.c). */
 GDC_COLL_SUPPORTS(gdc_coll_shm_supports);
 
+/* Rings whose rounds fit in a call's message slots, each round needing its own
+ * (phase/ring.c): n - 1 rounds, or 2 (n - 1) for allreduce's reduce-scatter and allgather. */
+GDC_COLL_SUPPORTS(gdc_coll_ring_supports);
+GDC_COLL_SUPPORTS(gdc_coll_ring_twice_supports);
+
 /* The hierarchical algorithms (coll/hier/) and whether they apply: ranks on more than one
  * node (with one node they would only add steps to a flat algorithm). */
 GDC_COLL_BUILDER(gdc_coll_allreduce_hier_leader);

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "algos.h"
 #include "gdc_rt.h"
 
 /* Receive slots of the reduce-scatter: a round may receive while the previous ones are
@@ -48,6 +49,16 @@ gdc_coll_region_t gdc_coll_vec_chunk_at(const gdc_coll_sched_t *sched, const gdc
 
     return gdc_coll_rgn(sched, buf, base + gdc_coll_block_offset(bcount, chunks, c),
                         gdc_coll_block_count(bcount, chunks, c));
+}
+
+int gdc_coll_ring_supports(const gdc_coll_args_t *args)
+{
+    return (unsigned)(args->size - 1) <= GDC_COLL_MAX_SLOTS;
+}
+
+int gdc_coll_ring_twice_supports(const gdc_coll_args_t *args)
+{
+    return 2u * (unsigned)(args->size - 1) <= GDC_COLL_MAX_SLOTS;
 }
 
 int gdc_coll_ring_chunks(const gdc_coll_sched_t *sched, const gdc_coll_vec_t *vec, int rounds, int across)

@@ -13,7 +13,7 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_ALLREDUCE_RING] = {
         .id = GDC_COLL_ALGO_ALLREDUCE_RING, .coll = GDC_COLL_ALLREDUCE, .name = "ring",
         .desc = "pipelined ring reduce-scatter then ring allgather; bandwidth-optimal",
-        .build = gdc_coll_allreduce_ring},
+        .supports = gdc_coll_ring_twice_supports, .build = gdc_coll_allreduce_ring},
     [GDC_COLL_ALGO_ALLREDUCE_RECURSIVE_DOUBLING] = {
         .id = GDC_COLL_ALGO_ALLREDUCE_RECURSIVE_DOUBLING, .coll = GDC_COLL_ALLREDUCE, .name = "recursive_doubling",
         .desc = "log2(n) exchanges of the whole vector; latency-optimal for small messages",
@@ -67,7 +67,7 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_BCAST_SCATTER_ALLGATHER] = {
         .id = GDC_COLL_ALGO_BCAST_SCATTER_ALLGATHER, .coll = GDC_COLL_BCAST, .name = "scatter_allgather",
         .desc = "binomial scatter of blocks then ring allgather (van de Geijn); large messages",
-        .build = gdc_coll_bcast_scatter_allgather},
+        .supports = gdc_coll_ring_supports, .build = gdc_coll_bcast_scatter_allgather},
     [GDC_COLL_ALGO_BCAST_SHM] = {
         .id = GDC_COLL_ALGO_BCAST_SHM, .coll = GDC_COLL_BCAST, .name = "shm",
         .desc = "one node: the root's chunks through its shared memory, copied out by all",
@@ -97,11 +97,11 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .id = GDC_COLL_ALGO_REDUCE_SCATTER_GATHER, .coll = GDC_COLL_REDUCE, .name = "reduce_scatter_gather",
         .desc = "ring reduce-scatter then binomial gather of the blocks to the root; large "
                 "messages",
-        .build = gdc_coll_reduce_scatter_gather},
+        .supports = gdc_coll_ring_supports, .build = gdc_coll_reduce_scatter_gather},
     [GDC_COLL_ALGO_ALLGATHER_RING] = {
         .id = GDC_COLL_ALGO_ALLGATHER_RING, .coll = GDC_COLL_ALLGATHER, .name = "ring",
         .desc = "pipelined ring; n-1 rounds, bandwidth-optimal",
-        .build = gdc_coll_allgather_ring},
+        .supports = gdc_coll_ring_supports, .build = gdc_coll_allgather_ring},
     [GDC_COLL_ALGO_ALLGATHER_RECURSIVE_DOUBLING] = {
         .id = GDC_COLL_ALGO_ALLGATHER_RECURSIVE_DOUBLING, .coll = GDC_COLL_ALLGATHER, .name = "recursive_doubling",
         .desc = "log2(n) exchanges of doubling size (non-powers of two fold in)",
@@ -133,7 +133,7 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_REDUCE_SCATTER_RING] = {
         .id = GDC_COLL_ALGO_REDUCE_SCATTER_RING, .coll = GDC_COLL_REDUCE_SCATTER, .name = "ring",
         .desc = "pipelined ring reduce-scatter; n-1 rounds",
-        .build = gdc_coll_reduce_scatter_ring},
+        .supports = gdc_coll_ring_supports, .build = gdc_coll_reduce_scatter_ring},
     [GDC_COLL_ALGO_REDUCE_SCATTER_RECURSIVE_HALVING] = {
         .id = GDC_COLL_ALGO_REDUCE_SCATTER_RECURSIVE_HALVING, .coll = GDC_COLL_REDUCE_SCATTER, .name = "recursive_halving",
         .desc = "log2(n) rounds halving the vector (non-powers of two fold in)",

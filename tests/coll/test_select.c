@@ -14,12 +14,13 @@
 #include <cmocka.h>
 
 #include "builder.h"
+#include "engine/sched.h"
 #include "select/model.h"
 #include "select/select.h"
 #include "select/table.h"
 #include "gdc_rt.h"
 
-static int node_of[128];
+static int node_of[8192];
 
 static gdc_coll_args_t call(gdc_coll_type_t coll, size_t bytes, int n, int nodes)
 {
@@ -291,6 +292,30 @@ static void test_tuning_and_forcing(void **state)
     assert_int_equal(gdc_coll_select_init(&sel), GDC_SUCCESS);
 }
 
+/* A ring of more rounds than a call has message slots cannot be cut (it divided by zero
+ * when built, forced): it does not apply there, the next cheapest runs, and at the largest
+ * size it applies to, its schedule builds. */
+static void test_forced_ring_too_long(void **state)
+{
+    gdc_coll_args_t   a = call(GDC_COLL_ALLREDUCE, 1 << 20, 2049, 1);
+    gdc_coll_sched_t *sched;
+
+    (void)state;
+    sel.forced[GDC_COLL_ALLREDUCE] = "ring";
+    sel.forced[GDC_COLL_ALLGATHER] = "ring";
+    assert_int_equal(gdc_coll_select_init(&sel), GDC_SUCCESS);
+    assert_string_equal(chosen(GDC_COLL_ALLREDUCE, 1 << 20, 2049, 1, 0), "ring");
+    assert_string_not_equal(chosen(GDC_COLL_ALLREDUCE, 1 << 20, 2050, 1, 0), "ring");
+    assert_string_equal(chosen(GDC_COLL_ALLGATHER, 64, 4097, 1, 0), "ring");
+    assert_string_not_equal(chosen(GDC_COLL_ALLGATHER, 64, 4098, 1, 0), "ring");
+    gdc_coll_select_chunks(&a);
+    assert_int_equal(gdc_coll_sched_build(gdc_coll_algo_find(GDC_COLL_ALLREDUCE, "ring"), &a, &sched), GDC_SUCCESS);
+    gdc_coll_sched_free(sched);
+    sel.forced[GDC_COLL_ALLREDUCE] = NULL;
+    sel.forced[GDC_COLL_ALLGATHER] = NULL;
+    assert_int_equal(gdc_coll_select_init(&sel), GDC_SUCCESS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -302,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_selection_pcie_nodes),
         cmocka_unit_test_setup(test_selection_default_nodes, setup_default),
         cmocka_unit_test_setup(test_forced_hier_on_one_node, setup_default),
+        cmocka_unit_test_setup(test_forced_ring_too_long, setup_default),
         cmocka_unit_test(test_profile_errors),
         cmocka_unit_test_setup(test_tuning_and_forcing, setup_default),
     };
