@@ -186,36 +186,50 @@ static int parse_line(char *line, gdc_rt_calib_numbers_t *n, unsigned *seen)
     return -1;
 }
 
-gdc_status_t gdc_rt_calib_read(const char *path, gdc_rt_calib_numbers_t *n)
+gdc_status_t gdc_rt_calib_read_stream(FILE *f, const char *where, gdc_rt_calib_numbers_t *n)
 {
-    FILE    *f = fopen(path, "r");
     char     line[256];
     int      lineno = 0;
     unsigned seen   = 0;
 
     memset(n, 0, sizeof(*n));
-    if (f == NULL) {
-        GDC_LOG_WARN("calibration: cannot read %s: %s", path, strerror(errno));
-        return GDC_ERR_INVALID_ARG;
-    }
     while (fgets(line, sizeof(line), f) != NULL) {
         lineno++;
+        /* a line longer than the buffer would come back in pieces, and a key at the end of
+         * a long comment would be read as a line of its own */
+        if (strchr(line, '\n') == NULL && !feof(f)) {
+            GDC_LOG_WARN("calibration: %s:%d: line longer than %zu characters", where, lineno, sizeof(line) - 2);
+            return GDC_ERR_INVALID_ARG;
+        }
         if (parse_line(line, n, &seen) != 0) {
             GDC_LOG_WARN("calibration: %s:%d: expected \"KEY NUMBER\" with a key of copy_GBs, reduce_GBs, "
                          "signal_us, cma_GBs, ucx_shm_us, ucx_shm_GBs and a number from 0 to %g",
-                         path, lineno, CALIB_MAX_VALUE);
-            fclose(f);
+                         where, lineno, CALIB_MAX_VALUE);
             return GDC_ERR_INVALID_ARG;
         }
     }
-    fclose(f);
     if (seen != (1u << NUM_FIELDS) - 1) {
         GDC_LOG_WARN("calibration: %s lacks some of copy_GBs, reduce_GBs, signal_us, cma_GBs, ucx_shm_us, "
                      "ucx_shm_GBs",
-                     path);
+                     where);
         return GDC_ERR_INVALID_ARG;
     }
     return GDC_SUCCESS;
+}
+
+gdc_status_t gdc_rt_calib_read(const char *path, gdc_rt_calib_numbers_t *n)
+{
+    FILE        *f = fopen(path, "r");
+    gdc_status_t status;
+
+    if (f == NULL) {
+        memset(n, 0, sizeof(*n));
+        GDC_LOG_WARN("calibration: cannot read %s: %s", path, strerror(errno));
+        return GDC_ERR_INVALID_ARG;
+    }
+    status = gdc_rt_calib_read_stream(f, path, n);
+    fclose(f);
+    return status;
 }
 
 /* ---------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* What one node measured; 0 where a probe could not run (the model keeps its own number). */
 typedef struct gdc_rt_calib_numbers {
@@ -57,8 +58,10 @@ int gdc_rt_calib_cache_path(char *buf, size_t len);
 
 /* Write numbers to path (atomically: a temporary file renamed), creating its directory. */
 gdc_status_t gdc_rt_calib_write(const char *path, const gdc_rt_calib_numbers_t *n, const char *how);
-/* Read a calibration file; GDC_ERR_INVALID_ARG (logged with the line) when it is not one. */
+/* Read a calibration file; GDC_ERR_INVALID_ARG (logged with the line) when it is not one.
+ * The same from an open stream; where names it in messages. */
 gdc_status_t gdc_rt_calib_read(const char *path, gdc_rt_calib_numbers_t *n);
+gdc_status_t gdc_rt_calib_read_stream(FILE *f, const char *where, gdc_rt_calib_numbers_t *n);
 
 /* Fold other into worst, number by number: the lower bandwidth, the higher latency; an
  * unmeasured number (0) on either side leaves it unmeasured. */

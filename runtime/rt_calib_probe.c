@@ -24,7 +24,7 @@
 #define PROBE_REPEATS   9
 #define PROBE_DEADLINE  3.0 /* seconds any one wait of a probe may take */
 #define PROBE_BATCHES   9 /* round trips are timed in batches: the median batch counts */
-#define SIGNAL_TRIPS    2000
+#define SIGNAL_TRIPS    500
 #define UCX_SMALL_TRIPS 300
 #define UCX_LARGE_BYTES ((size_t)32 << 20)
 #define UCX_ADDR_MAX    16384
@@ -51,14 +51,19 @@ static double median(double *v, int n)
     return v[n / 2];
 }
 
-/* Wait until *flag reaches value; 0 when it did before the deadline. */
+/* Wait until *flag reaches value; 0 when it did before the deadline. A partner that does
+ * not answer within a thousand spins is not running: the core is given up to it (on a
+ * loaded node a spinning pair would trade whole time slices). */
 static int wait_for(atomic_ulong *flag, unsigned long value, double deadline)
 {
     int spins = 0;
 
     while (atomic_load_explicit(flag, memory_order_acquire) < value) {
-        if (++spins % 1024 == 0 && gdc_wtime() > deadline) {
-            return -1;
+        if (++spins % 1024 == 0) {
+            if (gdc_wtime() > deadline) {
+                return -1;
+            }
+            sched_yield();
         }
     }
     return 0;
@@ -216,7 +221,7 @@ static double kernel_parent(probe_shared_t *sh, pid_t child, void *arg)
 
 static void signal_child(probe_shared_t *sh, void *arg)
 {
-    double deadline = gdc_wtime() + PROBE_DEADLINE;
+    double deadline = gdc_wtime() + PROBE_BATCHES * PROBE_DEADLINE;
 
     (void)arg;
     for (unsigned long i = 1; i <= (unsigned long)SIGNAL_TRIPS * PROBE_BATCHES; i++) {
@@ -229,7 +234,7 @@ static void signal_child(probe_shared_t *sh, void *arg)
 
 static double signal_parent(probe_shared_t *sh, pid_t child, void *arg)
 {
-    double        deadline = gdc_wtime() + PROBE_DEADLINE, took[PROBE_BATCHES];
+    double        deadline = gdc_wtime() + PROBE_BATCHES * PROBE_DEADLINE, took[PROBE_BATCHES];
     unsigned long i        = 0;
 
     (void)child;
@@ -498,11 +503,13 @@ static double ucx_parent(probe_shared_t *sh, pid_t child, void *arg)
     GDC_LOG_DEBUG("calibration: UCX 8 B round trip %.2f us; exchanges of 4K, 64K, 1M, 32M both ways: %.2f, %.2f, "
                   "%.1f, %.0f us",
                   took[NUM_EXCHANGE_SIZES] * 1e6, took[0] * 1e6, took[1] * 1e6, took[2] * 1e6, took[3] * 1e6);
-    n->ucx_shm_us = took[NUM_EXCHANGE_SIZES] / 2 * 1e6;
-    bandwidth     = fit_bandwidth(took, took[NUM_EXCHANGE_SIZES] / 2);
-    if (bandwidth <= 0) {
-        return 0;
+    bandwidth = fit_bandwidth(took, took[NUM_EXCHANGE_SIZES] / 2);
+    if (!(bandwidth > 0)) {
+        /* a loaded node: the small exchanges took less than the round trip; the largest
+         * alone still says what the link moves */
+        bandwidth = (double)UCX_LARGE_BYTES / took[NUM_EXCHANGE_SIZES - 1];
     }
+    n->ucx_shm_us  = took[NUM_EXCHANGE_SIZES] / 2 * 1e6;
     n->ucx_shm_gbs = bandwidth / 1e9;
     return 1;
 }

@@ -1,7 +1,7 @@
 # The fuzz build, driven by tests/fuzz/run.sh (which passes TOP, BUILD, CC, SOURCES,
 # DEPS_CFLAGS and DEPS_LIBS): every object compiled by clang with the sanitizers and
 # libFuzzer's coverage, the library as one archive, one program per target.
-TARGETS   = tuning profile env gdrun
+TARGETS   = tuning profile env gdrun calib
 SANITIZE  = -fsanitize=address,undefined -fno-sanitize-recover=all
 CFLAGS    = -std=c11 -g -O1 -fno-omit-frame-pointer $(SANITIZE) -fsanitize=fuzzer-no-link \
             -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Werror

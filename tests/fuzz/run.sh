@@ -9,6 +9,7 @@
 #   profile  a machine profile (GDC_PROFILE, gdinfo --profile)
 #   env      GDC_* values (input NAME=VALUE: every registered parameter, GDC_LINK_<CLASS>)
 #   gdrun    gdrun's command line (input: the arguments, each ended by a NUL byte)
+#   calib    a calibration file (GDC_CALIBRATION=FILE, gdinfo --calibrate's cache)
 # Default: all of them, 60 s each (-t; CI uses -t 20).
 #
 # Run it from the top of a configured tree (./configure with any compiler; the normal
@@ -38,7 +39,7 @@ while getopts t: flag; do
     esac
 done
 shift $((OPTIND - 1))
-targets=${*:-tuning profile env gdrun}
+targets=${*:-tuning profile env gdrun calib}
 
 top=$(pwd)
 fuzz=$top/tests/fuzz
@@ -106,7 +107,7 @@ run_target() {
 
 failed=""
 for t in $targets; do
-    [ -x "$build/fuzz_$t" ] || die "no target '$t' (tuning, profile, env, gdrun)"
+    [ -x "$build/fuzz_$t" ] || die "no target '$t' (tuning, profile, env, gdrun, calib)"
     run_target "$t" || failed="$failed $t"
 done
 if [ -n "$failed" ]; then

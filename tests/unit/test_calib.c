@@ -79,6 +79,15 @@ static void test_bad_files_are_refused(void **state)
         write_text(path, bad[i]);
         assert_int_equal(gdc_rt_calib_read(path, &got), GDC_ERR_INVALID_ARG);
     }
+    /* a comment too long for the reader's line: what follows where the reader cuts it
+     * (255 characters) must not be read as a line of its own, here the only ucx_shm_GBs */
+    {
+        char text[1024];
+        snprintf(text, sizeof(text), "#%0254d ucx_shm_GBs 99\ncopy_GBs 1\nreduce_GBs 1\nsignal_us 1\ncma_GBs 1\n"
+                                     "ucx_shm_us 1\n", 0);
+        write_text(path, text);
+        assert_int_equal(gdc_rt_calib_read(path, &got), GDC_ERR_INVALID_ARG);
+    }
     snprintf(path, sizeof(path), "%s/none", dir);
     assert_int_equal(gdc_rt_calib_read(path, &got), GDC_ERR_INVALID_ARG);
     /* comments and blank lines are fine */
