@@ -28,6 +28,8 @@ typedef struct gdc_coll_machine {
     double               copy_bw_gpu;
     double               step_overhead;  /* seconds of CPU per step (posting, bookkeeping) */
     double               signal_latency; /* a shared-memory counter seen by a peer, seconds */
+    double               switch_time;    /* a waiter's peer descheduled: what getting it a core costs */
+    int                  cores_per_node; /* 0: unknown (no oversubscription term) */
     int                  nics_per_node;  /* messages between nodes share these */
     int                  gpus_per_node;  /* for --plan on a described machine */
     /* which class a pair uses, by where it is: same node / other node, host / device memory */
@@ -68,6 +70,12 @@ gdc_status_t gdc_coll_predict(const gdc_coll_machine_t *m, const gdc_coll_algo_t
  * never under GDC_CHUNK_SIZE's default: on NVLink megabytes, where 256K would pay its
  * latency five times over. Set when the configuration leaves GDC_CHUNK_SIZE on auto. */
 void gdc_coll_machine_chunks(const gdc_coll_machine_t *m, gdc_coll_args_t *args);
+
+/* What a wait on a peer inside a node costs beyond the signal's or the message's latency:
+ * where the call's ranks share one node with fewer cores than ranks, the chance
+ * (1 - cores / ranks) that the peer is not running, times switch_time; else 0. Only for
+ * calls on one node: there every rank counts the same cores, so every rank prices alike. */
+double gdc_coll_machine_wait(const gdc_coll_machine_t *m, const gdc_coll_args_t *args);
 
 /* The class between ranks a and b of args on machine m. */
 gdc_link_class_t gdc_coll_machine_class(const gdc_coll_machine_t *m, const gdc_coll_args_t *args, int a, int b,

@@ -446,10 +446,11 @@ void gdc_coll_price_init(gdc_coll_price_t *p, const gdc_coll_machine_t *m, const
     p->n      = args->size;
     p->dev    = dev;
     p->o      = m->step_overhead;
-    p->sig    = m->signal_latency;
+    p->sig    = m->signal_latency + gdc_coll_machine_wait(m, args);
     p->gamma  = dev ? m->reduce_bw_gpu : m->reduce_bw;
     p->kappa  = dev ? m->copy_bw_gpu : m->copy_bw;
     p->in     = m->link[dev ? m->intra_device : m->intra_host];
+    p->in.latency += gdc_coll_machine_wait(m, args); /* a peer on an oversubscribed node */
     p->out    = m->link[dev ? m->inter_device : m->inter_host];
     p->nics   = m->nics_per_node > 0 ? m->nics_per_node : 1;
     p->dsize  = args->dsize > 0 ? args->dsize : 1;

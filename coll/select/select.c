@@ -11,6 +11,7 @@
 #include "gdc_coll.h"
 #include "gdc_rt.h"
 #include "rt_calib.h"
+#include "rt_topo.h"
 #include "select/price.h"
 #include "select/table.h"
 #include "select/tuning.h"
@@ -109,6 +110,10 @@ gdc_status_t gdc_coll_select_init(const gdc_coll_select_config_t *given)
     }
     if (config.profile == NULL && gdc_rt_calib.valid) {
         apply_calibration(&gdc_coll_machine, &gdc_rt_calib);
+    }
+    if (config.profile == NULL && gdc_rt_topo_my_node() != NULL) {
+        /* this node's cores, for calls whose ranks outnumber them (a profile says its own) */
+        gdc_coll_machine.cores_per_node = gdc_rt_topo_my_node()->num_cores;
     }
     if ((status = gdc_coll_machine_env(&gdc_coll_machine)) != GDC_SUCCESS) {
         return status;

@@ -2,6 +2,7 @@
  * The cost model and the choice it makes: predictions that follow from the machine's
  * numbers, selection tables for fixed profiles, the tuning file, forced algorithms.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include "builder.h"
 #include "engine/sched.h"
 #include "select/model.h"
+#include "select/price.h"
 #include "select/select.h"
 #include "select/table.h"
 #include "gdc_rt.h"
@@ -316,6 +318,47 @@ static void test_forced_ring_too_long(void **state)
     assert_int_equal(gdc_coll_select_init(&sel), GDC_SUCCESS);
 }
 
+/* Ranks that outnumber their node's cores wait for peers that are not running: each wait on
+ * a peer inside the node costs (1 - cores/ranks) x switch_time more, in the price and in the
+ * simulator alike. On this term, 4 ranks on 2 cores take the one-shot shm_direct for a 4 KiB
+ * allreduce (measured 2-3x faster there than shm, bench/RESULTS.md); without it, shm. */
+static gdc_coll_args_t on_shm(size_t bytes, int n)
+{
+    gdc_coll_args_t a = call(GDC_COLL_ALLREDUCE, bytes, n, 1);
+
+    a.shm_bytes = 2 << 20;
+    gdc_coll_select_chunks(&a);
+    return a;
+}
+
+static void test_oversubscribed_node(void **state)
+{
+    gdc_coll_args_t a = on_shm(4096, 4);
+
+    (void)state;
+    assert_true(gdc_coll_machine_wait(&gdc_coll_machine, &a) == 0); /* cores unknown */
+    assert_string_equal(gdc_coll_select(&a)->name, "shm");
+    gdc_coll_machine.cores_per_node = 2;
+    assert_true(fabs(gdc_coll_machine_wait(&gdc_coll_machine, &a) - 0.5 * gdc_coll_machine.switch_time) < 1e-12);
+    assert_string_equal(gdc_coll_select(&a)->name, "shm_direct");
+    for (int i = 0; i < 2; i++) {
+        const gdc_coll_algo_t *algo = gdc_coll_algo_find(GDC_COLL_ALLREDUCE, i == 0 ? "shm" : "shm_direct");
+        gdc_coll_prediction_t  sim;
+        double                 price;
+
+        assert_int_equal(gdc_coll_predict(&gdc_coll_machine, algo, &a, 0, &sim), GDC_SUCCESS);
+        assert_int_equal(gdc_coll_price(&gdc_coll_machine, algo, &a, NULL, &price), GDC_SUCCESS);
+        print_message("# %s, 4 KiB on 4 ranks, 2 cores: price %.2f us, simulator %.2f us\n", algo->name, price * 1e6,
+                      sim.seconds * 1e6);
+        assert_true(price > 0.9 * sim.seconds && price < 1.1 * sim.seconds);
+    }
+    a = on_shm(4096, 2);
+    assert_true(gdc_coll_machine_wait(&gdc_coll_machine, &a) == 0); /* a core each */
+    a = call(GDC_COLL_ALLREDUCE, 4096, 8, 2);
+    assert_true(gdc_coll_machine_wait(&gdc_coll_machine, &a) == 0); /* several nodes: no term */
+    gdc_coll_machine.cores_per_node = 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -328,6 +371,7 @@ int main(void)
         cmocka_unit_test_setup(test_selection_default_nodes, setup_default),
         cmocka_unit_test_setup(test_forced_hier_on_one_node, setup_default),
         cmocka_unit_test_setup(test_forced_ring_too_long, setup_default),
+        cmocka_unit_test_setup(test_oversubscribed_node, setup_default),
         cmocka_unit_test(test_profile_errors),
         cmocka_unit_test_setup(test_tuning_and_forcing, setup_default),
     };

@@ -33,6 +33,7 @@ static void check_machine(const gdc_coll_machine_t *m)
     FUZZ_CHECK(finite_positive(m->reduce_bw) && finite_positive(m->reduce_bw_gpu));
     FUZZ_CHECK(finite_positive(m->copy_bw) && finite_positive(m->copy_bw_gpu));
     FUZZ_CHECK(finite_nonnegative(m->step_overhead) && finite_nonnegative(m->signal_latency));
+    FUZZ_CHECK(finite_nonnegative(m->switch_time) && m->cores_per_node >= 0);
     FUZZ_CHECK(m->nics_per_node >= 1 && m->gpus_per_node >= 0);
     FUZZ_CHECK((unsigned)m->intra_host < GDC_LINK_NUM_CLASSES && (unsigned)m->intra_device < GDC_LINK_NUM_CLASSES);
     FUZZ_CHECK((unsigned)m->inter_host < GDC_LINK_NUM_CLASSES && (unsigned)m->inter_device < GDC_LINK_NUM_CLASSES);
