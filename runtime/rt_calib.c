@@ -246,23 +246,20 @@ static int calibration_auto(void)
     return strcmp(gdc_rt_calib_setting, "auto") == 0;
 }
 
-static int lock_file(const char *path, char *lock, size_t len)
+/* The lock beside the calibration file at path, opened (made where missing); -1 on error. */
+static int lock_file(const char *path)
 {
-    int fd;
+    char lock[PATH_MAX + 8];
 
-    snprintf(lock, len, "%s.lock", path);
-    if (make_parent(lock) != 0) {
-        return -1;
-    }
-    fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    return fd;
+    snprintf(lock, sizeof(lock), "%s.lock", path);
+    return make_parent(lock) == 0 ? open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600) : -1;
 }
 
 /* The winner of the host's lock probes and writes the file; the others go on at once
  * (the node's first rank waits for the file later, in gdc_rt_calib_publish). */
 gdc_status_t gdc_rt_calib_prepare(void)
 {
-    char                   path[PATH_MAX], lock[PATH_MAX + 8];
+    char                   path[PATH_MAX];
     gdc_rt_calib_numbers_t n;
     double                 start;
     int                    fd;
@@ -270,7 +267,7 @@ gdc_status_t gdc_rt_calib_prepare(void)
     if (!calibration_auto() || gdc_rt_calib_cache_path(path, sizeof(path)) != 0 || access(path, R_OK) == 0) {
         return GDC_SUCCESS;
     }
-    fd = lock_file(path, lock, sizeof(lock));
+    fd = lock_file(path);
     if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
         if (fd >= 0) {
             close(fd);
@@ -291,8 +288,7 @@ gdc_status_t gdc_rt_calib_prepare(void)
 /* Wait (bounded) for the host's prober to let go of the file's lock. */
 static void wait_for_prober(const char *path)
 {
-    char   lock[PATH_MAX + 8];
-    int    fd       = lock_file(path, lock, sizeof(lock));
+    int    fd       = lock_file(path);
     double deadline = gdc_wtime() + CALIB_LOCK_WAIT;
 
     if (fd < 0) {
@@ -378,9 +374,11 @@ void gdc_rt_calib_agree(void)
             memset(&rec, 0, sizeof(rec));
         }
         if (!rec.valid) {
-            GDC_LOG_INFO("calibration: node %s has no measured costs (gdinfo --calibrate measures them): every "
-                         "rank prices with the built-in numbers",
-                         gdc_rt_boot.node_names[node]);
+            if (gdc_rt_boot.rank == 0) {
+                GDC_LOG_INFO("calibration: node %s has no measured costs (gdinfo --calibrate measures them): "
+                             "every rank prices with the built-in numbers",
+                             gdc_rt_boot.node_names[node]);
+            }
             memset(&gdc_rt_calib, 0, sizeof(gdc_rt_calib));
             return;
         }
