@@ -200,10 +200,25 @@ for r in $(random_in 0 $((n - 1))) $(random_in 0 $((n - 1))); do
         exited3=$(grep -c '^[0-9]* Exited with exit code 3$' "$out.tasks")
         by_slurm=$(grep -v "^$r " "$out.tasks" | grep -Ec '^[0-9]+ (Killed|Terminated)$')
         aborted=$(grep -Ec '^[0-9]+ Aborted$' "$out.tasks")
-        [ "$rc" != 0 ] && [ "$rc" != 124 ] && within "$ended" 0 "$bound" &&
-            grep -qx "$r Killed" "$out.tasks" && grep -Eq "^gdc\[[0-9]+\] error: rank $r failed \(" "$out" &&
-            [ "$by_gdc" -ge "$exited3" ] && [ $((exited3 + by_slurm + aborted)) = $((n - 1)) ] &&
-            [ "$(sort -un "$out.tasks" | wc -l)" = "$n" ] && ! grep -q ' steps: ' "$out" && nothing_left 10 noshm && ok=0
+        # The rank gdc names is r, or a rank of r's node that UCX aborted first: a peer
+        # that lost its connection to that one fails on it before it could see r's death.
+        dead=$(printf '%s\n' "$r" $(sed -n 's/^\([0-9]*\) Aborted$/\1/p' "$out.tasks") | paste -sd '|')
+        why=
+        [ "$rc" != 0 ] && [ "$rc" != 124 ] || why="srun exited with $rc"
+        within "$ended" 0 "$bound" || why="$why; srun ended ${ended}s after the fault"
+        grep -qx "$r Killed" "$out.tasks" || why="$why; srun does not say task $r was killed"
+        grep -Eq "^gdc\[[0-9]+\] error: rank ($dead) failed \(" "$out" ||
+            why="$why; no 'rank R failed' line names rank $r or an aborted rank"
+        [ "$by_gdc" -ge "$exited3" ] || why="$why; $exited3 exited with 3, but only $by_gdc calls returned -6"
+        [ $((exited3 + by_slurm + aborted)) = $((n - 1)) ] || why="$why; survivors not all accounted for"
+        [ "$(sort -un "$out.tasks" | wc -l)" = "$n" ] || why="$why; srun does not name every task's end"
+        ! grep -q ' steps: ' "$out" || why="$why; a rank printed its summary (exit 0)"
+        [ -z "$why" ] && nothing_left 10 noshm && ok=0
+        if [ -n "$why" ]; then
+            echo "case (a) failed:$why" | sed 's/:;/:/' >>"$out"
+            grep -E "^gdc\[[0-9]+\] error: rank [0-9]+ failed \(" "$out" | head -n 20 >>"$out"
+            sed 's/^/task /' "$out.tasks" >>"$out"
+        fi
         rm -f "$out.tasks"
     else
         finish_step 0
