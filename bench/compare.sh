@@ -129,9 +129,10 @@ echo "Run: \`$invocation\`"
 echo
 if [ -x "$membw" ]; then
     "$membw" >"$work/membw" 2>&1
-    echo "Memory-bandwidth floor (bench/membw, 64 MiB, one core): memcpy" \
-        "$(awk '$1 == "memcpy_gbps" { print $2 }' "$work/membw") GB/s," \
-        "float y += x $(awk '$1 == "float_sum_gbps" { print $2 }' "$work/membw") GB/s of input."
+    field() { awk -v k="$1" '$1 == k { print $2 }' "$work/membw"; }
+    echo "Memory-bandwidth floor (bench/membw, 64 MiB): one core: memcpy $(field memcpy_gbps) GB/s," \
+        "float y += x $(field float_sum_gbps) GB/s of input; all $(field cores) cores at once: memcpy" \
+        "$(field memcpy_all_gbps) GB/s, float y += x $(field float_sum_all_gbps) GB/s."
     echo
 fi
 echo "Median of $reps runs each, interleaved; time is gdbench's Avg Latency(us) (for bw and"

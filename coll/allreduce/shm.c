@@ -4,7 +4,8 @@
  * rank reduces its own part from its input and the peers' copies, publishes the result in
  * its segment and its output, and copies the other parts' results from their owners.
  * Memory traffic per rank is about one read of the input and one write of the output, the
- * rest stays in cache when chunks are small (GDC_SHM_CHUNK): the fast path for large
+ * rest stays in cache when parts are small (each part up to GDC_SHM_CHUNK: a chunk is n
+ * of them, so every copy and reduction is a whole pipelining unit): the fast path for large
  * messages inside a node.
  *
  * Segment layout, double buffered by chunk parity s: in[s][p] (part p of the chunk, as
@@ -43,10 +44,8 @@ GDC_COLL_BUILDER(gdc_coll_allreduce_shm)
     if (copied == NULL) {
         return GDC_ERR_NO_MEMORY;
     }
-    /* a chunk needs n input parts and one result part, twice */
     l.n     = n;
-    l.chunk = gdc_coll_shm_chunk_elems(args, 1) * (size_t)n / (size_t)(n + 1) / (size_t)n * (size_t)n;
-    l.chunk = l.chunk >= (size_t)n ? l.chunk : (size_t)n; /* parts of equal size: the slots fit */
+    l.chunk = gdc_coll_shm_allreduce_chunk_elems(args);
     l.part  = gdc_coll_block_count(l.chunk, n, 0) * args->dsize;
     nchunks = (args->count + l.chunk - 1) / l.chunk;
     /* before writing anything in my segment: everyone is done reading it in the calls

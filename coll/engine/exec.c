@@ -31,13 +31,22 @@ gdc_status_t gdc_coll_exec_init(gdc_coll_exec_t *exec, const gdc_coll_sched_t *s
     return GDC_SUCCESS;
 }
 
+/* An output larger than the cache: writing it around the cache saves reading it first,
+ * where memory is what bounds the call. An allreduce is bound by its cores' passes over the
+ * data (copy in, reduce, copy out) instead, and a non-temporal copy costs the core more
+ * than it saves there (bench/RESULTS.md, 2026-12-03: a 16 MiB allreduce takes 0.87x as long
+ * unstreamed on 2 and 4 ranks of the 2-core VM, where bcast and allgather gain 0.8x from it). */
+static int stream_worth(const gdc_coll_args_t *args)
+{
+    return args->coll != GDC_COLL_ALLREDUCE && gdc_coll_output_bytes(args) >= args->config->stream_bytes;
+}
+
 void gdc_coll_exec_reset(gdc_coll_exec_t *exec, char *const base[GDC_COLL_NUM_BUFS])
 {
     const gdc_coll_sched_t *sched = exec->sched;
 
     memcpy(exec->base, base, sizeof(exec->base));
-    /* an output larger than the cache: writing it around the cache saves reading it first */
-    exec->stream_output = gdc_coll_output_bytes(&sched->args) >= sched->args.config->stream_bytes;
+    exec->stream_output = stream_worth(&sched->args);
     exec->queue_head = exec->queue_tail = 0;
     exec->num_inflight = exec->num_done = 0;
     exec->status                        = GDC_SUCCESS;

@@ -41,6 +41,11 @@ size_t gdc_coll_shm_chunk_elems(const gdc_coll_args_t *args, size_t slots_per_ch
     return elems > 0 ? elems : 1;
 }
 
+size_t gdc_coll_shm_allreduce_chunk_elems(const gdc_coll_args_t *args)
+{
+    return gdc_coll_shm_chunk_elems(args, (size_t)args->size + 1) * (size_t)args->size;
+}
+
 int gdc_coll_shm_wait_all(gdc_coll_sched_t *sched, int counter, uint32_t value, int dep)
 {
     return wait_all_back(sched, counter, value, 0, dep);

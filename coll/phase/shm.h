@@ -54,5 +54,9 @@ int gdc_coll_shm_wait_free(gdc_coll_sched_t *sched, int ring, uint32_t prior, in
  * `slots_per_chunk` copies of a chunk must fit twice (double buffering) in a segment.
  * At least 1. */
 size_t gdc_coll_shm_chunk_elems(const gdc_coll_args_t *args, size_t slots_per_chunk);
+/* allreduce shm's chunk, in elements: one part per rank, each part a pipelining unit (a
+ * rank copies, reduces and collects whole parts), n + 1 slots of a part fitting twice in
+ * the segment. A multiple of the rank count. */
+size_t gdc_coll_shm_allreduce_chunk_elems(const gdc_coll_args_t *args);
 
 #endif

@@ -483,8 +483,7 @@ static double alltoall_shm(const gdc_coll_price_t *p)
 
 static double allreduce_shm(const gdc_coll_price_t *p)
 {
-    size_t elems  = gdc_coll_shm_chunk_elems(p->args, 1) * (size_t)p->n / (size_t)(p->n + 1) / (size_t)p->n * (size_t)p->n;
-    double chunk  = bytes_of(p, elems >= (size_t)p->n ? elems : (size_t)p->n);
+    double chunk  = bytes_of(p, gdc_coll_shm_allreduce_chunk_elems(p->args));
     double bytes  = bytes_of(p, p->args->count);
     double chunks = ceil(bytes / chunk), part = bytes / chunks / p->n;
     /* a chunk of fewer elements than ranks leaves some parts empty: no result to copy */
