@@ -430,6 +430,20 @@ gdc_link_class_t gdc_coll_machine_class(const gdc_coll_machine_t *m, const gdc_c
  * The timed run
  */
 
+/* A link's receive side (a NIC's, or a rank's own inside the node): the spans it is
+ * booked, in time order. A message takes the first gap it fits from when it can start,
+ * which may come before spans booked for messages that were sent earlier but start later
+ * (behind their own sender's queue): a link receiving from several others interleaves
+ * them, it does not idle for a message still queued elsewhere. */
+typedef struct model_span {
+    double start, end;
+} model_span_t;
+
+typedef struct model_rx {
+    model_span_t *spans;
+    uint32_t      len, cap;
+} model_rx_t;
+
 /* A shared-memory counter in the model: when it reached each value, and who waits. */
 typedef struct model_waiter {
     int                  rank;
@@ -450,7 +464,8 @@ typedef struct model_rank {
     uint32_t         *waiting;
     double           *ready;
     double            cpu_free;
-    double            tx_free, rx_free; /* its own links inside the node, each way */
+    double            tx_free; /* its own link inside the node, sending */
+    model_rx_t        rx;      /* and receiving */
     model_counter_t   counters[GDC_RT_SHM_COUNTERS];
     int               local_index;  /* among the ranks of its node: picks its NIC */
 } model_rank_t;
@@ -475,6 +490,7 @@ typedef struct model_post {
 
 #define MODEL_BUCKETS 4096
 
+
 typedef struct model {
     const gdc_coll_machine_t *m;
     const gdc_coll_args_t    *args;
@@ -485,7 +501,10 @@ typedef struct model {
     size_t                    heap_len, heap_cap;
     uint64_t                  pushed;
     model_post_t             *posts[MODEL_BUCKETS];
-    double                   *nic_tx, *nic_rx; /* [nodes * nics] */
+    double                   *nic_tx; /* [nodes * nics]: when each NIC's send queue is free */
+    model_rx_t               *nic_rx; /* [nodes * nics] */
+    int                       num_nics;
+    double                    now;    /* of the event running: no span ending before it matters */
     double                    finish;
     unsigned                  done_steps;
     gdc_coll_prediction_t    *out;
@@ -594,35 +613,77 @@ static void post(model_t *md, int src, int dst, uint32_t slot, int is_send, doub
     *b    = p;
 }
 
+/* The start of the first gap of len from earliest in rx, booked; -1 when out of memory. */
+static double book_rx(model_t *md, model_rx_t *rx, double earliest, double len)
+{
+    uint32_t gone = 0, i;
+    double   start = earliest;
+
+    while (gone < rx->len && rx->spans[gone].end <= md->now) {
+        gone++;
+    }
+    if (gone > 0) {
+        rx->len -= gone;
+        memmove(rx->spans, rx->spans + gone, rx->len * sizeof(*rx->spans));
+    }
+    for (i = 0; i < rx->len; i++) {
+        if (rx->spans[i].end <= start) {
+            continue;
+        }
+        if (rx->spans[i].start >= start + len) {
+            break;
+        }
+        start = rx->spans[i].end;
+    }
+    if (rx->len == rx->cap) {
+        uint32_t      cap   = rx->cap > 0 ? 2 * rx->cap : 8;
+        model_span_t *spans = realloc(rx->spans, cap * sizeof(*spans));
+        if (spans == NULL) {
+            md->status = GDC_ERR_NO_MEMORY;
+            return -1;
+        }
+        rx->spans = spans;
+        rx->cap   = cap;
+    }
+    memmove(rx->spans + i + 1, rx->spans + i, (rx->len - i) * sizeof(*rx->spans));
+    rx->spans[i] = (model_span_t){start, start + len};
+    rx->len++;
+    return start;
+}
+
 /* When a message of len bytes from a, ready at t, is all there at b. A link carries one
  * message at a time each way, latency overlapping: messages between nodes queue on the
- * sender's and the receiver's NIC, messages inside a node on the two ranks' own links. */
+ * sender's NIC and take the receiver's NIC's first free gap, messages inside a node queue
+ * on the two ranks' own links. */
 static double arrival(model_t *md, int a, int b, size_t len, double t)
 {
     const gdc_coll_machine_t  *m   = md->m;
     gdc_link_class_t           cls = gdc_coll_machine_class(m, md->args, a, b, md->on_device);
     const gdc_coll_link_cost_t *lc = &m->link[cls];
     double                     xfer = (double)len / lc->bandwidth;
+    double                     start;
 
     md->out->bytes[cls] += (double)len;
     md->out->messages[cls]++;
-    double *tx, *rx, start;
-
     if (cls == GDC_LINK_NET || cls == GDC_LINK_NET_GDR) {
-        int nics = m->nics_per_node;
-        tx       = &md->nic_tx[md->args->node_of[a] * nics + md->ranks[a].local_index % nics];
-        rx       = &md->nic_rx[md->args->node_of[b] * nics + md->ranks[b].local_index % nics];
-    } else {
-        tx = &md->ranks[a].tx_free;
-        rx = &md->ranks[b].rx_free;
+        int     nics = m->nics_per_node;
+        double *tx   = &md->nic_tx[md->args->node_of[a] * nics + md->ranks[a].local_index % nics];
+
+        /* the sender's NIC is busy while it sends, the receiver's while it receives; a busy
+         * receiver delays the arrival, not the sender's next message */
+        start = t > *tx ? t : *tx;
+        *tx   = start + xfer;
+        start = book_rx(md, &md->nic_rx[md->args->node_of[b] * nics + md->ranks[b].local_index % nics], start, xfer);
+        return start + lc->latency + xfer;
     }
-    /* the sender's link is busy while it sends, the receiver's while it receives; a busy
-     * receiver delays the arrival, not the sender's next message */
-    start = t > *tx ? t : *tx;
-    *tx   = start + xfer;
-    start = start > *rx ? start : *rx;
-    *rx   = start + xfer;
-    return start + lc->latency + (tx == &md->ranks[a].tx_free ? md->wait : 0) + xfer;
+    {
+        double *tx = &md->ranks[a].tx_free;
+
+        start = t > *tx ? t : *tx;
+        *tx   = start + xfer;
+        start = book_rx(md, &md->ranks[b].rx, start, xfer);
+        return start + lc->latency + md->wait + xfer;
+    }
 }
 
 static double local_cost(const model_t *md, const gdc_coll_step_t *step)
@@ -752,6 +813,7 @@ static void model_free(model_t *md, int n)
         gdc_coll_sched_free(md->ranks[r].sched);
         free(md->ranks[r].waiting);
         free(md->ranks[r].ready);
+        free(md->ranks[r].rx.spans);
         for (int c = 0; c < GDC_RT_SHM_COUNTERS; c++) {
             model_counter_t *mc = &md->ranks[r].counters[c];
             free(mc->reached);
@@ -772,6 +834,9 @@ static void model_free(model_t *md, int n)
     free(md->ranks);
     free(md->heap);
     free(md->nic_tx);
+    for (int q = 0; md->nic_rx != NULL && q < md->num_nics; q++) {
+        free(md->nic_rx[q].spans);
+    }
     free(md->nic_rx);
 }
 
@@ -782,8 +847,9 @@ static gdc_status_t build_ranks(model_t *md, const gdc_coll_algo_t *algo)
     int                   *seen  = calloc((size_t)nodes, sizeof(int));
 
     md->ranks  = calloc((size_t)args->size, sizeof(model_rank_t));
-    md->nic_tx = calloc((size_t)nodes * (size_t)md->m->nics_per_node, sizeof(double));
-    md->nic_rx = calloc((size_t)nodes * (size_t)md->m->nics_per_node, sizeof(double));
+    md->num_nics = nodes * md->m->nics_per_node;
+    md->nic_tx   = calloc((size_t)md->num_nics, sizeof(double));
+    md->nic_rx   = calloc((size_t)md->num_nics, sizeof(model_rx_t));
     if (seen == NULL || md->ranks == NULL || md->nic_tx == NULL || md->nic_rx == NULL) {
         free(seen);
         return GDC_ERR_NO_MEMORY;
@@ -835,6 +901,7 @@ gdc_status_t gdc_coll_predict(const gdc_coll_machine_t *m, const gdc_coll_algo_t
     status       = build_ranks(&md, algo);
     while (status == GDC_SUCCESS && md.status == GDC_SUCCESS && md.heap_len > 0) {
         model_event_t ev = heap_pop(&md);
+        md.now           = ev.time;
         run_step(&md, &ev);
     }
     if (status == GDC_SUCCESS && md.status != GDC_SUCCESS) {

@@ -311,23 +311,12 @@ static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
 #define A2A_WINDOW 8
 
 /* Every rank sends every other a block: its own link carries those for its node, the node's
- * NICs all its ranks' blocks for the other nodes. A sender books its link for a window of
- * messages at once, in the order it sends them, and a receiver's link taken by another
- * sender leaves a gap: k messages on one link take about k + min(k, window) - 1 transfer
- * times (the simulator's link rules). */
-static double busy_links(double messages)
-{
-    return messages <= 1 ? messages : messages + (messages < A2A_WINDOW ? messages : A2A_WINDOW) - 1;
-}
-
-/* Transfer times on the busiest NIC of a node of `local` ranks: its ranks' blocks for the
- * other nodes; a rank alone on its NIC meets the busy receivers as on its own link. */
+ * NICs all its ranks' blocks for the other nodes, a window of sends at a time. A receiving
+ * link fills its gaps (the simulator's link rules), so none is lost to the order of sends.
+ * Here: transfer times on the busiest NIC of a node of `local` ranks. */
 static double nic_load(const gdc_coll_price_t *p, int local)
 {
-    double ranks = ceil((double)local / (p->nics < local ? p->nics : local));
-    double msgs  = ranks * (p->n - local);
-
-    return ranks == 1 ? busy_links(msgs) : msgs;
+    return ceil((double)local / (p->nics < local ? p->nics : local)) * (p->n - local);
 }
 
 static double alltoall_pairwise(const gdc_coll_price_t *p)
@@ -335,7 +324,7 @@ static double alltoall_pairwise(const gdc_coll_price_t *p)
     double block = bytes_of(p, p->args->count), local = p->lay->max_local;
     double lat   = p->lay->nodes > 1 ? p->out.latency : p->in.latency;
     double bw    = p->lay->nodes > 1 ? p->out.bandwidth : p->in.bandwidth;
-    double in    = busy_links(local - 1) * block / p->in.bandwidth;
+    double in    = (local - 1) * block / p->in.bandwidth;
     double out   = p->lay->nodes > 1 ? max2(nic_load(p, p->lay->max_local), nic_load(p, p->lay->min_local)) * block /
                                         p->out.bandwidth
                                     : 0;
