@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@
 typedef struct gdc_rt_peer {
     ucp_ep_h ep;
     int      failed;
-    int      watched;  /* on this node without UCX error handling: liveness checked by pid */
+    int      watched;  /* on this node: liveness checked by pid */
     pid_t    pid;
     unsigned checked_round;
     char     transports[96];
@@ -27,9 +28,10 @@ typedef struct gdc_rt_peer {
 typedef struct gdc_rt_address_header {
     uint32_t magic;
     int32_t  pid;
+    uint64_t pid_space; /* whose pids these are: host_pid_space(), 0 if unknown */
 } gdc_rt_address_header_t;
 
-#define GDC_RT_ADDRESS_MAGIC 0x67616464u /* "gadd" */
+#define GDC_RT_ADDRESS_MAGIC 0x67616465u /* "gade" */
 
 static struct {
     ucp_context_h  context;
@@ -38,6 +40,8 @@ static struct {
     size_t         address_len;
     gdc_rt_peer_t *peers; /* [world size] */
     int            handles_cuda;
+    int            shm_error_handling; /* UCX keeps shared memory on endpoints with error handling */
+    uint64_t       pid_space;          /* host_pid_space() */
     char           version[32];
 } ucx;
 
@@ -47,12 +51,38 @@ static gdc_status_t ucx_error(const char *what, ucs_status_t status)
     return GDC_ERR_TRANSPORT;
 }
 
+/* UCX leaves its shared-memory transports out of an endpoint with peer error handling
+ * unless their ERROR_HANDLING option is on; with it on they check a peer's liveness
+ * through its shared-memory file. Turned on here unless the user set it: then a peer of
+ * this node gets UCX's error handling too, and a peer that dies while this rank reads its
+ * memory is a failed peer (GDC_ERR_PEER_FAILED), not an abort inside UCX's cross-memory
+ * attach. UCX reads transport options from the environment only (ucp_config_modify does
+ * not reach them in UCX 1.13), so that is where they are set, before ucp_init. */
+static void keep_shm_with_error_handling(void)
+{
+    static const char *const options[] = {"UCX_POSIX_ERROR_HANDLING", "UCX_SYSV_ERROR_HANDLING"};
+
+    ucx.shm_error_handling = 1;
+    for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+        const char *set = getenv(options[i]);
+
+        if (set != NULL) {
+            ucx.shm_error_handling &= set[0] == 'y' || set[0] == 'Y' || set[0] == '1';
+        } else if (setenv(options[i], "y", 0) != 0) {
+            GDC_LOG_WARN("cannot set %s=y (%s): peers on this node are watched by pid, without UCX's error "
+                         "handling", options[i], strerror(errno));
+            ucx.shm_error_handling = 0;
+        }
+    }
+}
+
 static gdc_status_t create_context(void)
 {
     ucp_params_t  params;
     ucp_config_t *config;
     ucs_status_t  status;
 
+    keep_shm_with_error_handling();
     status = ucp_config_read(NULL, NULL, &config);
     if (status != UCS_OK) {
         return ucx_error("config read", status);
@@ -108,6 +138,34 @@ static gdc_status_t create_worker(void)
     return GDC_SUCCESS;
 }
 
+/* Where a pid means the same process as here: the kernel's boot (this host) and the pid
+ * namespace. Emulated nodes of one host share it, so their ranks can watch each other's
+ * pids as well; 0 when it cannot be told. */
+static uint64_t host_pid_space(void)
+{
+    char        boot[64] = "";
+    struct stat ns;
+    FILE       *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    uint64_t    h = 1469598103934665603ull; /* FNV-1a */
+
+    if (f == NULL) {
+        return 0;
+    }
+    if (fgets(boot, sizeof(boot), f) == NULL) {
+        boot[0] = '\0';
+    }
+    fclose(f);
+    if (boot[0] == '\0' || stat("/proc/self/ns/pid", &ns) != 0) {
+        return 0;
+    }
+    for (const char *c = boot; *c != '\0' && *c != '\n'; c++) {
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    }
+    h = (h ^ (uint64_t)ns.st_ino) * 1099511628211ull;
+    h = (h ^ (uint64_t)ns.st_dev) * 1099511628211ull;
+    return h != 0 ? h : 1;
+}
+
 static gdc_status_t publish_address(void)
 {
     size_t                   len  = sizeof(gdc_rt_address_header_t) + ucx.address_len;
@@ -118,7 +176,8 @@ static gdc_status_t publish_address(void)
         return GDC_ERR_NO_MEMORY;
     }
     blob->magic = GDC_RT_ADDRESS_MAGIC;
-    blob->pid   = (int32_t)getpid();
+    blob->pid       = (int32_t)getpid();
+    blob->pid_space = ucx.pid_space;
     memcpy(blob + 1, ucx.address, ucx.address_len);
     status = gdc_rt_boot_publish_address(blob, len);
     free(blob);
@@ -134,7 +193,8 @@ gdc_status_t gdc_rt_ucx_init(void)
     if (ucx.peers == NULL) {
         return GDC_ERR_NO_MEMORY;
     }
-    status = create_context();
+    ucx.pid_space = host_pid_space();
+    status        = create_context();
     if (status != GDC_SUCCESS) {
         goto err_free_peers;
     }
@@ -239,19 +299,19 @@ static void describe_transports(ucp_ep_h ep, char *out, size_t out_len)
 }
 
 /*
- * UCX 1.13 offers peer error handling only over TCP: asking for it on a shared-memory
- * pair silently trades sysv/cma for TCP loopback. So peers on other nodes get UCX's
- * error handling, and peers on this node keep shared memory and are watched by pid
- * (gdc_rt_ucx_watch_peers). GDC_ERR_MODE=peer asks UCX for error handling everywhere.
+ * UCX error handling for every peer where it keeps shared memory inside the node
+ * (keep_shm_with_error_handling); where the user turned that off, peers on this node keep
+ * shared memory without it and are watched by pid (gdc_rt_ucx_watch_peers) unless
+ * GDC_ERR_MODE=peer, which then trades shared memory for TCP loopback.
  */
 static int wants_ucx_error_handling(int peer_world)
 {
     int same_node = gdc_rt_boot.node_of[peer_world] == gdc_rt_boot.node_of[gdc_rt_boot.rank];
 
-    return !same_node || gdc_rt_config.err_mode == GDC_RT_ERR_MODE_PEER;
+    return !same_node || ucx.shm_error_handling || gdc_rt_config.err_mode == GDC_RT_ERR_MODE_PEER;
 }
 
-static gdc_status_t lookup_peer(int peer_world, void **address, pid_t *pid)
+static gdc_status_t lookup_peer(int peer_world, void **address, pid_t *pid, uint64_t *pid_space)
 {
     void   *blob;
     size_t  len;
@@ -259,8 +319,9 @@ static gdc_status_t lookup_peer(int peer_world, void **address, pid_t *pid)
     gdc_rt_address_header_t header;
 
     if (peer_world == gdc_rt_boot.rank) {
-        *address = ucx.address;
-        *pid     = getpid();
+        *address   = ucx.address;
+        *pid       = getpid();
+        *pid_space = ucx.pid_space;
         return GDC_SUCCESS;
     }
     status = gdc_rt_boot_lookup_address(peer_world, &blob, &len);
@@ -274,7 +335,8 @@ static gdc_status_t lookup_peer(int peer_world, void **address, pid_t *pid)
         free(blob);
         return GDC_ERR_TRANSPORT;
     }
-    *pid = (pid_t)header.pid;
+    *pid       = (pid_t)header.pid;
+    *pid_space = header.pid_space;
     memmove(blob, (char *)blob + sizeof(header), len - sizeof(header));
     *address = blob;
     return GDC_SUCCESS;
@@ -288,8 +350,9 @@ static gdc_status_t connect_peer(int peer_world)
     ucs_status_t    ustatus;
     gdc_status_t    status;
     int             handled = wants_ucx_error_handling(peer_world);
+    uint64_t        pid_space;
 
-    status = lookup_peer(peer_world, &address, &peer->pid);
+    status = lookup_peer(peer_world, &address, &peer->pid, &pid_space);
     if (status != GDC_SUCCESS) {
         return status;
     }
@@ -311,12 +374,16 @@ static gdc_status_t connect_peer(int peer_world)
         GDC_LOG_ERROR("cannot connect to rank %d: %s", peer_world, ucs_status_string(ustatus));
         return GDC_ERR_TRANSPORT;
     }
-    peer->watched = !handled && peer_world != gdc_rt_boot.rank;
+    /* UCX sees a dead peer on shared memory only at its next keepalive (20 s by default):
+     * the pid says it at once, for every peer whose pids are this host's (the ranks of
+     * other emulated nodes too, which UCX reaches through shared memory as well) */
+    peer->watched = peer_world != gdc_rt_boot.rank &&
+                    (gdc_rt_boot.node_of[peer_world] == gdc_rt_boot.node_of[gdc_rt_boot.rank] ||
+                     (pid_space != 0 && pid_space == ucx.pid_space));
     describe_transports(peer->ep, peer->transports, sizeof(peer->transports));
-    GDC_LOG_INFO("rank %d -> rank %d via UCX %s (%s)", gdc_rt_boot.rank, peer_world,
-                 peer->transports, handled                       ? "UCX peer error handling"
-                                   : peer_world == gdc_rt_boot.rank ? "self"
-                                                                    : "liveness watched by pid");
+    GDC_LOG_INFO("rank %d -> rank %d via UCX %s (%s%s)", gdc_rt_boot.rank, peer_world, peer->transports,
+                 handled ? "UCX peer error handling" : peer->watched ? "without UCX error handling" : "self",
+                 peer->watched ? ", liveness watched by pid" : "");
     return GDC_SUCCESS;
 }
 
