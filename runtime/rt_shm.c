@@ -179,6 +179,7 @@ void gdc_rt_shm_destroy(gdc_rt_shm_t *shm)
     free(shm->local_ranks);
     free(shm->data);
     free((void *)shm->counters);
+    free(shm->seen);
     memset(shm, 0, sizeof(*shm));
 }
 
@@ -187,9 +188,11 @@ static gdc_status_t index_segments(gdc_rt_shm_t *shm)
 {
     free(shm->data);
     free((void *)shm->counters);
+    free(shm->seen);
     shm->data     = malloc((size_t)shm->local_size * sizeof(*shm->data));
     shm->counters = malloc((size_t)shm->local_size * sizeof(*shm->counters));
-    if (shm->data == NULL || shm->counters == NULL) {
+    shm->seen     = calloc((size_t)shm->local_size * GDC_RT_SHM_COUNTERS, sizeof(*shm->seen));
+    if (shm->data == NULL || shm->counters == NULL || shm->seen == NULL) {
         return GDC_ERR_NO_MEMORY;
     }
     for (int i = 0; i < shm->local_size; i++) {
@@ -243,6 +246,7 @@ void gdc_rt_shm_free_private(gdc_rt_shm_t *shms, int n)
     for (int i = 0; i < n; i++) {
         free(shms[i].data);
         free((void *)shms[i].counters);
+        free(shms[i].seen);
         memset(&shms[i], 0, sizeof(shms[i]));
     }
 }

@@ -30,6 +30,7 @@ typedef struct gdc_rt_shm {
     uint64_t               epoch;       /* counters' value reached by every shm collective so far */
     char                 **data;        /* [local_size] each segment's data area */
     volatile uint64_t    **counters;    /* [local_size] each segment's first counter */
+    uint64_t              *seen;        /* [local_size * COUNTERS] the highest value read of each */
 } gdc_rt_shm_t;
 
 /* After each segment's data area, a ring of slots for small calls: a call publishes in
@@ -76,6 +77,20 @@ static inline void gdc_rt_shm_raise(volatile uint64_t *counter, uint64_t value)
 static inline uint64_t gdc_rt_shm_read(volatile uint64_t *counter)
 {
     return __atomic_load_n(counter, __ATOMIC_ACQUIRE);
+}
+
+/* Has local rank i's counter `which` reached value? Counters only rise, so a value once
+ * read is kept: a wait for what a peer reached long ago (a ring slot's readers of K calls
+ * back) reads no line of its segment, which its owner has likely written since. */
+static inline int gdc_rt_shm_reached(const gdc_rt_shm_t *shm, int i, int which, uint64_t value)
+{
+    uint64_t *seen = &shm->seen[(size_t)i * GDC_RT_SHM_COUNTERS + (size_t)which];
+
+    if (*seen >= value) {
+        return 1;
+    }
+    *seen = gdc_rt_shm_read(gdc_rt_shm_counter(shm, i, which));
+    return *seen >= value;
 }
 
 /* Raise every counter of mine to at least value: how a rank says it is done with a call. */

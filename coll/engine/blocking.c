@@ -25,7 +25,7 @@ typedef struct spin_waiter {
 
 static int reached(const spin_waiter_t *w, int p)
 {
-    return gdc_rt_shm_read(gdc_rt_shm_counter(w->fast->shm, p, w->counter)) >= w->target;
+    return gdc_rt_shm_reached(w->fast->shm, p, w->counter, w->target);
 }
 
 static int spin_ready(void *arg)

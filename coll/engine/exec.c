@@ -97,11 +97,9 @@ static void *region_ptr(const gdc_coll_exec_t *exec, const gdc_coll_region_t *re
 /* Has the peer's counter reached what the wait step asks for? */
 static int wait_satisfied(const gdc_coll_exec_t *exec, const gdc_coll_step_t *step)
 {
-    volatile uint64_t *counter = gdc_rt_shm_counter(exec->shm, step->peer, step->counter);
+    uint64_t target = exec->shm_base + step->slot;
 
-    uint64_t           target  = exec->shm_base + step->slot;
-
-    return target <= step->msg || gdc_rt_shm_read(counter) >= target - step->msg;
+    return target <= step->msg || gdc_rt_shm_reached(exec->shm, step->peer, step->counter, target - step->msg);
 }
 
 static void complete(gdc_coll_exec_t *exec, uint32_t s)

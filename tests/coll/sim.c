@@ -707,7 +707,7 @@ static gdc_status_t thread_wait(const gdc_coll_fast_t *fast, int counter, uint64
         int ready = 1;
         for (int p = 0; p < shm->local_size && ready; p++) {
             if (peer < 0 ? p != shm->local_index : p == peer) {
-                ready = gdc_rt_shm_read(gdc_rt_shm_counter(shm, p, counter)) >= target;
+                ready = gdc_rt_shm_reached(shm, p, counter, target);
             }
         }
         if (ready) {
