@@ -19,6 +19,7 @@
 
 #include "gdc_rt.h"
 #include "rt_calib.h"
+#include "rt_ucx.h"
 
 #define PROBE_BYTES     ((size_t)32 << 20) /* two of them pass the last-level cache of most nodes */
 #define PROBE_REPEATS   9
@@ -299,6 +300,7 @@ typedef struct ucx_side {
     ucp_worker_h  worker;
     ucp_ep_h      ep;
     void         *buf;
+    int           handled; /* UCX error handling on the endpoint, shared memory kept */
 } ucx_side_t;
 
 static int ucx_wait(ucx_side_t *s, ucs_status_ptr_t req)
@@ -353,6 +355,9 @@ static int ucx_side_open(ucx_side_t *s, probe_shared_t *sh, int me)
     size_t              len;
 
     memset(s, 0, sizeof(*s));
+    /* connected as gdc connects the ranks of a node (rt_ucx.c), so that what is measured is
+     * what runs */
+    s->handled = gdc_rt_ucx_keep_shm_with_error_handling();
     if ((s->buf = calloc(2, UCX_LARGE_BYTES)) == NULL || ucp_init(&params, NULL, &s->context) != UCS_OK ||
         ucp_worker_create(s->context, &wparams, &s->worker) != UCS_OK ||
         ucp_worker_get_address(s->worker, &addr, &len) != UCS_OK) {
@@ -369,8 +374,9 @@ static int ucx_side_open(ucx_side_t *s, probe_shared_t *sh, int me)
         return -1;
     }
     memset(&eparams, 0, sizeof(eparams));
-    eparams.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+    eparams.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
     eparams.address    = (const ucp_address_t *)sh->addr[!me];
+    eparams.err_mode   = s->handled ? UCP_ERR_HANDLING_MODE_PEER : UCP_ERR_HANDLING_MODE_NONE;
     return ucp_ep_create(s->worker, &eparams, &s->ep) == UCS_OK ? 0 : -1;
 }
 

@@ -18,7 +18,7 @@
 typedef struct gdc_rt_peer {
     ucp_ep_h ep;
     int      failed;
-    int      watched;  /* on this node: liveness checked by pid */
+    int      watched;  /* its pids are this host's: liveness checked by pid */
     pid_t    pid;
     unsigned checked_round;
     char     transports[96];
@@ -58,22 +58,23 @@ static gdc_status_t ucx_error(const char *what, ucs_status_t status)
  * memory is a failed peer (GDC_ERR_PEER_FAILED), not an abort inside UCX's cross-memory
  * attach. UCX reads transport options from the environment only (ucp_config_modify does
  * not reach them in UCX 1.13), so that is where they are set, before ucp_init. */
-static void keep_shm_with_error_handling(void)
+int gdc_rt_ucx_keep_shm_with_error_handling(void)
 {
     static const char *const options[] = {"UCX_POSIX_ERROR_HANDLING", "UCX_SYSV_ERROR_HANDLING"};
+    int                      kept      = 1;
 
-    ucx.shm_error_handling = 1;
     for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
         const char *set = getenv(options[i]);
 
         if (set != NULL) {
-            ucx.shm_error_handling &= set[0] == 'y' || set[0] == 'Y' || set[0] == '1';
+            kept &= set[0] == 'y' || set[0] == 'Y' || set[0] == '1';
         } else if (setenv(options[i], "y", 0) != 0) {
             GDC_LOG_WARN("cannot set %s=y (%s): peers on this node are watched by pid, without UCX's error "
                          "handling", options[i], strerror(errno));
-            ucx.shm_error_handling = 0;
+            kept = 0;
         }
     }
+    return kept;
 }
 
 static gdc_status_t create_context(void)
@@ -82,8 +83,8 @@ static gdc_status_t create_context(void)
     ucp_config_t *config;
     ucs_status_t  status;
 
-    keep_shm_with_error_handling();
-    status = ucp_config_read(NULL, NULL, &config);
+    ucx.shm_error_handling = gdc_rt_ucx_keep_shm_with_error_handling();
+    status                 = ucp_config_read(NULL, NULL, &config);
     if (status != UCS_OK) {
         return ucx_error("config read", status);
     }
@@ -300,7 +301,7 @@ static void describe_transports(ucp_ep_h ep, char *out, size_t out_len)
 
 /*
  * UCX error handling for every peer where it keeps shared memory inside the node
- * (keep_shm_with_error_handling); where the user turned that off, peers on this node keep
+ * (gdc_rt_ucx_keep_shm_with_error_handling); where the user turned that off, peers on this node keep
  * shared memory without it and are watched by pid (gdc_rt_ucx_watch_peers) unless
  * GDC_ERR_MODE=peer, which then trades shared memory for TCP loopback.
  */

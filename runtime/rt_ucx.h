@@ -7,6 +7,10 @@
 #include <ucp/api/ucp.h>
 
 gdc_status_t gdc_rt_ucx_init(void);
+/* Before a UCX context is created: have UCX keep its shared-memory transports on endpoints
+ * with peer error handling (UCX_POSIX/SYSV_ERROR_HANDLING=y unless the user set them).
+ * 1 when it will: such endpoints may then ask for UCP_ERR_HANDLING_MODE_PEER. */
+int gdc_rt_ucx_keep_shm_with_error_handling(void);
 /* Deliver what is outstanding, then close every endpoint and the worker. */
 gdc_status_t gdc_rt_ucx_flush(void);
 /* One round of UCX progress; for waits outside the request engine. */

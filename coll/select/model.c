@@ -490,7 +490,6 @@ typedef struct model_post {
 
 #define MODEL_BUCKETS 4096
 
-
 typedef struct model {
     const gdc_coll_machine_t *m;
     const gdc_coll_args_t    *args;
