@@ -15,8 +15,11 @@
 #define GDC_RT_WATCH_INTERVAL 0.05
 /* Rounds of polling a local-only request alone between two rounds of the whole engine. */
 #define GDC_RT_POLL_ALONE 16
-/* Every this many watches, the peers pending messages wait on are checked for life. */
-#define GDC_RT_PID_WATCH_EVERY 5
+/* Every this many watches, the peers pending messages wait on are checked for life. Every
+ * watch: a peer of this host is known dead by its pid alone (UCX's shared memory sees it
+ * at its next keepalive, 20 s later), and a failure travels from rank to rank as each one
+ * fails on its peer and exits, a watch interval per link. */
+#define GDC_RT_PID_WATCH_EVERY 1
 /* Idle this long (seconds) and a yielding wait starts to sleep between polls. */
 #define GDC_RT_IDLE_SLEEP_AFTER 0.002
 #define GDC_RT_IDLE_SLEEP_NS    50000

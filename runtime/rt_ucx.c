@@ -421,7 +421,7 @@ void gdc_rt_ucx_watch_peer(int peer_world, unsigned round)
     peer->checked_round = round;
     if (peer->watched && !peer->failed && !process_alive(peer->pid)) {
         char why[64];
-        snprintf(why, sizeof(why), "process %d on this node is gone", (int)peer->pid);
+        snprintf(why, sizeof(why), "process %d on this host is gone", (int)peer->pid);
         gdc_rt_ucx_fail_peer(peer_world, why);
     }
 }
