@@ -15,11 +15,6 @@
 #define GDC_RT_WATCH_INTERVAL 0.05
 /* Rounds of polling a local-only request alone between two rounds of the whole engine. */
 #define GDC_RT_POLL_ALONE 16
-/* Every this many watches, the peers pending messages wait on are checked for life. Every
- * watch: a peer of this host is known dead by its pid alone (UCX's shared memory sees it
- * at its next keepalive, 20 s later), and a failure travels from rank to rank as each one
- * fails on its peer and exits, a watch interval per link. */
-#define GDC_RT_PID_WATCH_EVERY 1
 /* Idle this long (seconds) and a yielding wait starts to sleep between polls. */
 #define GDC_RT_IDLE_SLEEP_AFTER 0.002
 #define GDC_RT_IDLE_SLEEP_NS    50000
@@ -169,16 +164,17 @@ static void watch(struct gdc_request *req, double now)
 
 static void watch_outstanding(void)
 {
-    static unsigned count;
-    double          now = gdc_wtime();
+    double now = gdc_wtime();
 
     if (now < next_watch) {
         return;
     }
     next_watch = now + GDC_RT_WATCH_INTERVAL;
-    if (++count % GDC_RT_PID_WATCH_EVERY == 0) {
-        gdc_rt_msg_pending_watch_peers();
-    }
+    /* the peers pending messages wait on, checked for life at every watch: a peer of this
+     * host is known dead by its pid alone (UCX's shared memory sees it at its next
+     * keepalive, 20 s later), and a failure travels from rank to rank as each one fails on
+     * its peer and exits, a watch interval per link */
+    gdc_rt_msg_pending_watch_peers();
     for (struct gdc_request *req = outstanding; req != NULL;) {
         struct gdc_request *next = req->next; /* abort may complete it, never unlink it */
         watch(req, now);

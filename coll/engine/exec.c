@@ -34,8 +34,9 @@ gdc_status_t gdc_coll_exec_init(gdc_coll_exec_t *exec, const gdc_coll_sched_t *s
 /* An output larger than the cache: writing it around the cache saves reading it first,
  * where memory is what bounds the call. An allreduce is bound by its cores' passes over the
  * data (copy in, reduce, copy out) instead, and a non-temporal copy costs the core more
- * than it saves there (bench/RESULTS.md, 2026-12-03: a 16 MiB allreduce takes 0.87x as long
- * unstreamed on 2 and 4 ranks of the 2-core VM, where bcast and allgather gain 0.8x from it). */
+ * than it saves there (bench/RESULTS.md, 2026-12-03: a 16 MiB allreduce takes 0.87 to 0.88x as
+ * long unstreamed on 2 and 4 ranks of the 2-core VM, where bcast and allgather take 0.74 to
+ * 0.83x as long streamed). */
 static int stream_worth(const gdc_coll_args_t *args)
 {
     return args->coll != GDC_COLL_ALLREDUCE && gdc_coll_output_bytes(args) >= args->config->stream_bytes;
