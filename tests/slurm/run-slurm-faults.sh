@@ -107,6 +107,8 @@ wait_out() { # REGEX SEC: until $out has a line matching REGEX (ERE)
         if [ "$i" -ge $(($2 * 10)) ] || ! bg_alive; then
             grep -Eq -- "$1" "$out" && return 0 # written as the step ended
             echo "not seen in ${i}00 ms (the step $(bg_alive && echo runs || echo has ended)): $1" >>"$out"
+            # what went first, which the diagnostic's last lines would not show
+            grep -E 'error:|returned -' "$out" | head -n 8 | sed 's/^/first: /' >>"$out"
             return 1
         fi
         sleep 0.1
