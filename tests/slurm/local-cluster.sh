@@ -58,6 +58,46 @@ marked_pids() {
     return 0
 }
 
+# The emulated nodes share this machine's cores, and slurmstepd starts each node's tasks in
+# a session of its own. With the kernel's autogroup scheduling (sched_autogroup_enabled),
+# the cores are then shared between the nodes, not between the tasks: a task that waits by
+# yielding (GDC_YIELD) keeps its node's share and a node with work gets no more. 16 ranks on
+# 3 nodes ran the soak 10 times slower than under gdrun, and stalled for seconds. Autogroups
+# apply only to tasks of the root CPU cgroup, so the daemons, and every task they start,
+# run in a CPU cgroup of the cluster's own, weighing as much as one autogroup per node did.
+cpu_cgroup() { # the cluster's CPU cgroup (cgroup v1's cpu hierarchy, or v2), or nothing
+    if [ -w /sys/fs/cgroup/cpu ] && [ -f /sys/fs/cgroup/cpu/cpu.shares ]; then
+        echo "/sys/fs/cgroup/cpu/gdc-slurm-$port"
+    elif grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+        echo "/sys/fs/cgroup/gdc-slurm-$port"
+    fi
+}
+enter_cpu_cgroup() {
+    g=$(cpu_cgroup)
+    if [ -n "$g" ] && [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+        grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
+    fi 2>/dev/null
+    if [ -n "$g" ] && mkdir -p "$g" 2>/dev/null && echo $$ >"$g/cgroup.procs" 2>/dev/null; then
+        if [ -f "$g/cpu.shares" ]; then
+            echo $((1024 * nodes)) >"$g/cpu.shares"
+        else
+            echo $((100 * nodes)) >"$g/cpu.weight"
+        fi 2>/dev/null || true
+        return 0
+    fi
+    [ -n "$g" ] && rmdir "$g" 2>/dev/null
+    say "no CPU cgroup of its own (${g:-no writable cpu controller}): the nodes share the cores by autogroup, which slows tasks that wait by yielding"
+}
+remove_cpu_cgroup() {
+    g=$(cpu_cgroup)
+    [ -n "$g" ] && [ -d "$g" ] || return 0
+    for _ in $(seq 1 20); do
+        rmdir "$g" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    say "cannot remove $g: $(tr '\n' ' ' <"$g/cgroup.procs" 2>/dev/null)"
+}
+
 stop() {
     if [ -f "$D/slurmctld.pid" ] && command -v scancel >/dev/null; then
         # Jobs first, while slurmctld and the slurmds can still end their steps cleanly.
@@ -77,6 +117,7 @@ stop() {
     if [ -f "$D/munged.ours" ]; then
         stop_pidfiles /run/munge/munged.pid
     fi
+    remove_cpu_cgroup
     rm -rf "$D"
 }
 
@@ -149,6 +190,7 @@ fi
     echo "PartitionName=gdc Nodes=$list Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE"
 } >"$conf"
 
+enter_cpu_cgroup
 # The marker lets `stop` find whatever the daemons leave behind (see marked_pids).
 GDC_LOCAL_SLURM=$D slurmctld -f "$conf" </dev/null >>"$D/log/start.log" 2>&1
 for i in $(seq 1 "$nodes"); do

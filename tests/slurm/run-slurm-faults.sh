@@ -165,6 +165,12 @@ shm_todo() {
     echo "not ok $tap_n - ... and no gdc segment left in /dev/shm # TODO known bug: $(echo $left_shm | wc -w) segment(s) named by ranks killed before their node's peers mapped them stay (removed here)"
     echo "# left: $left_shm"
 }
+# When rank R sent itself its signal: the time on its fault line, since srun may forward the
+# line a second or more after it was written; now, if the line has none.
+fault_time() { # R
+    t=$(sed -n "s/^.*soak: rank $1: sending itself SIG[A-Z]* .* at \([0-9][0-9.]*\)\$/\1/p" "$out" | head -n 1)
+    echo "${t:-$(now)}"
+}
 within() { awk -v s="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(s >= lo && s < hi) }'; }
 diag() { echo "srun exit status $rc, ended ${ended}s after the fault" >>"$out"; }
 
@@ -189,7 +195,7 @@ for r in $(random_in 0 $((n - 1))) $(random_in 0 $((n - 1))); do
     by_slurm='?'
     aborted='?'
     if wait_out "soak: rank $r: sending itself SIGKILL" "$ready"; then
-        t1=$(now)
+        t1=$(fault_time "$r")
         finish_step $((bound + 10))
         ended=$(elapsed "$t1")
         task_ends "$out" >"$out.tasks"
@@ -240,7 +246,7 @@ unset GDC_TIMEOUT GDC_STALL_WARN
 ok=1
 ended=-
 if wait_out "soak: rank $r: sending itself SIGSTOP" "$ready"; then
-    t1=$(now)
+    t1=$(fault_time "$r")
     finish_step $((bound + 10))
     ended=$(elapsed "$t1")
     [ "$rc" != 0 ] && [ "$rc" != 124 ] && within "$ended" 4 "$bound" &&

@@ -214,9 +214,14 @@ static void count_call(int nonblocking)
     st.nb_calls += (uint64_t)nonblocking;
     if (world_rank == fault_rank && st.calls == fault_calls) {
         struct itimerval it = {{0, 0}, {0, (suseconds_t)(1 + rng_below(&local_rng, 3000))}};
+        struct timespec  now;
         signal(SIGALRM, fault_handler);
-        fprintf(stderr, "soak: rank %d: sending itself %s within %ld us of call %" PRIu64 "\n", world_rank,
-                fault_sig == SIGKILL ? "SIGKILL" : "SIGSTOP", (long)it.it_value.tv_usec, st.calls);
+        clock_gettime(CLOCK_REALTIME, &now);
+        /* the time, for scripts whose view of this line comes late (srun forwards output
+         * when it gets to it) */
+        fprintf(stderr, "soak: rank %d: sending itself %s within %ld us of call %" PRIu64 " at %lld.%06ld\n",
+                world_rank, fault_sig == SIGKILL ? "SIGKILL" : "SIGSTOP", (long)it.it_value.tv_usec, st.calls,
+                (long long)now.tv_sec, now.tv_nsec / 1000);
         setitimer(ITIMER_REAL, &it, NULL);
     }
 }
