@@ -232,8 +232,6 @@ void gdrun_guard_forget(pid_t pgid);
 int  gdrun_guard_is(pid_t pid);
 void gdrun_guard_stop(void);
 int  gdrun_remove_tree(const char *dir);
-/* Remove the /dev/shm segments gdc's ranks of job nspace left (rt_shm_name.h); how many. */
-int  gdrun_remove_shm(const char *nspace);
 
 /* gdrun_slurm.c */
 /* The launcher for the job: --launcher, else Slurm inside an allocation of several nodes

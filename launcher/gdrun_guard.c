@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include "gdrun.h"
-#include "rt_shm_name.h"
 
 static int   guard_fd  = -1;  /* gdrun's end of the pipe */
 static pid_t guard_pid = -1;
@@ -74,26 +73,6 @@ static void guard_record(pid_t **pgids, size_t *n, size_t *cap, int32_t message)
     (*pgids)[(*n)++] = pgid;
 }
 
-int gdrun_remove_shm(const char *nspace)
-{
-    char           prefix[64];
-    DIR           *dir = opendir("/dev/shm");
-    struct dirent *e;
-    int            removed = 0;
-
-    if (dir == NULL) {
-        return 0;
-    }
-    gdc_rt_shm_job_prefix(nspace, prefix, sizeof(prefix));
-    while ((e = readdir(dir)) != NULL) {
-        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && unlinkat(dirfd(dir), e->d_name, 0) == 0) {
-            removed++;
-        }
-    }
-    closedir(dir);
-    return removed;
-}
-
 static void guard_main(int fd, const char *tmpdir, pid_t gdrun_pid)
 {
     pid_t  *pgids = NULL;
@@ -129,11 +108,6 @@ static void guard_main(int fd, const char *tmpdir, pid_t gdrun_pid)
         kill(-pgids[i], SIGKILL);
     }
     free(pgids);
-    {
-        char nspace[64];
-        snprintf(nspace, sizeof(nspace), "gdrun.%d", (int)gdrun_pid);
-        gdrun_remove_shm(nspace);
-    }
     if (n > 0 || lstat(tmpdir, &st) == 0) {
         gdrun_remove_tree(tmpdir);
         fprintf(stderr, "gdrun: gdrun (pid %d) ended without cleaning up; its guard killed %zu rank "

@@ -249,15 +249,12 @@ static int run_job(gdrun_job_t *job, signal_events_t *se)
     return status;
 }
 
-/* What would outlive gdrun: the PMIx library, the ranks' shared memory, the temp dir and
- * the guard. */
+/* What would outlive gdrun: the PMIx library, the temp dir and the guard. */
 static void end_job(gdrun_job_t *job, int status)
 {
     int pmix_left_running = gdrun_pmix_finalize(job) != 0;
 
     gdrun_io_free(job);
-    /* ranks killed in the middle of gdc_init may leave shared memory behind */
-    gdrun_remove_shm(job->nspace);
     if (job->tmpdir[0] != '\0' && gdrun_remove_tree(job->tmpdir) != 0) {
         gdrun_msg("warning: cannot remove %s: %s", job->tmpdir, strerror(errno));
     }

@@ -1,5 +1,6 @@
 #include "rt_comm.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +15,7 @@ struct gdc_comm gdc_comm_world_instance;
 
 static struct gdc_comm           *live_comms; /* split/dup results */
 static uint32_t                   next_ctx = 1;
-static unsigned                   shm_segments; /* created by this process: names never repeat */
+static unsigned                   shm_segments; /* created by this process: their labels */
 static gdc_rt_shm_t              *world_shm;    /* created before the world exists */
 static const gdc_rt_comm_hooks_t *hooks;
 
@@ -36,21 +37,23 @@ static void run_destroyed_hook(struct gdc_comm *comm)
 }
 
 /* A shared memory segment for a communicator about to be made: created before the
- * exchange that tells the peers its name. NULL when shared memory is off or fails. */
-static gdc_rt_shm_t *create_shm(unsigned *n)
+ * exchange that tells the peers where it is (*where). NULL when shared memory is off or
+ * fails. */
+static gdc_rt_shm_t *create_shm(gdc_rt_shm_locator_t *where)
 {
     gdc_rt_shm_t *shm;
-    char          tag[128];
+    char          label[64];
 
-    *n = shm_segments++;
+    *where = gdc_rt_shm_locator(NULL);
     if (gdc_rt_shm_bytes == 0 || (shm = calloc(1, sizeof(*shm))) == NULL) {
         return NULL;
     }
-    gdc_rt_shm_tag(tag, sizeof(tag), gdc_rt_boot.rank, *n);
-    if (gdc_rt_shm_create(shm, tag) != GDC_SUCCESS) {
+    snprintf(label, sizeof(label), "gdc-r%d-%u", gdc_rt_boot.rank, shm_segments++);
+    if (gdc_rt_shm_create(shm, label) != GDC_SUCCESS) {
         free(shm);
         return NULL;
     }
+    *where = gdc_rt_shm_locator(shm);
     return shm;
 }
 
@@ -58,42 +61,38 @@ static gdc_status_t internal_allgather(struct gdc_comm *comm, const void *mine, 
 static void drop_shm(struct gdc_comm *comm);
 
 /*
- * Give comm the shared memory of its ranks on my node: map the peers' segments (shm_n[r]
- * names rank r's), agree over comm that every rank managed (one allgather: shared-memory
- * algorithms must be all or nothing), then unlink the names, since everyone holds them.
+ * Give comm the shared memory of its ranks on my node: map the peers' segments (where[r]
+ * says where rank r's is), agree over comm that every rank managed (one allgather:
+ * shared-memory algorithms must be all or nothing), then close my segment's descriptor,
+ * since everyone has mapped it.
  */
-static gdc_status_t attach_shm(struct gdc_comm *comm, gdc_rt_shm_t *shm, const unsigned *shm_n)
+static gdc_status_t attach_shm(struct gdc_comm *comm, gdc_rt_shm_t *shm, const gdc_rt_shm_locator_t *where)
 {
-    int   my_node = comm->node_of[comm->rank], local = 0, me = 0, ok, all_ok = 1;
-    gdc_status_t status;
-    int  *ranks   = malloc((size_t)comm->size * sizeof(int));
-    char **tags   = calloc((size_t)comm->size, sizeof(char *));
-    int  *oks     = malloc((size_t)comm->size * sizeof(int));
+    int                   my_node = comm->node_of[comm->rank], local = 0, me = 0, ok, all_ok = 1;
+    gdc_status_t          status;
+    int                  *ranks  = malloc((size_t)comm->size * sizeof(int));
+    gdc_rt_shm_locator_t *places = malloc((size_t)comm->size * sizeof(*places));
+    int                  *oks    = malloc((size_t)comm->size * sizeof(int));
 
-    if (ranks == NULL || tags == NULL || oks == NULL) {
+    if (ranks == NULL || places == NULL || oks == NULL) {
         status = GDC_ERR_NO_MEMORY;
         goto out;
     }
     for (int r = 0; r < comm->size; r++) {
         if (comm->node_of[r] == my_node) {
             me = r == comm->rank ? local : me;
-            ranks[local] = r;
-            tags[local]  = malloc(128);
-            if (tags[local] == NULL) {
-                status = GDC_ERR_NO_MEMORY;
-                goto out;
-            }
-            gdc_rt_shm_tag(tags[local], 128, gdc_rt_comm_world_rank(comm, r), shm_n[r]);
+            ranks[local]  = r;
+            places[local] = where[r];
             local++;
         }
     }
-    ok = local < 2 || (shm != NULL && gdc_rt_shm_attach(shm, local, me, ranks, tags) == GDC_SUCCESS);
+    ok = local < 2 || (shm != NULL && gdc_rt_shm_attach(shm, local, me, ranks, places) == GDC_SUCCESS);
     status = internal_allgather(comm, &ok, oks, sizeof(int));
     for (int r = 0; r < comm->size && status == GDC_SUCCESS; r++) {
         all_ok &= oks[r];
     }
     if (shm != NULL) {
-        gdc_rt_shm_unlink(shm);
+        gdc_rt_shm_close_handle(shm);
     }
     if (status == GDC_SUCCESS && all_ok && local >= 2) {
         comm->shm = shm;
@@ -108,10 +107,7 @@ out:
         gdc_rt_shm_destroy(shm);
         free(shm);
     }
-    for (int i = 0; tags != NULL && i < comm->size; i++) {
-        free(tags[i]);
-    }
-    free(tags);
+    free(places);
     free(ranks);
     free(oks);
     return status;
@@ -126,14 +122,32 @@ void gdc_rt_comm_world_unprepare(void)
     }
 }
 
+/* Where each rank's world segment is: published before the job's fence, read after it. */
+#define GDC_RT_WORLD_SHM_KEY "gdc.shm.world"
+
 gdc_status_t gdc_rt_comm_world_prepare(void)
 {
-    unsigned n;
+    gdc_rt_shm_locator_t where = gdc_rt_shm_locator(NULL);
 
     shm_segments = 0;
-    world_shm    = gdc_rt_boot.local_size >= 2 ? create_shm(&n) : NULL;
-    shm_segments = 1; /* the world's is number 0 on every rank, created or not */
-    return GDC_SUCCESS;
+    world_shm    = gdc_rt_boot.local_size >= 2 ? create_shm(&where) : NULL;
+    return gdc_rt_boot.local_size >= 2 ? gdc_rt_boot_put(GDC_RT_WORLD_SHM_KEY, &where, sizeof(where)) : GDC_SUCCESS;
+}
+
+/* Every rank's world segment (those of my node; the others' stay unknown). */
+static gdc_rt_shm_locator_t *world_locators(const struct gdc_comm *world)
+{
+    gdc_rt_shm_locator_t *where = calloc((size_t)world->size, sizeof(*where));
+
+    for (int r = 0; where != NULL && r < world->size; r++) {
+        if (r == world->rank) {
+            where[r] = gdc_rt_shm_locator(world_shm);
+        } else if (world->node_of[r] == world->node_of[world->rank] &&
+                   gdc_rt_boot_get(r, GDC_RT_WORLD_SHM_KEY, &where[r], sizeof(where[r])) != 0) {
+            where[r] = gdc_rt_shm_locator(NULL); /* attach says it cannot */
+        }
+    }
+    return where;
 }
 
 /* The node of each rank of comm, renumbered densely in order of first appearance (so a
@@ -181,11 +195,10 @@ gdc_status_t gdc_rt_comm_world_init(void)
         return status;
     }
     {
-        /* every rank's world segment is its number 0 */
-        unsigned *zeros = calloc((size_t)world->size, sizeof(unsigned));
-        status          = zeros != NULL ? attach_shm(world, world_shm, zeros) : GDC_ERR_NO_MEMORY;
-        world_shm       = NULL;
-        free(zeros);
+        gdc_rt_shm_locator_t *where = world_locators(world);
+        status                      = where != NULL ? attach_shm(world, world_shm, where) : GDC_ERR_NO_MEMORY;
+        world_shm                   = NULL;
+        free(where);
     }
     if (status == GDC_SUCCESS) {
         status = run_created_hook(world);
@@ -286,7 +299,7 @@ typedef struct split_record {
     int32_t  key;
     uint32_t next_ctx;
     int32_t  rank;
-    uint32_t shm_n; /* the number of the shared memory segment made for the new communicator */
+    gdc_rt_shm_locator_t shm; /* where the shared memory made for the new communicator is */
 } split_record_t;
 
 static int compare_members(const void *a, const void *b)
@@ -301,7 +314,7 @@ static int compare_members(const void *a, const void *b)
 
 /* The new communicator of my color from everyone's records, or NULL (no memory). */
 static struct gdc_comm *build_comm(struct gdc_comm *parent, split_record_t *recs, int color,
-                                   uint32_t ctx, unsigned **shm_n)
+                                   uint32_t ctx, gdc_rt_shm_locator_t **where)
 {
     struct gdc_comm *comm = calloc(1, sizeof(*comm));
     int              n    = 0;
@@ -320,15 +333,15 @@ static struct gdc_comm *build_comm(struct gdc_comm *parent, split_record_t *recs
         free(comm);
         return NULL;
     }
-    *shm_n = malloc((size_t)n * sizeof(unsigned));
-    if (*shm_n == NULL) {
+    *where = malloc((size_t)n * sizeof(**where));
+    if (*where == NULL) {
         free(comm->world_of);
         free(comm);
         return NULL;
     }
     for (int i = 0; i < n; i++) {
         comm->world_of[i] = gdc_rt_comm_world_rank(parent, recs[i].rank);
-        (*shm_n)[i]       = recs[i].shm_n;
+        (*where)[i]       = recs[i].shm;
         if (recs[i].rank == parent->rank) {
             comm->rank = i;
         }
@@ -337,7 +350,7 @@ static struct gdc_comm *build_comm(struct gdc_comm *parent, split_record_t *recs
     comm->ctx   = ctx;
     comm->magic = GDC_RT_COMM_MAGIC;
     if (map_comm_nodes(comm) != GDC_SUCCESS) {
-        free(*shm_n);
+        free(*where);
         free(comm->world_of);
         free(comm);
         return NULL;
@@ -353,11 +366,11 @@ static struct gdc_comm *build_comm(struct gdc_comm *parent, split_record_t *recs
  */
 static gdc_status_t split(struct gdc_comm *parent, int color, int key, gdc_comm_t *newcomm)
 {
-    split_record_t   mine = {color, key, next_ctx, parent->rank, 0};
+    split_record_t   mine = {color, key, next_ctx, parent->rank, gdc_rt_shm_locator(NULL)};
     split_record_t  *recs = malloc((size_t)parent->size * sizeof(*recs));
     uint32_t         ctx  = 0;
     struct gdc_comm *comm;
-    unsigned        *shm_n = NULL;
+    gdc_rt_shm_locator_t *where = NULL;
     gdc_rt_shm_t    *shm   = NULL;
     gdc_status_t     status;
 
@@ -367,7 +380,7 @@ static gdc_status_t split(struct gdc_comm *parent, int color, int key, gdc_comm_
     /* made before the exchange that names it; dropped if the new communicator has no
      * other rank on this node */
     if (color != GDC_UNDEFINED) {
-        shm = create_shm(&mine.shm_n);
+        shm = create_shm(&mine.shm);
     }
     status = internal_allgather(parent, &mine, recs, sizeof(mine));
     if (status != GDC_SUCCESS) {
@@ -387,12 +400,12 @@ static gdc_status_t split(struct gdc_comm *parent, int color, int key, gdc_comm_
         *newcomm = GDC_COMM_NULL;
         goto out;
     }
-    comm = build_comm(parent, recs, color, ctx, &shm_n);
+    comm = build_comm(parent, recs, color, ctx, &where);
     if (comm == NULL) {
         status = GDC_ERR_NO_MEMORY;
         goto out;
     }
-    status = attach_shm(comm, shm, shm_n);
+    status = attach_shm(comm, shm, where);
     shm    = NULL;
     if (status == GDC_SUCCESS) {
         status = run_created_hook(comm);
@@ -414,7 +427,7 @@ out:
         gdc_rt_shm_destroy(shm);
         free(shm);
     }
-    free(shm_n);
+    free(where);
     free(recs);
     return status;
 }

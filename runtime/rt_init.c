@@ -62,8 +62,10 @@ gdc_status_t gdc_rt_init(void)
     if (status != GDC_SUCCESS) {
         goto err_ucx;
     }
-    gdc_rt_comm_world_prepare();
-    status = gdc_rt_boot_exchange();
+    status = gdc_rt_comm_world_prepare();
+    if (status == GDC_SUCCESS) {
+        status = gdc_rt_boot_exchange();
+    }
     if (status != GDC_SUCCESS) {
         goto err_topo;
     }

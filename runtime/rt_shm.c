@@ -7,13 +7,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gdc.h>
 
 #include "rt_boot.h"
 #include "rt_log.h"
-#include "rt_shm_name.h"
 
 #define GDC_RT_SHM_MAGIC  0x67647368u /* "gdsh" */
 #define GDC_RT_SHM_HEADER 4096        /* the data area starts page-aligned */
@@ -22,7 +22,8 @@
 struct gdc_rt_shm_segment {
     uint64_t magic;
     uint64_t data_bytes;
-    char     pad[48];
+    uint64_t cookie; /* the owner's locator's */
+    char     pad[40];
     struct {
         volatile uint64_t value;
         char              pad[56]; /* one cache line each: owners write them all the time */
@@ -33,98 +34,108 @@ size_t gdc_rt_shm_bytes;
 
 static gdc_status_t index_segments(gdc_rt_shm_t *shm);
 
-void gdc_rt_shm_tag(char *buf, size_t len, int world_rank, unsigned n)
-{
-    char prefix[64];
-
-    gdc_rt_shm_job_prefix(gdc_rt_boot.nspace, prefix, sizeof(prefix));
-    snprintf(buf, len, "/%sr%d-%u", prefix, world_rank, n);
-}
-
 /* The header, the data area, then the ring of small calls' slots. */
 static size_t total_bytes(size_t data_bytes)
 {
     return GDC_RT_SHM_HEADER + data_bytes + GDC_RT_SHM_RING_SLOTS * GDC_RT_SHM_RING_SLOT_BYTES;
 }
 
-gdc_status_t gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *tag)
+/* Unique to this segment among those a peer could open by mistake. */
+static uint64_t new_cookie(void)
+{
+    static uint64_t made;
+    struct timespec now;
+
+    clock_gettime(CLOCK_REALTIME, &now);
+    return ((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec) ^ ((uint64_t)getpid() << 40) ^ (++made << 20);
+}
+
+gdc_status_t gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *label)
 {
     size_t                total = total_bytes(gdc_rt_shm_bytes);
     gdc_rt_shm_segment_t *seg;
     int                   fd;
 
     memset(shm, 0, sizeof(*shm));
-    shm->name = strdup(tag);
-    if (shm->name == NULL) {
-        return GDC_ERR_NO_MEMORY;
-    }
-    fd = shm_open(tag, O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0 && errno == EEXIST) {
-        /* left by an earlier job that died before unlinking: ours now */
-        shm_unlink(tag);
-        fd = shm_open(tag, O_CREAT | O_EXCL | O_RDWR, 0600);
-    }
+    shm->fd = -1;
+    fd      = memfd_create(label, MFD_CLOEXEC);
     if (fd < 0) {
-        GDC_LOG_WARN_ONCE("cannot create shared memory %s: %s; on-node collectives use messages only", tag,
+        GDC_LOG_WARN_ONCE("cannot create shared memory (memfd_create): %s; on-node collectives use messages only",
                           strerror(errno));
-        goto err_name;
+        return GDC_ERR_UNSUPPORTED;
     }
     if (ftruncate(fd, (off_t)total) != 0) {
-        GDC_LOG_WARN_ONCE("cannot size shared memory %s to %zu bytes (is /dev/shm full?): %s", tag, total,
-                          strerror(errno));
-        goto err_unlink;
+        GDC_LOG_WARN_ONCE("cannot size shared memory to %zu bytes: %s; on-node collectives use messages only",
+                          total, strerror(errno));
+        goto err_close;
     }
     seg = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (seg == MAP_FAILED) {
-        GDC_LOG_WARN_ONCE("cannot map shared memory %s: %s", tag, strerror(errno));
-        goto err_unlink;
+        GDC_LOG_WARN_ONCE("cannot map shared memory: %s; on-node collectives use messages only", strerror(errno));
+        goto err_close;
     }
-    close(fd);
     seg->data_bytes = gdc_rt_shm_bytes;
+    seg->cookie     = new_cookie();
     __atomic_store_n(&seg->magic, GDC_RT_SHM_MAGIC, __ATOMIC_RELEASE);
     shm->segments = calloc(1, sizeof(*shm->segments));
     if (shm->segments == NULL) {
         munmap(seg, total);
-        shm_unlink(tag);
-        free(shm->name);
-        shm->name = NULL;
+        close(fd);
         return GDC_ERR_NO_MEMORY;
     }
     shm->segments[0] = seg;
+    shm->fd          = fd;
     shm->data_bytes  = gdc_rt_shm_bytes;
     shm->local_size  = 1;
     return index_segments(shm);
 
-err_unlink:
+err_close:
     close(fd);
-    shm_unlink(tag);
-err_name:
-    free(shm->name);
-    shm->name = NULL;
     return GDC_ERR_UNSUPPORTED;
 }
 
-static gdc_rt_shm_segment_t *map_peer(const char *tag, size_t data_bytes)
+gdc_rt_shm_locator_t gdc_rt_shm_locator(const gdc_rt_shm_t *shm)
+{
+    gdc_rt_shm_locator_t where = {0, -1, 0};
+
+    if (shm != NULL && shm->fd >= 0) {
+        where.pid    = (int32_t)getpid();
+        where.fd     = shm->fd;
+        where.cookie = shm->segments[shm->local_index]->cookie;
+    }
+    return where;
+}
+
+static gdc_rt_shm_segment_t *map_peer(int rank, const gdc_rt_shm_locator_t *where, size_t data_bytes)
 {
     gdc_rt_shm_segment_t *seg;
     struct stat           st;
-    int                   fd = shm_open(tag, O_RDWR, 0);
+    char                  path[64];
+    int                   fd;
 
-    if (fd < 0) {
-        GDC_LOG_WARN_ONCE("cannot open a peer's shared memory %s: %s", tag, strerror(errno));
+    if (where->pid <= 0) {
+        GDC_LOG_WARN_ONCE("rank %d has no shared memory (see its warnings)", rank);
+        return NULL;
+    }
+    snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)where->pid, (int)where->fd);
+    if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0) {
+        GDC_LOG_WARN_ONCE("cannot open rank %d's shared memory %s: %s (a process gdc may not look into, or in "
+                          "another pid namespace?)", rank, path, strerror(errno));
         return NULL;
     }
     if (fstat(fd, &st) != 0 || (size_t)st.st_size != total_bytes(data_bytes)) {
-        GDC_LOG_WARN_ONCE("a peer's shared memory %s has an unexpected size (another GDC_SHM_SIZE?)", tag);
+        GDC_LOG_WARN_ONCE("rank %d's shared memory %s has an unexpected size (another GDC_SHM_SIZE?)", rank, path);
         close(fd);
         return NULL;
     }
     seg = mmap(NULL, total_bytes(data_bytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (seg == MAP_FAILED) {
+        GDC_LOG_WARN_ONCE("cannot map rank %d's shared memory: %s", rank, strerror(errno));
         return NULL;
     }
-    if (__atomic_load_n(&seg->magic, __ATOMIC_ACQUIRE) != GDC_RT_SHM_MAGIC) {
+    if (__atomic_load_n(&seg->magic, __ATOMIC_ACQUIRE) != GDC_RT_SHM_MAGIC || seg->cookie != where->cookie) {
+        GDC_LOG_WARN_ONCE("%s is not rank %d's shared memory (a pid of another pid namespace?)", path, rank);
         munmap(seg, total_bytes(data_bytes));
         return NULL;
     }
@@ -132,7 +143,7 @@ static gdc_rt_shm_segment_t *map_peer(const char *tag, size_t data_bytes)
 }
 
 gdc_status_t gdc_rt_shm_attach(gdc_rt_shm_t *shm, int local_size, int local_index, const int *local_ranks,
-                               char *const *tags)
+                               const gdc_rt_shm_locator_t *where)
 {
     gdc_rt_shm_segment_t  *mine = shm->segments[0];
     gdc_rt_shm_segment_t **segs = calloc((size_t)local_size, sizeof(*segs));
@@ -151,25 +162,24 @@ gdc_status_t gdc_rt_shm_attach(gdc_rt_shm_t *shm, int local_size, int local_inde
     shm->local_index = local_index;
     segs[local_index] = mine;
     for (int i = 0; i < local_size; i++) {
-        if (i != local_index && (segs[i] = map_peer(tags[i], shm->data_bytes)) == NULL) {
+        if (i != local_index && (segs[i] = map_peer(local_ranks[i], &where[i], shm->data_bytes)) == NULL) {
             return GDC_ERR_UNSUPPORTED;
         }
     }
     return index_segments(shm);
 }
 
-void gdc_rt_shm_unlink(gdc_rt_shm_t *shm)
+void gdc_rt_shm_close_handle(gdc_rt_shm_t *shm)
 {
-    if (shm->name != NULL) {
-        shm_unlink(shm->name);
-        free(shm->name);
-        shm->name = NULL;
+    if (shm->fd >= 0) {
+        close(shm->fd);
+        shm->fd = -1;
     }
 }
 
 void gdc_rt_shm_destroy(gdc_rt_shm_t *shm)
 {
-    gdc_rt_shm_unlink(shm);
+    gdc_rt_shm_close_handle(shm);
     for (int i = 0; shm->segments != NULL && i < shm->local_size; i++) {
         if (shm->segments[i] != NULL) {
             munmap(shm->segments[i], total_bytes(shm->data_bytes));
@@ -181,6 +191,7 @@ void gdc_rt_shm_destroy(gdc_rt_shm_t *shm)
     free((void *)shm->counters);
     free(shm->seen);
     memset(shm, 0, sizeof(*shm));
+    shm->fd = -1;
 }
 
 /* The pointers the accessors use, once the segments are mapped. */
@@ -223,6 +234,7 @@ gdc_status_t gdc_rt_shm_init_private(gdc_rt_shm_t *shms, int n, size_t data_byte
     }
     for (int i = 0; i < n; i++) {
         memset(&shms[i], 0, sizeof(shms[i]));
+        shms[i].fd          = -1;
         shms[i].local_size  = n;
         shms[i].local_index = i;
         shms[i].data_bytes  = data_bytes;

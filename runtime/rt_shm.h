@@ -1,9 +1,13 @@
 /*
  * Shared memory between the ranks of a communicator that share a node. Each rank owns one
  * segment per communicator: a header, progress counters its peers read, and a data area
- * they copy and reduce from. Every local rank maps every other's segment; the files are
- * unlinked as soon as everyone has mapped them, so nothing stays in /dev/shm even if the
- * job dies later.
+ * they copy and reduce from. Every local rank maps every other's segment.
+ *
+ * A segment is a memfd, never a name: its peers open it through /proc/<pid>/fd/<fd> while
+ * its owner holds the descriptor, which it closes once everyone has mapped it. So nothing
+ * is ever left in /dev/shm, whatever kills the job and when (a named segment stayed there
+ * when its owner died between creating it and its peers mapping it, which no launcher but
+ * gdrun cleans up).
  *
  * A counter is written only by its owner (a release store) and read by peers (an acquire
  * load): a rank says "chunk k of phase p is done" by raising counter p to k + 1.
@@ -26,7 +30,7 @@ typedef struct gdc_rt_shm {
     int                   *local_ranks; /* [local_size] their communicator ranks */
     size_t                 data_bytes;  /* of each segment's data area */
     gdc_rt_shm_segment_t **segments;    /* [local_size] mapped, mine at local_index */
-    char                  *name;        /* my segment's name until it is unlinked */
+    int                    fd;          /* my segment until everyone has mapped it, else -1 */
     uint64_t               epoch;       /* counters' value reached by every shm collective so far */
     char                 **data;        /* [local_size] each segment's data area */
     volatile uint64_t    **counters;    /* [local_size] each segment's first counter */
@@ -42,14 +46,25 @@ typedef struct gdc_rt_shm {
 /* Counters sit one cache line apart. */
 #define GDC_RT_SHM_COUNTER_STRIDE 8 /* uint64_t */
 
-/* Create (map) my segment under a name derived from tag; data_bytes from GDC_SHM_SIZE. */
-gdc_status_t gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *tag);
-/* Map the peers' segments (after they created theirs): local_ranks[i] created its
- * segment under tags[i]. Returns GDC_SUCCESS or the failure (shm is then unusable). */
+/* Where a peer finds a segment: its owner's pid and descriptor, and a cookie the owner wrote
+ * in it (a pid of another pid namespace, or a descriptor reused, opens something else). */
+typedef struct gdc_rt_shm_locator {
+    int32_t  pid; /* 0: the owner has no segment */
+    int32_t  fd;
+    uint64_t cookie;
+} gdc_rt_shm_locator_t;
+
+/* Create (map) my segment, labelled `label` in /proc/<pid>/maps; data_bytes from
+ * GDC_SHM_SIZE. */
+gdc_status_t gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *label);
+/* Where my segment is found, while its descriptor is open; pid 0 without one. */
+gdc_rt_shm_locator_t gdc_rt_shm_locator(const gdc_rt_shm_t *shm);
+/* Map the peers' segments (after they created theirs): local_ranks[i]'s is at where[i].
+ * Returns GDC_SUCCESS or the failure (shm is then unusable). */
 gdc_status_t gdc_rt_shm_attach(gdc_rt_shm_t *shm, int local_size, int local_index, const int *local_ranks,
-                               char *const *tags);
-/* Everyone has attached: remove the names. */
-void gdc_rt_shm_unlink(gdc_rt_shm_t *shm);
+                               const gdc_rt_shm_locator_t *where);
+/* Everyone has attached: close my segment's descriptor (the mappings stay). */
+void gdc_rt_shm_close_handle(gdc_rt_shm_t *shm);
 void gdc_rt_shm_destroy(gdc_rt_shm_t *shm);
 
 /* The data area and the counters of local rank i's segment (hot paths: inline). */
@@ -109,9 +124,6 @@ static inline void gdc_rt_shm_raise_all(const gdc_rt_shm_t *shm, uint64_t value)
 gdc_status_t gdc_rt_shm_init_private(gdc_rt_shm_t *shms, int n, size_t data_bytes);
 void gdc_rt_shm_free_private(gdc_rt_shm_t *shms, int n);
 
-/* The segment tag of a rank: "<job>-r<world rank>-<n>" where n counts this process's
- * segments (so that names never repeat within a job). */
-void gdc_rt_shm_tag(char *buf, size_t len, int world_rank, unsigned n);
 /* GDC_SHM_SIZE, validated at init. */
 extern size_t gdc_rt_shm_bytes;
 
