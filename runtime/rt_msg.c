@@ -48,18 +48,21 @@ static gdc_status_t status_from_ucx(const gdc_rt_msg_t *msg, ucs_status_t status
     case UCS_ERR_UNREACHABLE:
     case UCS_ERR_REJECTED:
         return GDC_ERR_PEER_FAILED;
-    default:
-        return gdc_rt_ucx_peer_failed(msg->peer_world) ? GDC_ERR_PEER_FAILED : GDC_ERR_TRANSPORT;
+    default: /* a shared-memory error of a peer that died, say */
+        return gdc_rt_ucx_peer_check(msg->peer_world) ? GDC_ERR_PEER_FAILED : GDC_ERR_TRANSPORT;
     }
 }
 
 static void finish(gdc_rt_msg_t *msg, ucs_status_t status)
 {
-    if (!msg->done) {
-        /* status may already hold the reason of a cancel (timeout, peer failure) */
-        msg->status = (msg->status != GDC_SUCCESS) ? msg->status : status_from_ucx(msg, status);
-        msg->done   = 1;
+    if (msg->done) {
+        return;
     }
+    msg->done = 1;
+    if (msg->status != GDC_SUCCESS) {
+        return; /* the reason of its cancel (a timeout, a failure elsewhere) */
+    }
+    msg->status = status_from_ucx(msg, status);
     if (msg->status == GDC_ERR_TRANSPORT) {
         GDC_LOG_ERROR("%s rank %d failed in UCX: %s", msg->is_recv ? "receive from" : "send to",
                       msg->peer_world, ucs_status_string(status));
@@ -243,6 +246,34 @@ int gdc_rt_msg_test(gdc_rt_msg_t *msg)
     return 1;
 }
 
+/* How long a message UCX goes on moving after its cancel may take to end. */
+#define GDC_RT_MSG_DRAIN_SECONDS 1.0
+
+/*
+ * A receive UCX has matched, or a send it has started, goes on moving bytes into or out of
+ * its buffer after ucp_request_cancel, and the buffer's owner frees it next (a collective's
+ * scratch: a rendezvous landing in it after that killed the rank). So wait for its end, as
+ * long as its peer lives and a little more than a transfer in progress needs; not inside a
+ * UCX callback (the worker may not be progressed there: a failed peer's messages, whose
+ * bytes stop with it).
+ */
+static void drain(gdc_rt_msg_t *msg)
+{
+    double deadline;
+
+    if (msg->ucx_req == NULL || gdc_rt_ucx_in_callback() || gdc_rt_ucx_peer_failed(msg->peer_world)) {
+        return;
+    }
+    deadline = gdc_wtime() + GDC_RT_MSG_DRAIN_SECONDS;
+    while (!msg->done && !gdc_rt_ucx_peer_failed(msg->peer_world) && gdc_wtime() < deadline) {
+        gdc_rt_ucx_worker_progress();
+    }
+    if (!msg->done) {
+        GDC_LOG_WARN("a %s rank %d cancelled in UCX's hands did not end within %.0f s: given up to UCX",
+                     msg->is_recv ? "receive from" : "send to", msg->peer_world, GDC_RT_MSG_DRAIN_SECONDS);
+    }
+}
+
 void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, gdc_status_t status)
 {
     if (msg->done) {
@@ -254,10 +285,12 @@ void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, gdc_status_t status)
         ucp_request_cancel(gdc_rt_ucx_worker(), msg->ucx_req);
     }
     if (!msg->done) {
-        /* A send (or a receive already taking data) cannot be cancelled: hand the request
-         * back to UCX, which then calls nobody, so a late completion cannot touch an owner
-         * that may be gone. Its staging copy, if any, stays with UCX (leaked on this error
-         * path rather than freed under a transfer). */
+        drain(msg);
+    }
+    if (!msg->done) {
+        /* Still in UCX's hands: give the request back, so that a late completion calls
+         * nobody whose owner may be gone. Its staging copy, if any, stays with UCX (leaked
+         * on this error path rather than freed under a transfer). */
         gdc_rt_msg_pending_remove(msg);
         if (msg->ucx_req != NULL) {
             ucp_request_free(msg->ucx_req);

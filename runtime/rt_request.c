@@ -195,7 +195,7 @@ int gdc_rt_progress(void)
 {
     int moved = 0;
 
-    while (ucp_worker_progress(gdc_rt_ucx_worker()) != 0) {
+    while (gdc_rt_ucx_worker_progress() != 0) {
         moved = 1;
     }
     check_failure_reports();

@@ -366,21 +366,25 @@ static gdc_status_t connect_peer(int peer_world)
         params.err_handler.cb  = on_ep_error;
         params.err_handler.arg = (void *)(intptr_t)peer_world;
     }
-    ustatus = ucp_ep_create(ucx.worker, &params, &peer->ep);
-    if (address != ucx.address) {
-        free(address);
-    }
-    if (ustatus != UCS_OK) {
-        peer->ep = NULL;
-        GDC_LOG_ERROR("cannot connect to rank %d: %s", peer_world, ucs_status_string(ustatus));
-        return GDC_ERR_TRANSPORT;
-    }
     /* UCX sees a dead peer on shared memory only at its next keepalive (20 s by default):
      * the pid says it at once, for every peer whose pids are this host's (the ranks of
      * other emulated nodes too, which UCX reaches through shared memory as well) */
     peer->watched = peer_world != gdc_rt_boot.rank &&
                     (gdc_rt_boot.node_of[peer_world] == gdc_rt_boot.node_of[gdc_rt_boot.rank] ||
                      (pid_space != 0 && pid_space == ucx.pid_space));
+    ustatus = ucp_ep_create(ucx.worker, &params, &peer->ep);
+    if (address != ucx.address) {
+        free(address);
+    }
+    if (ustatus != UCS_OK) {
+        peer->ep = NULL;
+        /* a peer that died before we first spoke to it: its shared memory is gone too */
+        if (gdc_rt_ucx_peer_check(peer_world)) {
+            return GDC_ERR_PEER_FAILED;
+        }
+        GDC_LOG_ERROR("cannot connect to rank %d: %s", peer_world, ucs_status_string(ustatus));
+        return GDC_ERR_TRANSPORT;
+    }
     describe_transports(peer->ep, peer->transports, sizeof(peer->transports));
     GDC_LOG_INFO("rank %d -> rank %d via UCX %s (%s%s)", gdc_rt_boot.rank, peer_world, peer->transports,
                  handled ? "UCX peer error handling" : peer->watched ? "without UCX error handling" : "self",
@@ -411,6 +415,18 @@ static int process_alive(pid_t pid)
     return close_paren == NULL || (close_paren[2] != 'Z' && close_paren[2] != 'X');
 }
 
+int gdc_rt_ucx_peer_check(int peer_world)
+{
+    gdc_rt_peer_t *peer = &ucx.peers[peer_world];
+
+    if (peer->watched && !peer->failed && !process_alive(peer->pid)) {
+        char why[64];
+        snprintf(why, sizeof(why), "process %d on this host is gone", (int)peer->pid);
+        gdc_rt_ucx_fail_peer(peer_world, why);
+    }
+    return peer->failed;
+}
+
 void gdc_rt_ucx_watch_peer(int peer_world, unsigned round)
 {
     gdc_rt_peer_t *peer = &ucx.peers[peer_world];
@@ -419,11 +435,7 @@ void gdc_rt_ucx_watch_peer(int peer_world, unsigned round)
         return;
     }
     peer->checked_round = round;
-    if (peer->watched && !peer->failed && !process_alive(peer->pid)) {
-        char why[64];
-        snprintf(why, sizeof(why), "process %d on this host is gone", (int)peer->pid);
-        gdc_rt_ucx_fail_peer(peer_world, why);
-    }
+    (void)gdc_rt_ucx_peer_check(peer_world);
 }
 
 ucp_ep_h gdc_rt_ucx_ep(int peer_world, gdc_status_t *status)
@@ -459,16 +471,35 @@ static ucs_status_t wait_ucx(ucs_status_ptr_t request)
         return UCS_PTR_STATUS(request);
     }
     while ((status = ucp_request_check_status(request)) == UCS_INPROGRESS) {
-        ucp_worker_progress(ucx.worker);
+        gdc_rt_ucx_worker_progress();
     }
     ucp_request_free(request);
     return status;
 }
 
+/* UCX calls gdc back (completions, endpoint errors) only from inside ucp_worker_progress,
+ * and a callback may not progress the worker again. */
+static int progress_depth;
+
+unsigned gdc_rt_ucx_worker_progress(void)
+{
+    unsigned events;
+
+    progress_depth++;
+    events = ucp_worker_progress(ucx.worker);
+    progress_depth--;
+    return events;
+}
+
+int gdc_rt_ucx_in_callback(void)
+{
+    return progress_depth > 0;
+}
+
 void gdc_rt_ucx_progress(void)
 {
     if (ucx.worker != NULL) {
-        ucp_worker_progress(ucx.worker);
+        gdc_rt_ucx_worker_progress();
     }
 }
 

@@ -15,6 +15,10 @@ int gdc_rt_ucx_keep_shm_with_error_handling(void);
 gdc_status_t gdc_rt_ucx_flush(void);
 /* One round of UCX progress; for waits outside the request engine. */
 void gdc_rt_ucx_progress(void);
+/* One ucp_worker_progress (its events), marked so that a callback it runs can tell. */
+unsigned gdc_rt_ucx_worker_progress(void);
+/* Inside a UCX callback: the worker may not be progressed. */
+int gdc_rt_ucx_in_callback(void);
 void gdc_rt_ucx_finalize(void);
 
 ucp_worker_h gdc_rt_ucx_worker(void);
@@ -31,6 +35,9 @@ void gdc_rt_ucx_fail_peer(int peer_world, const char *why);
 /* Check that a peer watched by pid (same node, no UCX error handling) is alive; if
  * not, fail it. Checks each peer once per round. */
 void gdc_rt_ucx_watch_peer(int peer_world, unsigned round);
+/* Has the peer failed? A peer of this host is looked at by pid now (and reported if it is
+ * gone): what an error from UCX about it means. */
+int  gdc_rt_ucx_peer_check(int peer_world);
 
 /* Does this UCX move CUDA memory itself (a CUDA transport was found)? */
 int gdc_rt_ucx_handles_cuda(void);
