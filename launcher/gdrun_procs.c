@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -303,13 +304,12 @@ static int blame_class(int status)
     return WEXITSTATUS(status) != 0 ? 3 : 4;
 }
 
-void gdrun_procs_reap(gdrun_job_t *job)
+/* Reap every rank that has ended (their statuses wait for judging); how many; *worst the
+ * most blamable class among them. */
+static int reap_ended(gdrun_job_t *job, int *worst)
 {
     int reaped = 0;
 
-    /* A rank's finalize (or abort) reached the PMIx thread before the rank could exit:
-     * take it into account before its exit. */
-    gdrun_pmix_process_upcalls(job);
     for (;;) {
         int           status;
         pid_t         pid = waitpid(-1, &status, WNOHANG);
@@ -328,9 +328,32 @@ void gdrun_procs_reap(gdrun_job_t *job)
         rank->wait_status = status;
         rank->unjudged    = 1;
         reaped++;
+        *worst = blame_class(status) < *worst ? blame_class(status) : *worst;
         job->nrunning--;
         gdrun_guard_forget(pid);
         gdrun_io_rank_exited(job, rank->rank);
+    }
+    return reaped;
+}
+
+/* How long a rank's error exit waits for a signal death to blame instead. */
+#define GDRUN_BLAME_GRACE_MS 100
+
+void gdrun_procs_reap(gdrun_job_t *job)
+{
+    int reaped, worst = 5;
+
+    /* A rank's finalize (or abort) reached the PMIx thread before the rank could exit:
+     * take it into account before its exit. */
+    gdrun_pmix_process_upcalls(job);
+    reaped = reap_ended(job, &worst);
+    /* A killed rank's peers may see it dead (a zombie) and exit with an error before the
+     * kernel has let go of its threads, so that it is not yet reapable: the error exit
+     * would take the blame. Give the cause a moment to show. */
+    for (int ms = 0; reaped > 0 && worst >= 2 && worst <= 3 && !job->ending && ms < GDRUN_BLAME_GRACE_MS; ms += 5) {
+        struct timespec pause = {0, 5 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        reaped += reap_ended(job, &worst);
     }
     for (int blame = 0; reaped > 0 && blame <= 4; blame++) {
         for (int r = 0; r < job->opt.np; r++) {
