@@ -371,7 +371,7 @@ gdc_status_t gdc_rt_boot_publish_address(const void *addr, size_t len)
     return gdc_rt_boot_put(GDC_RT_BOOT_ADDR_KEY, addr, len);
 }
 
-gdc_status_t gdc_rt_boot_put(const char *key, const void *bytes, size_t len)
+static gdc_status_t put(pmix_scope_t scope, const char *key, const void *bytes, size_t len)
 {
     pmix_value_t  value;
     pmix_status_t rc;
@@ -382,8 +382,7 @@ gdc_status_t gdc_rt_boot_put(const char *key, const void *bytes, size_t len)
     value.type          = PMIX_BYTE_OBJECT;
     value.data.bo.bytes = (char *)bytes;
     value.data.bo.size  = len;
-    /* GLOBAL: ranks on my node read it too. */
-    rc = PMIx_Put(PMIX_GLOBAL, key, &value);
+    rc                  = PMIx_Put(scope, key, &value);
     if (rc == PMIX_SUCCESS) {
         rc = PMIx_Commit();
     }
@@ -392,6 +391,17 @@ gdc_status_t gdc_rt_boot_put(const char *key, const void *bytes, size_t len)
         return GDC_ERR_TRANSPORT;
     }
     return GDC_SUCCESS;
+}
+
+gdc_status_t gdc_rt_boot_put(const char *key, const void *bytes, size_t len)
+{
+    /* GLOBAL: ranks on my node read it too. */
+    return put(PMIX_GLOBAL, key, bytes, len);
+}
+
+gdc_status_t gdc_rt_boot_put_local(const char *key, const void *bytes, size_t len)
+{
+    return put(PMIX_LOCAL, key, bytes, len);
 }
 
 int gdc_rt_boot_get(int rank, const char *key, void *bytes, size_t len)

@@ -37,6 +37,8 @@ gdc_status_t gdc_rt_boot_lookup_address(int rank, void **addr, size_t *len);
 /* A record of this rank under key, for every rank to read after the next fence (put and
  * committed; nothing to do for a singleton). */
 gdc_status_t gdc_rt_boot_put(const char *key, const void *bytes, size_t len);
+/* The same for the ranks of my node alone (nothing crosses the network at the fence). */
+gdc_status_t gdc_rt_boot_put_local(const char *key, const void *bytes, size_t len);
 /* rank's record under key into bytes; 0 when it is there and len bytes long. */
 int gdc_rt_boot_get(int rank, const char *key, void *bytes, size_t len);
 

@@ -131,7 +131,7 @@ gdc_status_t gdc_rt_comm_world_prepare(void)
 
     shm_segments = 0;
     world_shm    = gdc_rt_boot.local_size >= 2 ? create_shm(&where) : NULL;
-    return gdc_rt_boot.local_size >= 2 ? gdc_rt_boot_put(GDC_RT_WORLD_SHM_KEY, &where, sizeof(where)) : GDC_SUCCESS;
+    return gdc_rt_boot.local_size >= 2 ? gdc_rt_boot_put_local(GDC_RT_WORLD_SHM_KEY, &where, sizeof(where)) : GDC_SUCCESS;
 }
 
 /* Every rank's world segment (those of my node; the others' stay unknown). */
