@@ -3,7 +3,8 @@
 # here and always stopped at the end), srun --mpi=pmix -N 3 -n 16 --overcommit,
 # GDC_YIELD=always, the soak's random collectives on random communicators as the load:
 #  (a) a rank killed (SIGKILL) at a random point inside the collectives (soak --kill R:N, R
-#      and N random), without srun's --kill-on-bad-exit: gdc itself sees the death
+#      and N random, once within the first 4 calls, once within 150), without srun's
+#      --kill-on-bad-exit: gdc itself sees the death
 #      (GDC_ERR_PEER_FAILED: UCX's error handling between nodes, the pid inside a node) and
 #      the survivors fail and exit, unless Slurm's PMIx plugin, which kills the step when a
 #      task dies without PMIx_Finalize, is faster (or UCX aborts a reader: see below);
@@ -176,8 +177,12 @@ diag() { echo "srun exit status $rc, ended ${ended}s after the fault" >>"$out"; 
 # is how gdc used to connect the ranks of one node; every endpoint has it now, with UCX's
 # shared memory kept (rt_ucx.c, gdc_rt_ucx_keep_shm_with_error_handling). Aborts are still counted,
 # so that a return of the old behaviour says what it is.
-for r in $(random_in 0 $((n - 1))) $(random_in 0 $((n - 1))); do
-    calls=$(random_in 1 150)
+# Two kills: one within the first calls, while communicators are made and rendezvous are in
+# flight (where survivors once crashed in UCX, a transfer landing in an aborted call's freed
+# scratch, and took a dead peer's shared-memory errors for transport errors), one anywhere.
+for most in 4 150; do
+    r=$(random_in 0 $((n - 1)))
+    calls=$(random_in 1 "$most")
     start_step -- --kill "$r:$calls"
     ok=1
     ended=-
