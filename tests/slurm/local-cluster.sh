@@ -75,7 +75,7 @@ cpu_cgroup() { # the cluster's CPU cgroup (cgroup v1's cpu hierarchy, or v2), or
 enter_cpu_cgroup() {
     g=$(cpu_cgroup)
     if [ -n "$g" ] && [ -f /sys/fs/cgroup/cgroup.controllers ]; then
-        grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
+        grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu >/sys/fs/cgroup/cgroup.subtree_control || true
     fi 2>/dev/null
     if [ -n "$g" ] && mkdir -p "$g" 2>/dev/null && echo $$ >"$g/cgroup.procs" 2>/dev/null; then
         if [ -f "$g/cpu.shares" ]; then
@@ -85,7 +85,7 @@ enter_cpu_cgroup() {
         fi 2>/dev/null || true
         return 0
     fi
-    [ -n "$g" ] && rmdir "$g" 2>/dev/null
+    { [ -n "$g" ] && rmdir "$g"; } 2>/dev/null || true
     say "no CPU cgroup of its own (${g:-no writable cpu controller}): the nodes share the cores by autogroup, which slows tasks that wait by yielding"
 }
 remove_cpu_cgroup() {
