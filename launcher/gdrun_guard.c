@@ -8,7 +8,6 @@
  * It sits in its own process group and ignores the terminal's signals, so that a Ctrl-C
  * or a kill of gdrun's process group cannot take it down before gdrun.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>

@@ -127,11 +127,15 @@ void gdc_rt_comm_world_unprepare(void)
 
 gdc_status_t gdc_rt_comm_world_prepare(void)
 {
-    gdc_rt_shm_locator_t where = gdc_rt_shm_locator(NULL);
+    gdc_rt_shm_locator_t where;
 
     shm_segments = 0;
-    world_shm    = gdc_rt_boot.local_size >= 2 ? create_shm(&where) : NULL;
-    return gdc_rt_boot.local_size >= 2 ? gdc_rt_boot_put_local(GDC_RT_WORLD_SHM_KEY, &where, sizeof(where)) : GDC_SUCCESS;
+    world_shm    = NULL;
+    if (gdc_rt_boot.local_size < 2) {
+        return GDC_SUCCESS;
+    }
+    world_shm = create_shm(&where); /* where says "none" if it fails */
+    return gdc_rt_boot_put_local(GDC_RT_WORLD_SHM_KEY, &where, sizeof(where));
 }
 
 /* Every rank's world segment (those of my node; the others' stay unknown). */

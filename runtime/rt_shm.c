@@ -12,7 +12,6 @@
 
 #include <gdc.h>
 
-#include "rt_boot.h"
 #include "rt_log.h"
 
 #define GDC_RT_SHM_MAGIC  0x67647368u /* "gdsh" */

@@ -32,8 +32,8 @@ int  gdc_rt_ucx_peer_failed(int peer_world);
 /* Mark a peer failed and fail everything pending with it. */
 void gdc_rt_ucx_fail_peer(int peer_world, const char *why);
 
-/* Check that a peer watched by pid (same node, no UCX error handling) is alive; if
- * not, fail it. Checks each peer once per round. */
+/* Check that a peer watched by pid (its pids are this host's) is alive; if not, fail it.
+ * Checks each peer once per round. */
 void gdc_rt_ucx_watch_peer(int peer_world, unsigned round);
 /* Has the peer failed? A peer of this host is looked at by pid now (and reported if it is
  * gone): what an error from UCX about it means. */

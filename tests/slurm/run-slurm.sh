@@ -157,8 +157,9 @@ for spec in "2 5" "3 5"; do
         echo "srun exit status $st after $took s" >>"$out"
         # exit 3 is coll_test's for a failed allreduce: srun says it even where the task's
         # last line did not make it out before srun ended the step
-        failed=$(task_ends "$out" | grep -v '^1 ' | grep -c ' Exited with exit code 3$')
-        by_slurm=$(task_ends "$out" | grep -v '^1 ' | grep -Ec '^[0-9]+ (Killed|Terminated)$')
+        survivors=$(task_ends "$out" | grep -v '^1 ')
+        failed=$(echo "$survivors" | grep -c ' Exited with exit code 3$')
+        by_slurm=$(echo "$survivors" | grep -Ec '^[0-9]+ (Killed|Terminated)$')
         [ "$st" != 0 ] && [ "$st" != 124 ] && ! grep -q survived "$out" &&
             grep -q 'allreduce [0-9]* failed: a peer process failed' "$out" &&
             [ $((failed + by_slurm)) = $((n - 1)) ] && awk -v t="$took" 'BEGIN{exit !(t < 20)}'
