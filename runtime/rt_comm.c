@@ -10,6 +10,7 @@
 #include "rt_p2p.h"
 #include "rt_shm.h"
 #include "rt_tag.h"
+#include "rt_ucx.h"
 
 struct gdc_comm gdc_comm_world_instance;
 
@@ -250,6 +251,33 @@ void gdc_rt_comm_finalize_all(void)
     }
 }
 
+int gdc_rt_comm_failed_member(struct gdc_comm *comm)
+{
+    unsigned failures = gdc_rt_ucx_failures();
+
+    if (comm->failures_seen != failures) {
+        comm->failures_seen = failures;
+        comm->failed_member = 0;
+        for (int i = 0; i < comm->size && comm->failed_member == 0; i++) {
+            int world_rank = gdc_rt_comm_world_rank(comm, i);
+            if (gdc_rt_ucx_peer_failed(world_rank)) {
+                comm->failed_member = world_rank + 1;
+            }
+        }
+    }
+    return comm->failed_member - 1;
+}
+
+void gdc_rt_comm_watch_member(struct gdc_comm *comm)
+{
+    int i = comm->watch_next;
+
+    comm->watch_next = (i + 1) % comm->size;
+    if (i != comm->rank) {
+        (void)gdc_rt_ucx_peer_check(gdc_rt_comm_world_rank(comm, i));
+    }
+}
+
 /*
  * Allgather of one fixed-size record per rank over comm, for the runtime's own use
  * (communicator construction happens below the collectives layer). Bruck's algorithm:
@@ -264,6 +292,10 @@ static gdc_status_t internal_allgather(struct gdc_comm *comm, const void *mine, 
 
     if (rot == NULL) {
         return GDC_ERR_NO_MEMORY;
+    }
+    if (gdc_rt_comm_failed_member(comm) >= 0) {
+        free(rot);
+        return GDC_ERR_PEER_FAILED;
     }
     memcpy(rot, mine, rec);
     for (int dist = 1; dist < comm->size && status == GDC_SUCCESS; dist *= 2) {
@@ -284,6 +316,7 @@ static gdc_status_t internal_allgather(struct gdc_comm *comm, const void *mine, 
             gdc_rt_request_cancel(rreq, status);
             break;
         }
+        rreq->whole_comm = sreq->whole_comm = 1;
         rstatus = gdc_rt_request_finish(rreq);
         sstatus = gdc_rt_request_finish(sreq);
         status  = rstatus != GDC_SUCCESS ? rstatus : sstatus;

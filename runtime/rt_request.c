@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "rt_boot.h"
+#include "rt_comm.h"
 #include "rt_config.h"
 #include "rt_log.h"
 #include "rt_ucx.h"
@@ -162,6 +163,27 @@ static void watch(struct gdc_request *req, double now)
     }
 }
 
+/* A request that needs every rank of its communicator, one of which has failed: its wait
+ * may be for a live rank that waits in turn for the failed one, for ever. While it stalls
+ * (nothing moved since the last watch), one more of its ranks is looked at each time. */
+static int lost_a_rank(struct gdc_request *req)
+{
+    int failed;
+
+    if (req->completed || !req->whole_comm) {
+        return 0;
+    }
+    if (req->last_progress != 0) {
+        gdc_rt_comm_watch_member(req->comm);
+    }
+    if ((failed = gdc_rt_comm_failed_member(req->comm)) < 0) {
+        return 0;
+    }
+    GDC_LOG_DEBUG("%s on a communicator with rank %d failed: GDC_ERR_PEER_FAILED", req->ops->name, failed);
+    req->ops->abort(req, GDC_ERR_PEER_FAILED);
+    return 1;
+}
+
 static void watch_outstanding(void)
 {
     double now = gdc_wtime();
@@ -177,7 +199,9 @@ static void watch_outstanding(void)
     gdc_rt_msg_pending_watch_peers();
     for (struct gdc_request *req = outstanding; req != NULL;) {
         struct gdc_request *next = req->next; /* abort may complete it, never unlink it */
-        watch(req, now);
+        if (!lost_a_rank(req)) {
+            watch(req, now);
+        }
         req = next;
     }
 }
@@ -300,8 +324,11 @@ gdc_status_t gdc_rt_spin_wait(const gdc_rt_spin_t *spin)
         idle = now - start;
         if (++checks % 16 == 0) {
             gdc_rt_ucx_watch_peer(peer, checks);
+            if (spin->comm != NULL) {
+                gdc_rt_comm_watch_member(spin->comm);
+            }
         }
-        if (gdc_rt_ucx_peer_failed(peer)) {
+        if (gdc_rt_ucx_peer_failed(peer) || (spin->comm != NULL && gdc_rt_comm_failed_member(spin->comm) >= 0)) {
             return GDC_ERR_PEER_FAILED;
         }
         if (gdc_rt_config.timeout > 0 && idle >= gdc_rt_config.timeout) {

@@ -45,6 +45,9 @@ struct gdc_request {
     int                         peer;          /* rank in comm */
     int                         tag;
     struct gdc_comm            *comm;
+    int                         whole_comm;    /* needs every rank of comm: ends with
+                                                  GDC_ERR_PEER_FAILED once one has failed
+                                                  (gdc_rt_comm_failed_member) */
     /* collectives: the executor's state */
     void                       *impl;
 };
@@ -92,6 +95,7 @@ typedef struct gdc_rt_spin {
     void (*describe)(void *arg, char *buf, size_t len);   /* what it waits for */
     int  (*peer)(void *arg);                              /* the world rank it waits for now */
     void *arg;
+    struct gdc_comm *comm; /* a wait of a call that needs every rank of comm, or NULL */
 } gdc_rt_spin_t;
 
 gdc_status_t gdc_rt_spin_wait(const gdc_rt_spin_t *spin);

@@ -42,6 +42,7 @@ static struct {
     int            handles_cuda;
     int            shm_error_handling; /* UCX keeps shared memory on endpoints with error handling */
     uint64_t       pid_space;          /* host_pid_space() */
+    unsigned       num_failed;         /* peers known failed so far */
     char           version[32];
 } ucx;
 
@@ -246,6 +247,11 @@ int gdc_rt_ucx_peer_failed(int peer_world)
     return ucx.peers != NULL && ucx.peers[peer_world].failed;
 }
 
+unsigned gdc_rt_ucx_failures(void)
+{
+    return ucx.num_failed;
+}
+
 void gdc_rt_ucx_fail_peer(int peer_world, const char *why)
 {
     gdc_rt_peer_t *peer = &ucx.peers[peer_world];
@@ -254,6 +260,7 @@ void gdc_rt_ucx_fail_peer(int peer_world, const char *why)
         return;
     }
     peer->failed = 1;
+    ucx.num_failed++;
     GDC_LOG_ERROR("rank %d failed (%s); operations that depend on it end with GDC_ERR_PEER_FAILED",
                   peer_world, why);
     gdc_rt_msg_pending_fail_peer(peer_world);
@@ -392,12 +399,21 @@ static gdc_status_t connect_peer(int peer_world)
     return GDC_SUCCESS;
 }
 
-/* Is the process still there? A zombie (exited, not yet reaped) counts as gone. */
+/*
+ * Is the process still there? A zombie (exited, not yet reaped) counts as gone, and so does
+ * a process already inside exit (PF_EXITING in /proc/<pid>/stat's flags): a SIGKILLed rank
+ * closes its descriptors, and UCX reports its shared memory broken, some time before it
+ * becomes a zombie.
+ */
+#define GDC_RT_PF_EXITING 0x4u /* include/linux/sched.h */
+
 static int process_alive(pid_t pid)
 {
-    char  path[64], buf[256];
+    char  path[64], buf[512];
     FILE *f;
     char *close_paren;
+    char  state;
+    unsigned long flags;
 
     if (kill(pid, 0) != 0 && errno == ESRCH) {
         return 0;
@@ -412,7 +428,11 @@ static int process_alive(pid_t pid)
         close_paren = strrchr(buf, ')');
     }
     fclose(f);
-    return close_paren == NULL || (close_paren[2] != 'Z' && close_paren[2] != 'X');
+    /* ") S ppid pgrp session tty_nr tpgid flags" */
+    if (close_paren == NULL || sscanf(close_paren + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2) {
+        return 1;
+    }
+    return state != 'Z' && state != 'X' && (flags & GDC_RT_PF_EXITING) == 0;
 }
 
 int gdc_rt_ucx_peer_check(int peer_world)

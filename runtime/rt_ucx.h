@@ -29,6 +29,8 @@ ucp_ep_h gdc_rt_ucx_ep(int peer_world, gdc_status_t *status);
 
 /* Has this peer failed (UCX error callback or the launcher's report)? */
 int  gdc_rt_ucx_peer_failed(int peer_world);
+/* How many peers are known failed so far (it only grows): a cheap look for news. */
+unsigned gdc_rt_ucx_failures(void);
 /* Mark a peer failed and fail everything pending with it. */
 void gdc_rt_ucx_fail_peer(int peer_world, const char *why);
 

@@ -64,7 +64,7 @@ static void spin_describe(void *arg, char *buf, size_t len)
 static gdc_status_t spin_wait(const gdc_coll_fast_t *fast, int counter, uint64_t target, int peer)
 {
     spin_waiter_t *w    = fast->waiter;
-    gdc_rt_spin_t  spin = {spin_ready, spin_describe, spin_peer, w};
+    gdc_rt_spin_t  spin = {spin_ready, spin_describe, spin_peer, w, w->comm};
 
     w->counter = counter;
     w->target  = target;
@@ -119,6 +119,9 @@ gdc_status_t gdc_coll_run_blocking_unchecked(struct gdc_comm *comm, const gdc_co
         gdc_coll_args_t        args = *call;
         const gdc_coll_algo_t *algo;
 
+        if ((status = gdc_coll_comm_usable(comm)) != GDC_SUCCESS) {
+            return status;
+        }
         args.on_device = 0;
         algo           = gdc_coll_cache_algo(&cc->cache, &args);
         if (algo != NULL && algo->run_blocking != NULL && run_fast(comm, &args, algo, bufs, &status)) {

@@ -22,6 +22,10 @@ gdc_status_t gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *args, 
  * start and wait. */
 gdc_status_t gdc_coll_run_blocking(struct gdc_comm *comm, const gdc_coll_args_t *args, const gdc_coll_buffers_t *bufs);
 
+/* GDC_ERR_PEER_FAILED when a rank of comm has failed (gdc_rt_comm_failed_member): no
+ * collective on it can complete, and none starts. */
+gdc_status_t gdc_coll_comm_usable(struct gdc_comm *comm);
+
 /* The same without GDC_CHECK's signatures (the check's own allgather). */
 gdc_status_t gdc_coll_start_unchecked(struct gdc_comm *comm, const gdc_coll_args_t *args,
                                       const gdc_coll_buffers_t *bufs, struct gdc_request **out);

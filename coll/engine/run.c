@@ -424,6 +424,7 @@ gdc_status_t gdc_coll_run_launch(gdc_coll_run_t *run, struct gdc_comm *comm, cha
     req->impl       = run;
     req->poll_alone = run->main.sched->num_msgs == 0 && (run->check == NULL || run->check->sched->num_msgs == 0);
     req->comm       = comm;
+    req->whole_comm = 1;
     if (run->main.entry != NULL) {
         run->main.entry->users++;
     }

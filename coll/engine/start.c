@@ -80,6 +80,17 @@ static gdc_status_t add_check(struct gdc_comm *comm, gdc_coll_run_t *run, const 
     return status;
 }
 
+gdc_status_t gdc_coll_comm_usable(struct gdc_comm *comm)
+{
+    int failed = gdc_rt_comm_failed_member(comm);
+
+    if (failed < 0) {
+        return GDC_SUCCESS;
+    }
+    GDC_LOG_DEBUG("a collective on a communicator whose rank %d (world) has failed: GDC_ERR_PEER_FAILED", failed);
+    return GDC_ERR_PEER_FAILED;
+}
+
 static gdc_status_t start(struct gdc_comm *comm, const gdc_coll_args_t *call, const gdc_coll_buffers_t *bufs,
                           int checked, struct gdc_request **out)
 {
@@ -94,6 +105,9 @@ static gdc_status_t start(struct gdc_comm *comm, const gdc_coll_args_t *call, co
 
     if (gdc_coll_is_empty(&args) && !checked) {
         return completed_request(out);
+    }
+    if ((status = gdc_coll_comm_usable(comm)) != GDC_SUCCESS) {
+        return status;
     }
     status = buffers_memtype(&args, bufs, &args.on_device);
     if (status != GDC_SUCCESS) {

@@ -15,6 +15,10 @@
  *                          GDC_ERR_TIMEOUT (run with GDC_TIMEOUT set)
  *   coll_test peerdeath    rank 1 dies in the middle of a series of allreduces
  *   coll_test peerexit     rank 1 exits with status 5 (no gdc_finalize) in the middle of them
+ *   coll_test peerchain    the last rank dies while rank 0 waits in a bcast for rank 1, which
+ *                          waits for a message from rank 0: only the failure of a rank of the
+ *                          bcast's communicator can end rank 0's wait (run without a launcher
+ *                          that ends the job at the death)
  * Every value received is checked: integers exactly, floats against a double reference.
  */
 #include <signal.h>
@@ -484,6 +488,50 @@ static void test_peerexit(void)
     allreduce_until_rank1_leaves(exit_with_5);
 }
 
+/* Exit 3 when a call failed with GDC_ERR_PEER_FAILED, saying which; 4 for another error. */
+static void expect_peer_failed(const char *what, int status)
+{
+    printf("rank %d: %s: %s\n", world_rank, what, status == GDC_SUCCESS ? "survived" : gdc_strerror(status));
+    fflush(stdout);
+    if (status == GDC_SUCCESS) {
+        return;
+    }
+    _exit(status == GDC_ERR_PEER_FAILED ? 3 : 4);
+}
+
+/*
+ * Ranks 0, 1 and the last make a communicator. The last dies; rank 0 then waits in a bcast
+ * on it for rank 1 (the root), which is alive but waits for a message from rank 0 that
+ * never comes: rank 0 talks to no failed rank, so only the failure of a rank of the
+ * bcast's communicator can end its wait, and only rank 0's failure can end rank 1's. The
+ * other ranks fail an allreduce on the world.
+ */
+static void test_peerchain(void)
+{
+    int        last = world_size - 1, mine = world_rank == 0 || world_rank == 1 || world_rank == last;
+    int32_t    token = 7, data[256] = {0};
+    gdc_comm_t three;
+
+    CHECK(world_size >= 3, "needs three ranks");
+    CHECK_OK(gdc_comm_split(GDC_COMM_WORLD, mine ? 0 : GDC_UNDEFINED, 0, &three));
+    /* rank 0 and the last rank have spoken: each can see the other's life */
+    if (world_rank == 0) {
+        CHECK_OK(gdc_send(&token, 1, GDC_INT32, 2, 1, three));
+    } else if (world_rank == last) {
+        CHECK_OK(gdc_recv(&token, 1, GDC_INT32, 0, 1, three));
+    }
+    CHECK_OK(gdc_barrier(GDC_COMM_WORLD));
+    if (world_rank == last) {
+        raise(SIGKILL);
+    } else if (world_rank == 0) {
+        expect_peer_failed("bcast from rank 1", gdc_bcast(data, 256, GDC_INT32, 1, three));
+    } else if (world_rank == 1) {
+        expect_peer_failed("recv from rank 0", gdc_recv(data, 1, GDC_INT32, 0, 2, three));
+    } else {
+        expect_peer_failed("allreduce", gdc_allreduce(GDC_IN_PLACE, data, 256, GDC_INT32, GDC_SUM, GDC_COMM_WORLD));
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -496,10 +544,11 @@ int main(int argc, char **argv)
         {"timeout", test_timeout},
         {"peerdeath", test_peerdeath},
         {"peerexit", test_peerexit},
+        {"peerchain", test_peerchain},
     };
 
     if (argc != 2) {
-        fprintf(stderr, "usage: coll_test all|quick|nonblocking|timeout|peerdeath|peerexit\n");
+        fprintf(stderr, "usage: coll_test all|quick|nonblocking|timeout|peerdeath|peerexit|peerchain\n");
         return 2;
     }
     CHECK_OK(gdc_init(&argc, &argv));

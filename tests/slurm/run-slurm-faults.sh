@@ -144,7 +144,8 @@ nothing_left() { # SEC [notmp]
         case " $* " in *" notmp "*) tmp= ;; esac
         [ -z "$procs$jobs$left_shm$tmp" ] && break
         if [ "$i" -ge $(($1 * 10)) ]; then
-            echo "left behind after ${1}s: processes [$procs] jobs [$jobs] /dev/shm [$left_shm] TmpFS [$left_tmp]" >>"$out"
+            left_msg="left behind after ${1}s: processes [$procs] jobs [$jobs] /dev/shm [$left_shm] TmpFS [$left_tmp]"
+            echo "$left_msg" >>"$out"
             [ -n "$procs" ] && ps -o pid,ppid,stat,args -p "$(echo $procs | tr ' ' ',')" >>"$out"
             kill_leftovers
             [ -n "$jobs" ] && timeout 10 scancel $jobs 2>/dev/null
@@ -164,6 +165,9 @@ fault_time() { # R
 }
 within() { awk -v s="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(s >= lo && s < hi) }'; }
 diag() { echo "srun exit status $rc, ended ${ended}s after the fault" >>"$out"; }
+# A failing case's reasons in its TAP line too: that line reaches make check's summary (and
+# CI's excerpt of it) where the diagnostics below it may not.
+because() { [ -n "$1" ] && echo " (FAILED: ${1#; })"; }
 
 # ---------------------------------------------------------------------------------------
 # (a) a rank SIGKILLed inside the collectives, no --kill-on-bad-exit. Each survivor must
@@ -189,6 +193,7 @@ for most in 4 150; do
     exited3='?'
     by_slurm='?'
     aborted='?'
+    why=
     if wait_out "soak: rank $r: sending itself SIGKILL" "$ready"; then
         t1=$(fault_time "$r")
         finish_step $((bound + 10))
@@ -198,7 +203,6 @@ for most in 4 150; do
         exited3=$(grep -c '^[0-9]* Exited with exit code 3$' "$out.tasks")
         by_slurm=$(grep -v "^$r " "$out.tasks" | grep -Ec '^[0-9]+ (Killed|Terminated)$')
         aborted=$(grep -Ec '^[0-9]+ Aborted$' "$out.tasks")
-        why=
         [ "$rc" != 0 ] && [ "$rc" != 124 ] || why="srun exited with $rc"
         within "$ended" 0 "$bound" || why="$why; srun ended ${ended}s after the fault"
         grep -qx "$r Killed" "$out.tasks" || why="$why; srun does not say task $r was killed"
@@ -206,13 +210,15 @@ for most in 4 150; do
         # every failing call says -6 (a rank's last lines may not make it out before srun
         # ends the step, so its exit status 3 is the count)
         [ "$exited3" = 0 ] || [ "$by_gdc" -ge 1 ] || why="$why; $exited3 exited with 3, but no call returned -6"
-        ! grep -Eq '^soak: rank [0-9]+: .* returned -([0-57-9]|[0-9][0-9]+) \(' "$out" ||
-            why="$why; a call failed with another status than GDC_ERR_PEER_FAILED"
+        other=$(grep -E '^soak: rank [0-9]+: .* returned -([0-57-9]|[0-9][0-9]+) \(' "$out" | head -n 1)
+        [ -z "$other" ] || why="$why; a call failed with another status than GDC_ERR_PEER_FAILED: $other"
         [ "$aborted" = 0 ] || why="$why; $aborted aborted (in UCX?)"
         [ $((exited3 + by_slurm + aborted)) = $((n - 1)) ] || why="$why; survivors not all accounted for"
         [ "$(sort -un "$out.tasks" | wc -l)" = "$n" ] || why="$why; srun does not name every task's end"
         ! grep -q ' steps: ' "$out" || why="$why; a rank printed its summary (exit 0)"
-        [ -z "$why" ] && nothing_left 10 && ok=0
+        if [ -z "$why" ]; then
+            nothing_left 10 && ok=0 || why="; $left_msg"
+        fi
         if [ -n "$why" ]; then
             echo "case (a) failed:$why" | sed 's/:;/:/' >>"$out"
             grep -E "^gdc\[[0-9]+\] error: rank [0-9]+ failed \(" "$out" | head -n 20 >>"$out"
@@ -220,11 +226,12 @@ for most in 4 150; do
         fi
         rm -f "$out.tasks"
     else
+        why="; rank $r's fault line never showed"
         finish_step 0
         nothing_left 10
     fi
     diag
-    tap_check "srun -N 3 -n $n: rank $r SIGKILLed after $calls calls: named; of the $((n - 1)) survivors $exited3 failed with GDC_ERR_PEER_FAILED, $by_slurm were ended by Slurm, $aborted aborted; srun ends (status $rc) ${ended}s after; nothing left" "$ok" "$out"
+    tap_check "srun -N 3 -n $n: rank $r SIGKILLed after $calls calls: named; of the $((n - 1)) survivors $exited3 failed with GDC_ERR_PEER_FAILED, $by_slurm were ended by Slurm, $aborted aborted; srun ends (status $rc) ${ended}s after; nothing left$(because "$why")" "$ok" "$out"
 done
 
 # (b) a rank SIGSTOPped, GDC_TIMEOUT=5, srun -K. GDC_STALL_WARN=2: the peers that wait for
@@ -239,41 +246,50 @@ start_step -K -- --max-bytes 16384 --stop "$r:$calls"
 unset GDC_TIMEOUT GDC_STALL_WARN
 ok=1
 ended=-
+why=
 if wait_out "soak: rank $r: sending itself SIGSTOP" "$ready"; then
     t1=$(fault_time "$r")
     finish_step $((bound + 10))
     ended=$(elapsed "$t1")
-    [ "$rc" != 0 ] && [ "$rc" != 124 ] && within "$ended" 4 "$bound" &&
-        grep -Eq "waits for (data from rank $r|rank $r's shared-memory signal( [0-9]+)?|rank $r to take its data) for [0-9]+ s" "$out" &&
-        grep -q "giving up with GDC_ERR_TIMEOUT (GDC_TIMEOUT=5)" "$out" &&
-        grep -Eq "^soak: rank [0-9]+: .* returned -7 \(" "$out" && nothing_left 10 && ok=0
+    [ "$rc" != 0 ] && [ "$rc" != 124 ] || why="srun exited with $rc"
+    within "$ended" 4 "$bound" || why="$why; srun ended ${ended}s after the stop"
+    grep -Eq "waits for (data from rank $r|rank $r's shared-memory signal( [0-9]+)?|rank $r to take its data) for [0-9]+ s" "$out" ||
+        why="$why; no stall line names rank $r"
+    grep -q "giving up with GDC_ERR_TIMEOUT (GDC_TIMEOUT=5)" "$out" || why="$why; no rank gave up with GDC_ERR_TIMEOUT"
+    grep -Eq "^soak: rank [0-9]+: .* returned -7 \(" "$out" || why="$why; no call returned -7"
+    if [ -z "$why" ]; then
+        nothing_left 10 && ok=0 || why="; $left_msg"
+    fi
     [ "$ok" = 0 ] || grep -E "waits for" "$out" | head -n 12 >>"$out"
 else
+    why="; rank $r's fault line never showed"
     finish_step 0
     nothing_left 10
 fi
 diag
-tap_check "srun -K -N 3 -n $n, GDC_TIMEOUT=5: rank $r SIGSTOPped after $calls calls: peers time out, a stall line names rank $r, srun ends the step (status $rc) ${ended}s after, nothing left" "$ok" "$out"
+tap_check "srun -K -N 3 -n $n, GDC_TIMEOUT=5: rank $r SIGSTOPped after $calls calls: peers time out, a stall line names rank $r, srun ends the step (status $rc) ${ended}s after, nothing left$(because "$why")" "$ok" "$out"
 
 # (c) srun killed, or terminated, while the ranks run collectives
 for sig in KILL TERM; do
     start_step --
     ok=1
     ended=-
+    why=
     if wait_out "^soak: $n ranks, 600 s, seed" "$ready"; then
         sleep "$(random_in 1 3).$(random_in 0 9)"
         t1=$(now)
         kill -"$sig" "$bg"
         finish_step $((bound + 10))
-        nothing_left "$bound" && ok=0
+        nothing_left "$bound" && ok=0 || why=$left_msg
         ended=$(elapsed "$t1")
-        within "$ended" 0 "$bound" || ok=1
+        within "$ended" 0 "$bound" || { ok=1; why="$why; ended ${ended}s after"; }
     else
+        why="the soak never started"
         finish_step 0
         nothing_left 10
     fi
     diag
-    tap_check "srun -N 3 -n $n: SIG$sig to srun during the collectives: every task, the job and its files gone ${ended}s after" "$ok" "$out"
+    tap_check "srun -N 3 -n $n: SIG$sig to srun during the collectives: every task, the job and its files gone ${ended}s after$(because "$why")" "$ok" "$out"
 done
 
 # ... and while the ranks start: up to half a second after the first task shows, inside
@@ -283,6 +299,7 @@ done
 start_step --
 ok=1
 ended=-
+why=
 i=0
 while bg_alive && [ "$i" -lt $((ready * 50)) ] && [ -z "$(pgrep -f -- "$marker" | grep -vx "$bg")" ]; do
     sleep 0.02
@@ -294,15 +311,16 @@ if bg_alive; then
     grep -q "^soak: $n ranks" "$out" && echo "(the soak had started: the kill came after gdc_init)" >>"$out"
     kill -TERM "$bg"
     finish_step $((bound + 10))
-    nothing_left "$bound" notmp && ok=0
+    nothing_left "$bound" notmp && ok=0 || why=$left_msg
     ended=$(elapsed "$t1")
-    within "$ended" 0 "$bound" || ok=1
+    within "$ended" 0 "$bound" || { ok=1; why="$why; ended ${ended}s after"; }
 else
+    why="srun ended before the signal"
     finish_step 0
     nothing_left 10
 fi
 diag
-tap_check "srun -N 3 -n $n: SIGTERM to srun while the ranks start: every task and the job gone ${ended}s after" "$ok" "$out"
+tap_check "srun -N 3 -n $n: SIGTERM to srun while the ranks start: every task and the job gone ${ended}s after$(because "$why")" "$ok" "$out"
 # Slurm's own: a slurmstepd whose step is cancelled while its tasks connect to its PMIx
 # server may hang for good in PMIx_server_finalize (Slurm 22.05, PMIx 4.2.2; a mutex in
 # pmix_rte_finalize), keeping its spmix_appdir in the node's TmpFS until the cluster

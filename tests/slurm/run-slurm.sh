@@ -165,6 +165,26 @@ for spec in "2 5" "3 5"; do
             [ $((failed + by_slurm)) = $((n - 1)) ] && awk -v t="$took" 'BEGIN{exit !(t < 20)}'
         tap_check "srun -N $nodes -n $n coll_test $how: of the $((n - 1)) survivors $failed fail their allreduce, $by_slurm were ended by Slurm (exit $st, ${took} s)" $? "$out"
     done
+
+    # The last rank dies while rank 0 waits in a bcast for rank 1, which waits for rank 0
+    # (coll_test.c, test_peerchain): rank 0's bcast must fail for the failed rank of its
+    # communicator, which it does not wait for. Ranks 0 and 1 share a node that the dead
+    # rank is not on, so Slurm's PMIx plugin does not end rank 0 for it; rank 1 it may end
+    # once rank 0 has exited.
+    t=$(date +%s.%N)
+    timeout -k 5 60 "$launch" "$n" -- "$coll" peerchain >"$out" 2>&1 </dev/null
+    st=$?
+    took=$(elapsed "$t")
+    echo "srun exit status $st after $took s" >>"$out"
+    ends=$(task_ends "$out")
+    survivors=$(echo "$ends" | grep -v "^$((n - 1)) ")
+    failed=$(echo "$survivors" | grep -c ' Exited with exit code 3$')
+    by_slurm=$(echo "$survivors" | grep -v '^0 ' | grep -Ec '^[0-9]+ (Killed|Terminated)$')
+    [ "$st" != 0 ] && [ "$st" != 124 ] && awk -v t="$took" 'BEGIN{exit !(t < 20)}' &&
+        grep -q '^rank 0: bcast from rank 1: a peer process failed$' "$out" &&
+        echo "$ends" | grep -qx '0 Exited with exit code 3' && ! grep -q 'survived' "$out" &&
+        [ $((failed + by_slurm)) = $((n - 1)) ]
+    tap_check "srun -N $nodes -n $n coll_test peerchain: rank 0's bcast, waiting for live rank 1, fails for the dead rank $((n - 1)) of its communicator; of the $((n - 1)) survivors $failed failed, $by_slurm were ended by Slurm (exit $st, ${took} s)" $? "$out"
 done
 
 # ---------------------------------------------------------------------------------------
