@@ -142,7 +142,8 @@ GDC_COLL_BUILDER(gdc_coll_allreduce_hier_rails)
     if (r.bounds == NULL || r.rail == NULL) {
         status = GDC_ERR_NO_MEMORY;
     } else {
-        int segments = gdc_coll_hier_num_segments(args, r.nodes.max_local, gdc_coll_rails_slots(r.blocks, gdc_coll_group_allreduce_min_slots(r.nodes.num_nodes)));
+        int segments = gdc_coll_hier_num_segments_overlapped(
+            args, r.nodes.max_local, gdc_coll_rails_slots(r.blocks, gdc_coll_group_allreduce_min_slots(r.nodes.num_nodes)));
         status       = gdc_coll_hier_segmented(sched, segments, args->count, rails_segment, &r);
     }
     free(r.rail);

@@ -8,6 +8,22 @@
 #include "builder.h"
 #include "gdc_rt.h"
 
+/* n segments, or fewer: four units per rank of a `width`-rank phase in each at least, at
+ * most GDC_COLL_HIER_MAX_SEGMENTS, slots_needed slots for each. */
+static int fit_segments(const gdc_coll_args_t *args, int width, uint32_t slots_needed, size_t n)
+{
+    size_t bytes = args->count * args->dsize;
+    size_t unit  = gdc_coll_chunk_bytes(args, GDC_COLL_ACROSS_NODES);
+    size_t most  = bytes / (4 * unit * (size_t)(width > 1 ? width : 1));
+
+    n = n < most ? n : most;
+    n = n < 1 ? 1 : n > GDC_COLL_HIER_MAX_SEGMENTS ? GDC_COLL_HIER_MAX_SEGMENTS : n;
+    while (n > 1 && GDC_COLL_MAX_SLOTS / n < slots_needed) {
+        n--;
+    }
+    return (int)n;
+}
+
 int gdc_coll_hier_num_segments(const gdc_coll_args_t *args, int width, uint32_t slots_needed)
 {
     size_t bytes   = args->count * args->dsize;
@@ -16,20 +32,18 @@ int gdc_coll_hier_num_segments(const gdc_coll_args_t *args, int width, uint32_t 
     /* Segments overlap the phases: the first segment's phases inside the nodes are paid
      * alone (their work over the segment count, about the network's: 2 bytes / width),
      * and every segment's phase among nodes pays its rounds' latency again (each worth a
-     * quarter of the unit). Their sum is least at the square root of the ratio; and a
-     * segment carries four units per rank at least. */
+     * quarter of the unit). Their sum is least at the square root of the ratio. */
     int    k       = args->num_nodes > 1 ? args->num_nodes : 2;
     double rounds  = gdc_coll_group_halving_fits(k, GDC_COLL_MAX_SLOTS) ? 2 * (31 - __builtin_clz((unsigned)k))
                                                                           : 2 * (k - 1);
-    size_t n       = (size_t)sqrt(2.0 * (double)bytes / (double)w / (rounds * (double)unit / 4));
-    size_t most    = bytes / (4 * unit * w);
 
-    n = n < most ? n : most;
-    n = n < 1 ? 1 : n > GDC_COLL_HIER_MAX_SEGMENTS ? GDC_COLL_HIER_MAX_SEGMENTS : n;
-    while (n > 1 && GDC_COLL_MAX_SLOTS / n < slots_needed) {
-        n--;
-    }
-    return (int)n;
+    return fit_segments(args, width, slots_needed,
+                        (size_t)sqrt(2.0 * (double)bytes / (double)w / (rounds * (double)unit / 4)));
+}
+
+int gdc_coll_hier_num_segments_overlapped(const gdc_coll_args_t *args, int width, uint32_t slots_needed)
+{
+    return fit_segments(args, width, slots_needed, GDC_COLL_HIER_MAX_SEGMENTS);
 }
 
 gdc_status_t gdc_coll_hier_segmented(gdc_coll_sched_t *sched, int segments, size_t count, gdc_coll_hier_seg_fn_t fn,

@@ -31,6 +31,12 @@ typedef gdc_status_t (*gdc_coll_hier_seg_fn_t)(gdc_coll_sched_t *sched, void *ct
  * chunks per rank of a `width`-rank phase at least, at most GDC_COLL_HIER_MAX_SEGMENTS,
  * and no more than leave each segment slots_needed slots. */
 int gdc_coll_hier_num_segments(const gdc_coll_args_t *args, int width, uint32_t slots_needed);
+/* The same where the phases among nodes of neighbouring segments run at once on the same
+ * links (every rank of a node on its own rail: the first segment's rails run while the
+ * second's reduce-scatter does, and the second's join them): a further segment's latency
+ * then hides behind the other's bytes, and segments cost only their chunks' steps, so
+ * there are as many as the rules above allow. */
+int gdc_coll_hier_num_segments_overlapped(const gdc_coll_args_t *args, int width, uint32_t slots_needed);
 
 /* Cut count elements into `segments` segments and build each with fn, every step of one
  * after the previous segment's gate; then reserve the scratch they used. */

@@ -746,6 +746,22 @@ double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll
     }
 }
 
+double gdc_coll_price_group_allreduce_stream(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes,
+                                             uint32_t slots)
+{
+    int pof2 = gdc_coll_price_pof2(g);
+
+    if (g < 2) {
+        return 0;
+    }
+    if (g == 2 || bytes <= (double)p->args->config->hier_ring_bytes ||
+        (!gdc_coll_group_halving_fits(g, slots) && slots < (uint32_t)(2 * (g - 1)))) {
+        /* recursive doubling: the whole vector every round, twice more off a power of two */
+        return (__builtin_ctz((unsigned)pof2) + (pof2 != g ? 2 : 0)) * bytes / h.bw;
+    }
+    return 2 * bytes * (g - 1) / g / h.bw; /* halving-doubling or ring: each way, all but a 1/g */
+}
+
 /* Each level: its children's vectors in at once, one after the other on the link, each
  * reduced as it comes. */
 double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix, double bytes)

@@ -534,19 +534,22 @@ static double allreduce_hier_leader(const gdc_coll_price_t *p)
     return segmented(segs, phase);
 }
 
+/* The rails of neighbouring segments overlap on the NICs (hier/common.h): a further
+ * segment costs the NICs' bytes of its rails, or its phases inside the nodes. */
 static double allreduce_hier_rails(const gdc_coll_price_t *p)
 {
-    int    L = p->lay->max_local, K = p->lay->nodes;
-    int    segs = gdc_coll_hier_num_segments(p->args, L, gdc_coll_rails_slots(L, gdc_coll_group_allreduce_min_slots(K)));
-    double seg  = bytes_of(p, p->args->count) / segs, part = seg / L;
-    int    chunks = gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, part, 2 * (L - 1));
-    double phase[3];
+    int      L = p->lay->max_local, K = p->lay->nodes;
+    int      segs = gdc_coll_hier_num_segments_overlapped(p->args, L,
+                                                          gdc_coll_rails_slots(L, gdc_coll_group_allreduce_min_slots(K)));
+    double   seg  = bytes_of(p, p->args->count) / segs, part = seg / L;
+    int      chunks = gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, part, 2 * (L - 1));
+    uint32_t slots  = GDC_COLL_MAX_SLOTS / (uint32_t)segs / (uint32_t)L;
+    double   phase[3];
 
     phase[0] = gdc_coll_price_group_ring(p, L, inside(p), part, chunks, L - 1, 0);
-    phase[1] = gdc_coll_price_group_allreduce(p, K, along_rails(p), part, GDC_COLL_ACROSS_NODES,
-                                              GDC_COLL_MAX_SLOTS / (uint32_t)segs / (uint32_t)L);
+    phase[1] = gdc_coll_price_group_allreduce(p, K, along_rails(p), part, GDC_COLL_ACROSS_NODES, slots);
     phase[2] = gdc_coll_price_group_ring(p, L, inside(p), part, chunks, 0, L - 1);
-    return segmented(segs, phase);
+    return segmented_stream(segs, phase, gdc_coll_price_group_allreduce_stream(p, K, along_rails(p), part, slots));
 }
 
 /* Two pipelined broadcasts, the second fed chunk by chunk by the first: the longer stream,

@@ -87,6 +87,10 @@ double gdc_coll_price_group_ring(const gdc_coll_price_t *p, int g, gdc_coll_hop_
 double gdc_coll_price_group_rd(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int reduces);
 double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int across,
                                       uint32_t slots);
+/* How long that group allreduce keeps each rank's link busy: what one more of it adds where
+ * it overlaps another on the same links (its latencies hide behind the other's bytes). */
+double gdc_coll_price_group_allreduce_stream(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes,
+                                             uint32_t slots);
 double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix, double bytes);
 /* The slowest way of one message of `bytes` down a binomial tree over g ranks; the empty
  * messages of a k-nomial fan-in (a barrier's). */
