@@ -447,14 +447,17 @@ static void fence_done(pmix_status_t status, void *cbdata)
 /*
  * progress (may be NULL) runs while the fence is open: a rank waiting here must still
  * answer its peers' UCX traffic (a worker flush over TCP needs the far side to progress),
- * or one rank's flush and everyone else's fence wait for each other.
+ * or one rank's flush and everyone else's fence wait for each other. What it returns
+ * other than GDC_SUCCESS ends the wait: a fence that never completes (a rank is gone) is
+ * left open, its callback writing to a wait record that outlives it.
  */
-static gdc_status_t fence(const char *what, void (*progress)(void))
+static gdc_status_t fence(const char *what, gdc_status_t (*progress)(void))
 {
+    static struct fence_wait wait;
     pmix_info_t   info;
     bool          collect = true;
-    struct fence_wait wait = {.status = PMIX_SUCCESS, .done = 0};
     pmix_status_t rc;
+    gdc_status_t  given_up = GDC_SUCCESS;
 
     if (gdc_rt_boot.singleton) {
         return GDC_SUCCESS;
@@ -463,20 +466,25 @@ static gdc_status_t fence(const char *what, void (*progress)(void))
     if (progress == NULL) {
         rc = PMIx_Fence(NULL, 0, &info, 1);
     } else {
+        wait.status = PMIX_SUCCESS;
+        atomic_store(&wait.done, 0);
         rc = PMIx_Fence_nb(NULL, 0, &info, 1, fence_done, &wait);
         if (rc == PMIX_OPERATION_SUCCEEDED) {
             atomic_store(&wait.done, 1);
             rc = PMIX_SUCCESS;
         }
-        while (rc == PMIX_SUCCESS && !atomic_load_explicit(&wait.done, memory_order_acquire)) {
-            progress();
+        while (rc == PMIX_SUCCESS && !atomic_load_explicit(&wait.done, memory_order_acquire) &&
+               (given_up = progress()) == GDC_SUCCESS) {
             sched_yield();
         }
-        if (rc == PMIX_SUCCESS) {
+        if (rc == PMIX_SUCCESS && given_up == GDC_SUCCESS) {
             rc = wait.status;
         }
     }
     PMIX_INFO_DESTRUCT(&info);
+    if (given_up != GDC_SUCCESS) {
+        return given_up;
+    }
     if (rc != PMIX_SUCCESS) {
         return pmix_error(what, rc);
     }
@@ -488,7 +496,7 @@ gdc_status_t gdc_rt_boot_exchange(void)
     return fence("fence (address exchange)", NULL);
 }
 
-gdc_status_t gdc_rt_boot_barrier(void (*progress)(void))
+gdc_status_t gdc_rt_boot_barrier(gdc_status_t (*progress)(void))
 {
     return fence("fence (barrier)", progress);
 }

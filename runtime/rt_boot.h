@@ -42,9 +42,10 @@ gdc_status_t gdc_rt_boot_put_local(const char *key, const void *bytes, size_t le
 /* rank's record under key into bytes; 0 when it is there and len bytes long. */
 int gdc_rt_boot_get(int rank, const char *key, void *bytes, size_t len);
 
-/* A job-wide barrier through the PMIx server (used at finalize); progress (or NULL)
- * is called over and over until it completes. */
-gdc_status_t gdc_rt_boot_barrier(void (*progress)(void));
+/* A job-wide barrier through the PMIx server (used at finalize); progress is called over
+ * and over until it completes, and the wait ends early with what progress returns when
+ * that is not GDC_SUCCESS (the fence is then left to PMIx_Finalize). */
+gdc_status_t gdc_rt_boot_barrier(gdc_status_t (*progress)(void));
 
 /* Ask the launcher to end the whole job with code; returns only if it could not. */
 void gdc_rt_boot_abort(int code, const char *msg);

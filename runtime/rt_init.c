@@ -110,6 +110,45 @@ gdc_status_t gdc_rt_init_world(void)
     return GDC_SUCCESS;
 }
 
+/*
+ * While gdc_finalize's barrier waits for every rank: UCX progressed (see below), and the
+ * world's ranks watched, since a rank that failed never comes and its PMIx fence would
+ * wait for it for ever. The wait ends with GDC_ERR_PEER_FAILED once one is known failed,
+ * and with GDC_ERR_TIMEOUT after GDC_TIMEOUT; GDC_STALL_WARN's lines say it waits.
+ */
+static double finalize_start, finalize_next_look, finalize_next_warn;
+
+static gdc_status_t finalize_barrier_progress(void)
+{
+    double now, waited;
+    int    failed;
+
+    gdc_rt_ucx_progress();
+    now = gdc_wtime();
+    if (now < finalize_next_look) {
+        return GDC_SUCCESS;
+    }
+    finalize_next_look = now + 0.05;
+    gdc_rt_comm_watch_member(GDC_COMM_WORLD);
+    if ((failed = gdc_rt_comm_failed_member(GDC_COMM_WORLD)) >= 0) {
+        GDC_LOG_WARN("gdc_finalize: rank %d failed: not waiting for it at the job's closing barrier "
+                     "(GDC_ERR_PEER_FAILED)", failed);
+        return GDC_ERR_PEER_FAILED;
+    }
+    waited = now - finalize_start;
+    if (gdc_rt_config.timeout > 0 && waited >= gdc_rt_config.timeout) {
+        GDC_LOG_ERROR("gdc_finalize: rank %d waits at the job's closing barrier for %.0f s: giving up with "
+                      "GDC_ERR_TIMEOUT (GDC_TIMEOUT=%g)", gdc_rt_boot.rank, waited, gdc_rt_config.timeout);
+        return GDC_ERR_TIMEOUT;
+    }
+    if (gdc_rt_config.stall_warn > 0 && now >= finalize_next_warn) {
+        GDC_LOG_WARN("gdc_finalize: rank %d waits at the job's closing barrier for %.0f s (every rank must "
+                     "call gdc_finalize)", gdc_rt_boot.rank, waited);
+        finalize_next_warn = now + waited; /* at doubling intervals */
+    }
+    return GDC_SUCCESS;
+}
+
 gdc_status_t gdc_rt_finalize_begin(void)
 {
     gdc_status_t barrier_status;
@@ -118,7 +157,17 @@ gdc_status_t gdc_rt_finalize_begin(void)
     (void)gdc_rt_ucx_flush();
     /* Nobody tears down its endpoints while a peer may still send to it (or still flush
      * towards it: hence UCX progress while the barrier waits). */
-    barrier_status = gdc_rt_boot_barrier(gdc_rt_ucx_progress);
+    finalize_start     = gdc_wtime();
+    finalize_next_look = 0;
+    finalize_next_warn = finalize_start + gdc_rt_config.stall_warn;
+    barrier_status     = gdc_rt_boot_barrier(finalize_barrier_progress);
+    if (barrier_status == GDC_ERR_TRANSPORT) {
+        /* a PMIx server may fail the fence of a job one of whose ranks died: say so */
+        for (int i = 0; i < gdc_rt_boot.size; i++) {
+            gdc_rt_comm_watch_member(GDC_COMM_WORLD);
+        }
+        barrier_status = gdc_rt_comm_failed_member(GDC_COMM_WORLD) >= 0 ? GDC_ERR_PEER_FAILED : barrier_status;
+    }
     gdc_rt_comm_finalize_all();
     return barrier_status;
 }

@@ -19,6 +19,8 @@
  *                          waits for a message from rank 0: only the failure of a rank of the
  *                          bcast's communicator can end rank 0's wait (run without a launcher
  *                          that ends the job at the death)
+ *   coll_test peerfinalize the last rank dies; the others call gdc_finalize at once, whose
+ *                          closing barrier must not wait for the dead rank for ever
  * Every value received is checked: integers exactly, floats against a double reference.
  */
 #include <signal.h>
@@ -532,6 +534,20 @@ static void test_peerchain(void)
     }
 }
 
+/* The last rank dies after a barrier; the others go straight to gdc_finalize. Its
+ * job-wide barrier (a PMIx fence) would wait for the dead rank for ever: it must end with
+ * GDC_ERR_PEER_FAILED once the failure is known, where a rank that saw the death (or the
+ * exit of a rank that did) tells it. */
+static void test_peerfinalize(void)
+{
+    CHECK_OK(gdc_barrier(GDC_COMM_WORLD));
+    if (world_rank == world_size - 1) {
+        raise(SIGKILL);
+    }
+    expect_peer_failed("finalize", gdc_finalize());
+    _exit(4); /* finalized with a rank dead: "survived" says so */
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -545,10 +561,11 @@ int main(int argc, char **argv)
         {"peerdeath", test_peerdeath},
         {"peerexit", test_peerexit},
         {"peerchain", test_peerchain},
+        {"peerfinalize", test_peerfinalize},
     };
 
     if (argc != 2) {
-        fprintf(stderr, "usage: coll_test all|quick|nonblocking|timeout|peerdeath|peerexit|peerchain\n");
+        fprintf(stderr, "usage: coll_test all|quick|nonblocking|timeout|peerdeath|peerexit|peerchain|peerfinalize\n");
         return 2;
     }
     CHECK_OK(gdc_init(&argc, &argv));
