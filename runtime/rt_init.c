@@ -116,11 +116,19 @@ gdc_status_t gdc_rt_init_world(void)
  * wait for it for ever. The wait ends with GDC_ERR_PEER_FAILED once one is known failed,
  * and with GDC_ERR_TIMEOUT after GDC_TIMEOUT; GDC_STALL_WARN's lines say it waits.
  */
-static double finalize_start, finalize_next_look, finalize_next_warn;
+static double         finalize_start, finalize_next_look;
+static gdc_rt_stall_t finalize_stall;
+
+static void describe_finalize_wait(void *arg, char *buf, size_t len)
+{
+    (void)arg;
+    snprintf(buf, len, "gdc_finalize: rank %d waits for every rank's gdc_finalize at the job's closing barrier",
+             gdc_rt_boot.rank);
+}
 
 static gdc_status_t finalize_barrier_progress(void)
 {
-    double now, waited;
+    double now;
     int    failed;
 
     gdc_rt_ucx_progress();
@@ -135,18 +143,7 @@ static gdc_status_t finalize_barrier_progress(void)
                      "(GDC_ERR_PEER_FAILED)", failed);
         return GDC_ERR_PEER_FAILED;
     }
-    waited = now - finalize_start;
-    if (gdc_rt_config.timeout > 0 && waited >= gdc_rt_config.timeout) {
-        GDC_LOG_ERROR("gdc_finalize: rank %d waits at the job's closing barrier for %.0f s: giving up with "
-                      "GDC_ERR_TIMEOUT (GDC_TIMEOUT=%g)", gdc_rt_boot.rank, waited, gdc_rt_config.timeout);
-        return GDC_ERR_TIMEOUT;
-    }
-    if (gdc_rt_config.stall_warn > 0 && now >= finalize_next_warn) {
-        GDC_LOG_WARN("gdc_finalize: rank %d waits at the job's closing barrier for %.0f s (every rank must "
-                     "call gdc_finalize)", gdc_rt_boot.rank, waited);
-        finalize_next_warn = now + waited; /* at doubling intervals */
-    }
-    return GDC_SUCCESS;
+    return gdc_rt_stall_check(&finalize_stall, now, now - finalize_start, describe_finalize_wait, NULL);
 }
 
 gdc_status_t gdc_rt_finalize_begin(void)
@@ -159,7 +156,7 @@ gdc_status_t gdc_rt_finalize_begin(void)
      * towards it: hence UCX progress while the barrier waits). */
     finalize_start     = gdc_wtime();
     finalize_next_look = 0;
-    finalize_next_warn = finalize_start + gdc_rt_config.stall_warn;
+    finalize_stall     = (gdc_rt_stall_t){0, 0};
     barrier_status     = gdc_rt_boot_barrier(finalize_barrier_progress);
     if (barrier_status == GDC_ERR_TRANSPORT) {
         /* a PMIx server may fail the fence of a job one of whose ranks died: say so */

@@ -110,8 +110,8 @@ void gdc_rt_request_free(struct gdc_request *req)
 void gdc_rt_request_touch(struct gdc_request *req)
 {
     /* no clock read on the hot path: the watcher, a few times a second, takes "now" */
-    req->last_progress = 0;
-    req->warn_interval = 0;
+    req->last_progress  = 0;
+    req->stall.interval = 0;
 }
 
 int gdc_rt_request_valid(const struct gdc_request *req)
@@ -119,8 +119,10 @@ int gdc_rt_request_valid(const struct gdc_request *req)
     return req != NULL && req->magic == GDC_RT_REQUEST_MAGIC;
 }
 
-static void describe(struct gdc_request *req, char *buf, size_t len)
+static void describe(void *arg, char *buf, size_t len)
 {
+    struct gdc_request *req = arg;
+
     if (req->ops->describe != NULL) {
         req->ops->describe(req, buf, len);
     } else {
@@ -128,12 +130,36 @@ static void describe(struct gdc_request *req, char *buf, size_t len)
     }
 }
 
-/* Stall warnings (repeated at doubling intervals) and timeouts of one request. */
+gdc_status_t gdc_rt_stall_check(gdc_rt_stall_t *stall, double now, double idle,
+                                void (*say_what)(void *arg, char *buf, size_t len), void *arg)
+{
+    char what[256];
+
+    if (gdc_rt_config.timeout > 0 && idle >= gdc_rt_config.timeout) {
+        say_what(arg, what, sizeof(what));
+        GDC_LOG_ERROR("%s for %.0f s: giving up with GDC_ERR_TIMEOUT (GDC_TIMEOUT=%g)", what, idle,
+                      gdc_rt_config.timeout);
+        return GDC_ERR_TIMEOUT;
+    }
+    if (gdc_rt_config.stall_warn <= 0) {
+        return GDC_SUCCESS;
+    }
+    if (stall->interval == 0) {
+        stall->interval  = gdc_rt_config.stall_warn;
+        stall->next_warn = now - idle + gdc_rt_config.stall_warn;
+    }
+    if (now >= stall->next_warn) {
+        say_what(arg, what, sizeof(what));
+        GDC_LOG_WARN("%s for %.0f s", what, idle);
+        stall->interval *= 2;
+        stall->next_warn = now + stall->interval;
+    }
+    return GDC_SUCCESS;
+}
+
+/* Stall warnings and timeouts of one request. */
 static void watch(struct gdc_request *req, double now)
 {
-    double idle = now - req->last_progress;
-    char   what[256];
-
     if (req->completed) {
         return;
     }
@@ -141,25 +167,8 @@ static void watch(struct gdc_request *req, double now)
         req->last_progress = now; /* it moved since the last look */
         return;
     }
-    if (gdc_rt_config.timeout > 0 && idle >= gdc_rt_config.timeout) {
-        describe(req, what, sizeof(what));
-        GDC_LOG_ERROR("%s for %.0f s: giving up with GDC_ERR_TIMEOUT (GDC_TIMEOUT=%g)", what, idle,
-                      gdc_rt_config.timeout);
+    if (gdc_rt_stall_check(&req->stall, now, now - req->last_progress, describe, req) != GDC_SUCCESS) {
         req->ops->abort(req, GDC_ERR_TIMEOUT);
-        return;
-    }
-    if (gdc_rt_config.stall_warn <= 0) {
-        return;
-    }
-    if (req->warn_interval == 0) {
-        req->warn_interval = gdc_rt_config.stall_warn;
-        req->next_warn     = req->last_progress + gdc_rt_config.stall_warn;
-    }
-    if (now >= req->next_warn) {
-        describe(req, what, sizeof(what));
-        GDC_LOG_WARN("%s for %.0f s", what, idle);
-        req->warn_interval *= 2;
-        req->next_warn = now + req->warn_interval;
     }
 }
 
@@ -293,13 +302,14 @@ void gdc_rt_request_cancel(struct gdc_request *req, gdc_status_t status)
 
 gdc_status_t gdc_rt_spin_wait(const gdc_rt_spin_t *spin)
 {
-    double   start = 0, idle_since = 0, next_warn = 0, interval = gdc_rt_config.stall_warn;
-    unsigned round = 0, checks = 0;
-    char     what[256];
+    double         start = 0, idle_since = 0;
+    unsigned       round = 0, checks = 0;
+    gdc_rt_stall_t stall = {0, 0};
 
     while (!spin->ready(spin->arg)) {
-        double now, idle;
-        int    peer;
+        double       now;
+        int          peer;
+        gdc_status_t status;
 
         if (++round % GDC_RT_POLL_ALONE != 0) {
             continue;
@@ -318,10 +328,8 @@ gdc_status_t gdc_rt_spin_wait(const gdc_rt_spin_t *spin)
         now  = gdc_wtime();
         peer = spin->peer(spin->arg);
         if (start == 0) {
-            start     = now;
-            next_warn = now + interval;
+            start = now;
         }
-        idle = now - start;
         if (++checks % 16 == 0) {
             gdc_rt_ucx_watch_peer(peer, checks);
             if (spin->comm != NULL) {
@@ -331,17 +339,8 @@ gdc_status_t gdc_rt_spin_wait(const gdc_rt_spin_t *spin)
         if (gdc_rt_ucx_peer_failed(peer) || (spin->comm != NULL && gdc_rt_comm_failed_member(spin->comm) >= 0)) {
             return GDC_ERR_PEER_FAILED;
         }
-        if (gdc_rt_config.timeout > 0 && idle >= gdc_rt_config.timeout) {
-            spin->describe(spin->arg, what, sizeof(what));
-            GDC_LOG_ERROR("%s for %.0f s: giving up with GDC_ERR_TIMEOUT (GDC_TIMEOUT=%g)", what, idle,
-                          gdc_rt_config.timeout);
-            return GDC_ERR_TIMEOUT;
-        }
-        if (interval > 0 && now >= next_warn) {
-            spin->describe(spin->arg, what, sizeof(what));
-            GDC_LOG_WARN("%s for %.0f s", what, idle);
-            interval *= 2;
-            next_warn = now + interval;
+        if ((status = gdc_rt_stall_check(&stall, now, now - start, spin->describe, spin->arg)) != GDC_SUCCESS) {
+            return status;
         }
     }
     return GDC_SUCCESS;

@@ -27,6 +27,21 @@ typedef struct gdc_rt_request_ops {
     void (*release)(struct gdc_request *req);
 } gdc_rt_request_ops_t;
 
+/*
+ * Stall warnings and GDC_TIMEOUT of a wait: gdc_rt_stall_check says GDC_ERR_TIMEOUT (with
+ * say_what's line, "<what> for N s: giving up ...") once the wait has been idle for
+ * GDC_TIMEOUT, else warns "<what> for N s" GDC_STALL_WARN after it began and then at
+ * doubling intervals, and returns GDC_SUCCESS. A zeroed record is a wait that just began
+ * (or moved again).
+ */
+typedef struct gdc_rt_stall {
+    double next_warn;
+    double interval; /* 0: no warning planned yet */
+} gdc_rt_stall_t;
+
+gdc_status_t gdc_rt_stall_check(gdc_rt_stall_t *stall, double now, double idle,
+                                void (*say_what)(void *arg, char *buf, size_t len), void *arg);
+
 struct gdc_request {
     unsigned                    magic;
     int                         completed;
@@ -36,8 +51,7 @@ struct gdc_request {
                                                   now (the watcher reads the clock) */
     int                         poll_alone;    /* nothing of it goes through UCX: a waiter may
                                                   poll it alone between rounds of the engine */
-    double                      next_warn;     /* stall warning due at */
-    double                      warn_interval;
+    gdc_rt_stall_t              stall;         /* its warnings since it last moved */
     struct gdc_request         *prev;          /* outstanding list */
     struct gdc_request         *next;
     /* point-to-point */
