@@ -12,9 +12,14 @@ typedef struct gdc_coll_a2a_layout {
     size_t (*recv_count)(const gdc_coll_args_t *args, int p);
 } gdc_coll_a2a_layout_t;
 
-/* Pairwise exchange: in round k send to r+k and receive from r-k; at most `window` rounds
- * of sends in flight. In place, blocks arrive in scratch and are copied into place once the
- * send that read that place has completed. */
+/* Sends in flight at once, to ranks of the own node and to others each: enough to keep
+ * every link busy, few enough not to flood one. */
+#define GDC_COLL_A2A_WINDOW 8
+
+/* Pairwise exchange: in round k send to r+k and receive from r-k, the rounds from k = L in
+ * nodes of consecutive ranks (L the largest node's ranks); a window of sends in flight
+ * inside the node and one off it. In place, blocks arrive in scratch and are copied into
+ * place once the send that read that place has completed. */
 gdc_status_t gdc_coll_a2a_pairwise(gdc_coll_sched_t *sched, const gdc_coll_args_t *args,
                                    const gdc_coll_a2a_layout_t *layout);
 

@@ -4,14 +4,38 @@
 
 #include "gdc_rt.h"
 
-/* Sends in flight at once: enough to keep every link busy, few enough not to flood one. */
-#define GDC_COLL_A2A_WINDOW 8
+/* The round every rank starts with. Where nodes hold consecutive ranks, in rounds taken
+ * from k = 1 the ranks of a node all meet their first rank of another node at once (rank
+ * i of L after L - i rounds inside the node, which cost next to nothing): every rank's
+ * first message off the node goes to the same rank, its second to the next one, and the
+ * receiving NIC takes them one after another. From k = L (the largest node's ranks), at
+ * the time of their j-th message off the node the ranks of a node send to as many
+ * different ranks. Every rank takes the rounds in the same order, so each round is still
+ * a permutation. Ranks dealt round robin cross in the same rounds whatever the order. */
+static int first_round(const gdc_coll_args_t *args)
+{
+    int run = 1, most = 1;
+
+    if (args->node_of == NULL || args->num_nodes < 2) {
+        return 1;
+    }
+    for (int r = 1; r < args->size; r++) {
+        int here = args->node_of[r], before = args->node_of[r - 1];
+        if (here != before && here != before + 1) {
+            return 1; /* not in blocks */
+        }
+        run  = here == before ? run + 1 : 1;
+        most = run > most ? run : most;
+    }
+    return most < args->size ? most : 1;
+}
 
 gdc_status_t gdc_coll_a2a_pairwise(gdc_coll_sched_t *sched, const gdc_coll_args_t *args,
                                    const gdc_coll_a2a_layout_t *layout)
 {
-    int    n = args->size, r = args->rank;
+    int    n = args->size, r = args->rank, first = first_round(args);
     int   *sends = malloc((size_t)n * sizeof(int));
+    int    window[2 * GDC_COLL_A2A_WINDOW]; /* [inside, off the node][the last sends] */
     size_t at    = 0;
 
     if (sends == NULL) {
@@ -22,14 +46,21 @@ gdc_status_t gdc_coll_a2a_pairwise(gdc_coll_sched_t *sched, const gdc_coll_args_
         gdc_coll_copy(sched, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, layout->recv_offset(args, r), layout->recv_count(args, r)),
                       gdc_coll_rgn(sched, GDC_COLL_INPUT, layout->send_offset(args, r), layout->send_count(args, r)), -1);
     }
-    for (int k = 1; k < n; k++) {
+    /* a window per link class: a send off the node waits for the one a window before it
+     * off the node, not for a quick one inside it (which would let later sends overtake) */
+    for (int t = 1, issued[2] = {0, 0}; t < n; t++) {
+        int    k  = (first - 1 + t - 1) % (n - 1) + 1;
         int    to = (r + k) % n;
-        size_t sc = layout->send_count(args, to);
+        int    off = args->node_of != NULL && args->node_of[to] != args->node_of[r];
+        size_t sc  = layout->send_count(args, to);
 
         sends[k] = -1;
         if (sc > 0) {
-            sends[k] = gdc_coll_send(sched, to, 0, gdc_coll_rgn(sched, GDC_COLL_INPUT, layout->send_offset(args, to), sc),
-                                     k > GDC_COLL_A2A_WINDOW ? sends[k - GDC_COLL_A2A_WINDOW] : -1);
+            int *mine = &window[off * GDC_COLL_A2A_WINDOW + issued[off] % GDC_COLL_A2A_WINDOW];
+            sends[k]  = gdc_coll_send(sched, to, 0, gdc_coll_rgn(sched, GDC_COLL_INPUT, layout->send_offset(args, to), sc),
+                                      issued[off] >= GDC_COLL_A2A_WINDOW ? *mine : -1);
+            *mine = sends[k];
+            issued[off]++;
         }
     }
     for (int k = 1; k < n; k++) {

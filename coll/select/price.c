@@ -247,12 +247,13 @@ static void tree_hop(const tree_walk_t *tw, int u, int v, int level, gdc_coll_tr
 {
     const gdc_coll_args_t *args = tw->args;
     int n = args->size, radix = tw->radix, crosses = node(args, u) != node(args, v);
-    int after = 0, same_after = 0, blocks_after = 0, level_ahead = 0, level_off = 0, l = 0;
+    int after = 0, same_after = 0, blocks_after = 0, level_ahead = 0, level_off = 0, ahead_from_mine = 0, l = 0;
 
     for (long d = 1; d < n && u % (d * radix) == 0; d *= radix, l++) {
         for (int j = 1; j < radix && u + j * d < n; j++) {
             int w = (int)(u + j * d), same = (node(args, u) != node(args, w)) == crosses;
             level_ahead += l == level && w < v && same;
+            ahead_from_mine += l == level && w < v && same && node(args, w) == node(args, v);
             level_off += l == level && node(args, u) != node(args, w);
             if (w >= v) {
                 after++;
@@ -265,7 +266,8 @@ static void tree_hop(const tree_walk_t *tw, int u, int v, int level, gdc_coll_tr
     tree_path_add(paths[1], crosses, 2, 1 + level_ahead, 0, after);
     if (crosses) {
         tree_path_share(paths[0], tw->down_off[node(args, u) * tw->levels + level], level_off, 1);
-        tree_path_share(paths[1], tw->up_off[node(args, v) * tw->levels + level], 1, 1);
+        /* the siblings ahead of v from v's own node are in both queues: counted once */
+        tree_path_share(paths[1], tw->up_off[node(args, v) * tw->levels + level], 1 + ahead_from_mine, 1);
     }
     if (paths[2] != NULL) {
         tree_path_add(paths[2], crosses, after + 1, blocks_after, 0, 0);

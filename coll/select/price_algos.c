@@ -6,6 +6,7 @@
  */
 #include <math.h>
 
+#include "alltoall/alltoall.h"
 #include "hier/common.h"
 #include "phase/shm.h"
 #include "select/price_phases.h"
@@ -307,9 +308,6 @@ static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
  * alltoall, barrier, gather, scatter
  */
 
-/* Sends in flight at once (coll/alltoall/common.c's window). */
-#define A2A_WINDOW 8
-
 /* Every rank sends every other a block: its own link carries those for its node, the node's
  * NICs all its ranks' blocks for the other nodes, a window of sends at a time. A receiving
  * link fills its gaps (the simulator's link rules), so none is lost to the order of sends.
@@ -328,8 +326,11 @@ static double alltoall_pairwise(const gdc_coll_price_t *p)
     double out   = p->lay->nodes > 1 ? max2(nic_load(p, p->lay->max_local), nic_load(p, p->lay->min_local)) * block /
                                         p->out.bandwidth
                                     : 0;
-    /* each window of sends waits for the one a window before it to arrive */
-    double window = ceil((p->n - 1) / (double)A2A_WINDOW) * (p->o + lat + block / bw);
+    /* each window of sends waits for the one a window before it to arrive; the sends off
+     * the node and those inside it have a window each */
+    double window = max2(ceil((p->lay->max_local - 1) / (double)GDC_COLL_A2A_WINDOW) *
+                             (p->o + p->in.latency + block / p->in.bandwidth),
+                         ceil((p->n - p->lay->min_local) / (double)GDC_COLL_A2A_WINDOW) * (p->o + lat + block / bw));
 
     return (p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
            max2(max2((p->n - 1) * p->o, max2(in, out)) + lat + 2 * p->o, window + p->o) +
@@ -575,16 +576,19 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
     double         seg  = bytes_of(p, p->args->count) / segs, part = seg / L;
     gdc_coll_hop_t in   = inside(p);
     int            chunks = gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, part, 1);
-    /* the parts of a smaller node's rank follow one another down their rails, a chunk at a
-     * time: they queue on its NIC less than the rounds of an allreduce do (along_rails) */
-    gdc_coll_hop_t rail = gdc_coll_price_hop(p, 1, L);
+    /* a chunk's way down a rail is a hop on a NIC of its own; but a rank of a smaller node
+     * carries several parts, whose chunks share its NIC: the rails' stream is the busiest
+     * NIC's (along_rails), plus one chunk's way */
+    gdc_coll_hop_t rail   = gdc_coll_price_hop(p, 1, L);
+    double         stream = gdc_coll_price_group_bcast_stream(p, K, along_rails(p), part, chunks);
     double         phase[3];
 
     phase[0] = L > 1 ? (L - 1) * (p->o + part / in.bw) + in.lat + p->o : 0;
-    phase[1] = gdc_coll_price_group_bcast(p, K, rail, part, chunks);
+    phase[1] = max2(gdc_coll_price_group_bcast(p, K, rail, part, chunks),
+                    stream - stream / chunks + gdc_coll_price_msg(p, rail, part / chunks));
     phase[2] = gdc_coll_price_group_ring(p, L, in, part, gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, part, L - 1),
                                          0, L - 1);
-    return segmented_stream(segs, phase, gdc_coll_price_group_bcast_stream(p, K, rail, part, chunks));
+    return segmented_stream(segs, phase, stream);
 }
 
 /* A copy step per region: their overheads and their bytes, one after the other. */
