@@ -279,6 +279,53 @@ static void tree_hop(const tree_walk_t *tw, int u, int v, int level, gdc_coll_tr
     }
 }
 
+/* The busiest NIC of each kind's tree (gdc_coll_layout_t's tree_nic_load): every hop
+ * between nodes loads the sender's NIC and the receiver's, the NIC a rank's index in its
+ * node modulo the node's NICs (as the simulator picks it). */
+static void tree_nic_loads(const tree_walk_t *tw, const int kinds[4], int count, gdc_coll_layout_t *layout)
+{
+    const gdc_coll_args_t *args = tw->args;
+    int                    n = args->size, nodes = tw->nodes;
+    int                   *local = malloc((size_t)n * sizeof(int));
+    int                   *load  = calloc((size_t)nodes * 8 * 2, sizeof(int)); /* [tx, rx][node][nic] */
+
+    if (local == NULL || load == NULL) {
+        free(load);
+        free(local);
+        return; /* left at 0: the ways alone */
+    }
+    for (int r = 0, *seen = load; r < n; r++) { /* each rank's index in its node (load is 0) */
+        local[r] = seen[node(args, r)]++;
+    }
+    for (int k = 0; k < count; k++) {
+        int down   = kinds[k] == GDC_COLL_TREE_BCAST || kinds[k] == GDC_COLL_TREE_RADIX_BCAST ||
+                     kinds[k] == GDC_COLL_TREE_SCATTER;
+        int blocks = kinds[k] == GDC_COLL_TREE_SCATTER || kinds[k] == GDC_COLL_TREE_GATHER;
+        for (int i = 0; i < GDC_COLL_TREE_NICS; i++) {
+            int nics = tree_nics[i], most = 0;
+            memset(load, 0, (size_t)nodes * 8 * 2 * sizeof(int));
+            for (int v = 1; v < n; v++) {
+                long dist;
+                int  level, u = tree_up(v, tw->radix, &dist, &level);
+                int  from = down ? u : v, to = down ? v : u, units = blocks ? subtree_size(v, n) : 1;
+                int *tx, *rx;
+                if (node(args, u) == node(args, v)) {
+                    continue;
+                }
+                tx = &load[node(args, from) * 8 + local[from] % nics];
+                rx = &load[(nodes + node(args, to)) * 8 + local[to] % nics];
+                *tx += units;
+                *rx += units;
+                most = *tx > most ? *tx : most;
+                most = *rx > most ? *rx : most;
+            }
+            layout->tree_nic_load[kinds[k]][i] = most;
+        }
+    }
+    free(load);
+    free(local);
+}
+
 /* Every rank's ways in the trees of the radix, the slowest of each kind per regime kept in
  * the layout. Vranks in order walk the tree depth first (a subtree is a range after its
  * root), so the ways of a rank's ancestors are all it needs: one per level. */
@@ -292,6 +339,9 @@ static void tree_ways(const gdc_coll_args_t *args, int radix, const int kinds[4]
 
     if (tree_walk_init(&tw, args, radix) != 0) {
         return; /* left at 0: priced as one hop, as a job that runs out of memory will anyway */
+    }
+    if (tw.nodes > 1) {
+        tree_nic_loads(&tw, kinds, count, layout);
     }
     ways = calloc((size_t)(tw.levels + 1) * 4, sizeof(*ways)); /* [level][kind]; the root's last */
     if (ways == NULL) {
@@ -648,11 +698,13 @@ double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind,
                                        unit / p->in.bandwidth, gdc_coll_price_reduce(p, unit), p->nics);
     double         most = 0;
 
+    double         nic  = p->lay->tree_nic_load[kind][tree_nics_index(p->nics)] * unit / p->out.bandwidth;
+
     for (int r = 0; r < GDC_COLL_TREE_REGIMES; r++) {
         double t = tree_path_cost(&p->lay->tree_paths[kind][r], &c);
         most     = t > most ? t : most;
     }
-    return most;
+    return nic > 0 ? fmax(most, nic + p->out.latency + 2 * p->o) : most;
 }
 
 int gdc_coll_price_log2(int n)

@@ -74,6 +74,11 @@ typedef struct gdc_coll_layout {
     int shift_chain_off;
     /* Each tree's slowest ways, a few regimes' worth. */
     gdc_coll_tree_path_t tree_paths[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_REGIMES];
+    /* Each tree's busiest NIC, sending or receiving, over the whole tree: its transfers
+     * (of the vector, or blocks for a scatter or a gather), were the node's NICs 1, 2, 4 or
+     * 8. The levels of a tree overlap in time, so these may queue behind each other on a
+     * NIC where the ways' counts, level by level, do not see it. */
+    int tree_nic_load[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
 
 } gdc_coll_layout_t;
 

@@ -384,13 +384,6 @@ static double barrier_dissemination(const gdc_coll_price_t *p)
     return rotation_rounds(p, empty_round);
 }
 
-static double rooted_blocks(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind)
-{
-    double block = bytes_of(p, p->args->count);
-
-    return gdc_coll_price_tree(p, kind, block) + gdc_coll_price_copy(p, block) +
-           (p->args->root != 0 ? 2 * p->o + block * p->n / p->kappa : 0);
-}
 
 /* The root copies its own block while the others' come in; its own link carries its
  * children's subtrees on its node, its NIC those from other nodes, whenever they send
@@ -412,9 +405,14 @@ static double gather_binomial(const gdc_coll_price_t *p)
            (p->args->root != 0 ? 2 * p->o + block * p->n / p->kappa : 0);
 }
 
+/* A rank copies its own block out of its subtree's while it sends its children theirs
+ * (the leaves receive theirs in place). */
 static double scatter_binomial(const gdc_coll_price_t *p)
 {
-    return rooted_blocks(p, GDC_COLL_TREE_SCATTER);
+    double block = bytes_of(p, p->args->count);
+
+    return max2(gdc_coll_price_tree(p, GDC_COLL_TREE_SCATTER, block), gdc_coll_price_copy(p, block)) +
+           (p->args->root != 0 ? 2 * p->o + block * p->n / p->kappa : 0);
 }
 
 /* ---------------------------------------------------------------------------------------
