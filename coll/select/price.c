@@ -452,9 +452,10 @@ void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
 
     memset(layout, 0, sizeof(*layout));
     layout->nodes     = nodes;
-    layout->max_local = args->size;
-    layout->min_local = args->size;
-    layout->blocks    = 1;
+    layout->max_local  = args->size;
+    layout->min_local  = args->size;
+    layout->root_local = args->size;
+    layout->blocks     = 1;
     tree_layout(args, layout);
     if (nodes == 1 || per == NULL) {
         free(per);
@@ -471,7 +472,11 @@ void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
     for (int d = 0; d < nodes; d++) {
         layout->max_local = per[d] > layout->max_local ? per[d] : layout->max_local;
         layout->min_local = per[d] < layout->min_local ? per[d] : layout->min_local;
+        if (d != node(args, 0) && per[d] > layout->other_local) {
+            layout->other_local = per[d];
+        }
     }
+    layout->root_local = per[node(args, 0)];
     if (most_off_by_distance(args, nodes, layout) != 0) {
         for (int i = 0; i < GDC_COLL_LAYOUT_DISTANCES && (1 << i) < args->size; i++) {
             layout->xor_off[i] = layout->shift_off[i] = layout->max_local; /* as if all crossed */

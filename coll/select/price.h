@@ -54,6 +54,8 @@ typedef struct gdc_coll_layout {
     int nodes;
     int max_local;   /* ranks of the largest node */
     int min_local;   /* ranks of the smallest node */
+    int root_local;  /* ranks of rank 0's node (the trees' root) */
+    int other_local; /* ranks of the largest node without rank 0 (0 on one node) */
     int blocks;      /* every node's ranks are consecutive */
     int ring_cross;  /* edges r -> r+1 (mod n) between two nodes */
     /* For partners 2^i apart, by bits (recursive doubling's participants, folded as the

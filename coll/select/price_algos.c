@@ -558,13 +558,26 @@ static double feeding(const gdc_coll_price_t *p, double first, double second, in
     return max2(first + second / chunks, second + first / chunks);
 }
 
+/* The root's node broadcasts once the root has sent to the other leaders; another node
+ * as its leader gets the chunks (priced for the root's node as rank 0's). */
 static double bcast_hier(const gdc_coll_price_t *p)
 {
     double bytes  = bytes_of(p, p->args->count);
     int    chunks = gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, bytes, 1);
+    double among  = gdc_coll_price_group_bcast(p, p->lay->nodes, among_leaders(p), bytes, chunks);
 
-    return feeding(p, gdc_coll_price_group_bcast(p, p->lay->nodes, among_leaders(p), bytes, chunks),
-                   gdc_coll_price_group_bcast(p, p->lay->max_local, inside(p), bytes, chunks), chunks);
+    return max2(feeding(p, among, gdc_coll_price_group_bcast(p, p->lay->other_local, inside(p), bytes, chunks), chunks),
+                gdc_coll_price_log2(p->lay->nodes) * chunks * p->o +
+                    gdc_coll_price_group_bcast(p, p->lay->root_local, inside(p), bytes, chunks));
+}
+
+/* The ring allgather of a segment inside a node of g ranks (each holding seg / g of it). */
+static double node_ring(const gdc_coll_price_t *p, int g, double seg)
+{
+    double block = g > 0 ? seg / g : 0;
+
+    return gdc_coll_price_group_ring(p, g, inside(p), block,
+                                     gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, block, g - 1), 0, g - 1);
 }
 
 static double bcast_hier_rails(const gdc_coll_price_t *p)
@@ -579,14 +592,18 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
      * NIC's (along_rails), plus one chunk's way */
     gdc_coll_hop_t rail   = gdc_coll_price_hop(p, 1, L);
     double         stream = gdc_coll_price_group_bcast_stream(p, K, along_rails(p), part, chunks);
-    double         phase[3];
+    double         scatter, rails, first_hop; /* the root's node's sends down the rails */
 
-    phase[0] = L > 1 ? (L - 1) * (p->o + part / in.bw) + in.lat + p->o : 0;
-    phase[1] = max2(gdc_coll_price_group_bcast(p, K, rail, part, chunks),
-                    stream - stream / chunks + gdc_coll_price_msg(p, rail, part / chunks));
-    phase[2] = gdc_coll_price_group_ring(p, L, in, part, gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, part, L - 1),
-                                         0, L - 1);
-    return segmented_stream(segs, phase, stream);
+    scatter   = L > 1 ? (L - 1) * (p->o + part / in.bw) + in.lat + p->o : 0;
+    rails     = max2(gdc_coll_price_group_bcast(p, K, rail, part, chunks),
+                     stream - stream / chunks + gdc_coll_price_msg(p, rail, part / chunks));
+    first_hop = gdc_coll_price_group_bcast_stream(p, K, rail, part, chunks) - fmax(p->o, part / chunks / rail.bw) +
+                gdc_coll_price_msg(p, rail, part / chunks);
+    /* the root's node puts its parts together once its own rail sends are in (first_hop:
+     * the root of a rail sends every chunk), the other nodes once the rails reach them;
+     * further segments overlap (segmented_stream) */
+    return scatter + max2(rails + node_ring(p, p->lay->other_local, seg), first_hop + node_ring(p, p->lay->root_local, seg)) +
+           (segs - 1) * max2(scatter + node_ring(p, L, seg), stream);
 }
 
 /* A copy step per region: their overheads and their bytes, one after the other. */
