@@ -1,6 +1,7 @@
 /* What a communicator remembers of its calls (see cache.h). */
 #include "engine/cache.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/run.h"
@@ -77,8 +78,32 @@ static int uses_op(gdc_coll_type_t coll)
     return coll == GDC_COLL_REDUCE || coll == GDC_COLL_ALLREDUCE || coll == GDC_COLL_REDUCE_SCATTER;
 }
 
+/* args's layout with its trees rooted at args->root: the communicator's for root 0, else
+ * one made from it for this root and kept (NULL, out of memory: the root-0 one). */
+static const gdc_coll_layout_t *rooted_layout(gdc_coll_cache_t *cache, const gdc_coll_args_t *args)
+{
+    gdc_coll_layout_t **slot;
+
+    if (args->layout == NULL || args->layout->root == args->root) {
+        return args->layout;
+    }
+    for (int i = 0; i < GDC_COLL_ROOTED_LAYOUTS; i++) {
+        if (cache->rooted[i] != NULL && cache->rooted[i]->root == args->root) {
+            return cache->rooted[i];
+        }
+    }
+    slot = &cache->rooted[cache->rooted_next++ % GDC_COLL_ROOTED_LAYOUTS];
+    if (*slot == NULL && (*slot = malloc(sizeof(**slot))) == NULL) {
+        return args->layout;
+    }
+    **slot = *args->layout;
+    gdc_coll_layout_root(args, *slot);
+    return *slot;
+}
+
 const gdc_coll_algo_t *gdc_coll_cache_algo(gdc_coll_cache_t *cache, const gdc_coll_args_t *args)
 {
+    gdc_coll_args_t rooted;
     gdc_coll_key_t     key;
     gdc_coll_choice_t *choice;
     double             started, took;
@@ -107,9 +132,11 @@ const gdc_coll_algo_t *gdc_coll_cache_algo(gdc_coll_cache_t *cache, const gdc_co
     if (choice->algo != NULL && same_key(&choice->key, &key)) {
         return choice->algo;
     }
-    started      = gdc_wtime();
-    choice->algo = gdc_coll_select(args);
-    took         = gdc_wtime() - started;
+    started       = gdc_wtime();
+    rooted        = *args;
+    rooted.layout = rooted_layout(cache, args);
+    choice->algo  = gdc_coll_select(&rooted);
+    took          = gdc_wtime() - started;
     count(&cache->stats.chosen, &cache->stats.choose_seconds, &cache->stats.choose_most, took);
     if (choice->algo != NULL) {
         choice->key = key;
@@ -212,4 +239,8 @@ void gdc_coll_cache_clear(gdc_coll_cache_t *cache)
         }
     }
     cache->last = NULL;
+    for (int i = 0; i < GDC_COLL_ROOTED_LAYOUTS; i++) {
+        free(cache->rooted[i]);
+        cache->rooted[i] = NULL;
+    }
 }

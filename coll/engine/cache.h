@@ -47,6 +47,8 @@ typedef struct gdc_coll_cache_stats {
     double   choose_seconds, choose_most, build_seconds, build_most;
 } gdc_coll_cache_stats_t;
 
+#define GDC_COLL_ROOTED_LAYOUTS 4
+
 typedef struct gdc_coll_cache {
     gdc_coll_entry_t  entries[GDC_COLL_CACHE_SIZE];
     gdc_coll_cache_stats_t stats;
@@ -56,6 +58,10 @@ typedef struct gdc_coll_cache {
     gdc_coll_choice_t *last_choice[GDC_COLL_TYPE_COUNT]; /* each collective's last choice, or NULL */
     const gdc_coll_algo_t *last_alltoallv;       /* what the last alltoallv ran (logged when it changes) */
     gdc_coll_key_t    last_key;
+    /* The communicator's layout with its trees rooted elsewhere than rank 0, made when a
+     * call from that root is first chosen for (a few roots, the oldest replaced). */
+    struct gdc_coll_layout *rooted[GDC_COLL_ROOTED_LAYOUTS];
+    unsigned               rooted_next;
 } gdc_coll_cache_t;
 
 /* The algorithm for this call: the last call's when the call repeats it, else the one
@@ -67,7 +73,7 @@ const gdc_coll_algo_t *gdc_coll_cache_algo(gdc_coll_cache_t *cache, const gdc_co
 gdc_status_t gdc_coll_cache_sched(gdc_coll_cache_t *cache, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
                                   gdc_coll_entry_t **entry, gdc_coll_sched_t **sched);
 
-/* Free every schedule and kept run (the communicator goes away). */
+/* Free every schedule, kept run and rooted layout (the communicator goes away). */
 void gdc_coll_cache_clear(gdc_coll_cache_t *cache);
 
 #endif

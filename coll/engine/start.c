@@ -167,7 +167,9 @@ const struct gdc_coll_layout *gdc_coll_comm_layout(struct gdc_comm *comm, const 
     gdc_coll_comm_t *cc = comm->coll;
 
     if (!cc->layout_ready) {
-        gdc_coll_layout_of(args, &cc->layout);
+        gdc_coll_args_t at_0 = *args; /* trees rooted at 0; other roots' made when chosen for */
+        at_0.root            = 0;
+        gdc_coll_layout_of(&at_0, &cc->layout);
         cc->layout_ready = 1;
     }
     return &cc->layout;

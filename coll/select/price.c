@@ -151,7 +151,7 @@ static double tree_path_cost(const gdc_coll_tree_path_t *t, const tree_weights_t
  * the children's), which share the node's NICs. */
 typedef struct tree_walk {
     const gdc_coll_args_t *args;
-    int                    radix, levels, nodes;
+    int                    radix, levels, nodes, root;
     int                   *down_off, *up_off; /* [node * levels + level] */
 } tree_walk_t;
 
@@ -180,10 +180,17 @@ static int tree_level_of(int x, int radix)
     return level;
 }
 
+/* The node of vrank v: the trees are rooted at args->root (vrank 0). */
+static int vnode(const tree_walk_t *tw, int v)
+{
+    return node(tw->args, (v + tw->root) % tw->args->size);
+}
+
 static int tree_walk_init(tree_walk_t *tw, const gdc_coll_args_t *args, int radix)
 {
     tw->args   = args;
     tw->radix  = radix;
+    tw->root   = args->root >= 0 && args->root < args->size ? args->root : 0;
     tw->nodes  = args->node_of != NULL && args->num_nodes > 1 ? args->num_nodes : 1;
     tw->levels = 1;
     for (long d = 1; d * radix < args->size; d *= radix) {
@@ -197,9 +204,9 @@ static int tree_walk_init(tree_walk_t *tw, const gdc_coll_args_t *args, int radi
     for (int v = 1; v < args->size; v++) {
         long dist;
         int  level, u = tree_up(v, radix, &dist, &level);
-        if (node(args, u) != node(args, v)) {
-            tw->down_off[node(args, u) * tw->levels + level]++;
-            tw->up_off[node(args, v) * tw->levels + level]++;
+        if (vnode(tw, u) != vnode(tw, v)) {
+            tw->down_off[vnode(tw, u) * tw->levels + level]++;
+            tw->up_off[vnode(tw, v) * tw->levels + level]++;
         }
     }
     return 0;
@@ -246,15 +253,15 @@ static int subtree_size(int v, int n)
 static void tree_hop(const tree_walk_t *tw, int u, int v, int level, gdc_coll_tree_path_t *paths[4])
 {
     const gdc_coll_args_t *args = tw->args;
-    int n = args->size, radix = tw->radix, crosses = node(args, u) != node(args, v);
+    int n = args->size, radix = tw->radix, crosses = vnode(tw, u) != vnode(tw, v);
     int after = 0, same_after = 0, blocks_after = 0, level_ahead = 0, level_off = 0, ahead_from_mine = 0, l = 0;
 
     for (long d = 1; d < n && u % (d * radix) == 0; d *= radix, l++) {
         for (int j = 1; j < radix && u + j * d < n; j++) {
-            int w = (int)(u + j * d), same = (node(args, u) != node(args, w)) == crosses;
+            int w = (int)(u + j * d), same = (vnode(tw, u) != vnode(tw, w)) == crosses;
             level_ahead += l == level && w < v && same;
-            ahead_from_mine += l == level && w < v && same && node(args, w) == node(args, v);
-            level_off += l == level && node(args, u) != node(args, w);
+            ahead_from_mine += l == level && w < v && same && vnode(tw, w) == vnode(tw, v);
+            level_off += l == level && vnode(tw, u) != vnode(tw, w);
             if (w >= v) {
                 after++;
                 same_after += same;
@@ -265,16 +272,16 @@ static void tree_hop(const tree_walk_t *tw, int u, int v, int level, gdc_coll_tr
     tree_path_add(paths[0], crosses, after + 1, 1, same_after - 1, 0);
     tree_path_add(paths[1], crosses, 2, 1 + level_ahead, 0, after);
     if (crosses) {
-        tree_path_share(paths[0], tw->down_off[node(args, u) * tw->levels + level], level_off, 1);
+        tree_path_share(paths[0], tw->down_off[vnode(tw, u) * tw->levels + level], level_off, 1);
         /* the siblings ahead of v from v's own node are in both queues: counted once */
-        tree_path_share(paths[1], tw->up_off[node(args, v) * tw->levels + level], 1 + ahead_from_mine, 1);
+        tree_path_share(paths[1], tw->up_off[vnode(tw, v) * tw->levels + level], 1 + ahead_from_mine, 1);
     }
     if (paths[2] != NULL) {
         tree_path_add(paths[2], crosses, after + 1, blocks_after, 0, 0);
         tree_path_add(paths[3], crosses, 2, subtree_size(v, n), 0, 0);
         if (crosses) {
-            tree_path_share(paths[2], tw->down_off[node(args, u) * tw->levels + level], 1, subtree_size(v, n));
-            tree_path_share(paths[3], tw->up_off[node(args, v) * tw->levels + level], 1, subtree_size(v, n));
+            tree_path_share(paths[2], tw->down_off[vnode(tw, u) * tw->levels + level], 1, subtree_size(v, n));
+            tree_path_share(paths[3], tw->up_off[vnode(tw, v) * tw->levels + level], 1, subtree_size(v, n));
         }
     }
 }
@@ -309,11 +316,13 @@ static void tree_nic_loads(const tree_walk_t *tw, const int kinds[4], int count,
                 int  level, u = tree_up(v, tw->radix, &dist, &level);
                 int  from = down ? u : v, to = down ? v : u, units = blocks ? subtree_size(v, n) : 1;
                 int *tx, *rx;
-                if (node(args, u) == node(args, v)) {
+                if (vnode(tw, u) == vnode(tw, v)) {
                     continue;
                 }
-                tx = &load[node(args, from) * 8 + local[from] % nics];
-                rx = &load[(nodes + node(args, to)) * 8 + local[to] % nics];
+                from = (from + tw->root) % n; /* ranks */
+                to   = (to + tw->root) % n;
+                tx   = &load[node(args, from) * 8 + local[from] % nics];
+                rx   = &load[(nodes + node(args, to)) * 8 + local[to] % nics];
                 *tx += units;
                 *rx += units;
                 most = *tx > most ? *tx : most;
@@ -445,6 +454,32 @@ static int most_off_by_distance(const gdc_coll_args_t *args, int nodes, gdc_coll
     return 0;
 }
 
+void gdc_coll_layout_root(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
+{
+    int  root = args->root >= 0 && args->root < args->size ? args->root : 0;
+    int *per  = layout->nodes > 1 ? calloc((size_t)layout->nodes, sizeof(int)) : NULL;
+
+    memset(layout->tree_paths, 0, sizeof(layout->tree_paths));
+    memset(layout->tree_nic_load, 0, sizeof(layout->tree_nic_load));
+    layout->root        = root;
+    layout->root_local  = layout->nodes > 1 ? layout->max_local : args->size;
+    layout->other_local = 0;
+    tree_layout(args, layout);
+    if (per == NULL) {
+        return; /* one node (or out of memory: the root's node priced as the largest) */
+    }
+    for (int r = 0; r < args->size; r++) {
+        per[node(args, r)]++;
+    }
+    layout->root_local = per[node(args, root)];
+    for (int d = 0; d < layout->nodes; d++) {
+        if (d != node(args, root) && per[d] > layout->other_local) {
+            layout->other_local = per[d];
+        }
+    }
+    free(per);
+}
+
 void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
 {
     int  nodes = args->node_of != NULL && args->num_nodes > 1 ? args->num_nodes : 1;
@@ -452,13 +487,12 @@ void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
 
     memset(layout, 0, sizeof(*layout));
     layout->nodes     = nodes;
-    layout->max_local  = args->size;
-    layout->min_local  = args->size;
-    layout->root_local = args->size;
-    layout->blocks     = 1;
-    tree_layout(args, layout);
+    layout->max_local = args->size;
+    layout->min_local = args->size;
+    layout->blocks    = 1;
     if (nodes == 1 || per == NULL) {
         free(per);
+        gdc_coll_layout_root(args, layout);
         return;
     }
     for (int r = 0; r < args->size; r++) {
@@ -472,11 +506,7 @@ void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
     for (int d = 0; d < nodes; d++) {
         layout->max_local = per[d] > layout->max_local ? per[d] : layout->max_local;
         layout->min_local = per[d] < layout->min_local ? per[d] : layout->min_local;
-        if (d != node(args, 0) && per[d] > layout->other_local) {
-            layout->other_local = per[d];
-        }
     }
-    layout->root_local = per[node(args, 0)];
     if (most_off_by_distance(args, nodes, layout) != 0) {
         for (int i = 0; i < GDC_COLL_LAYOUT_DISTANCES && (1 << i) < args->size; i++) {
             layout->xor_off[i] = layout->shift_off[i] = layout->max_local; /* as if all crossed */
@@ -485,6 +515,7 @@ void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
     layout->fold_off        = most_off_in_fold(args, per, nodes);
     layout->shift_chain_off = most_off_on_a_chain(args);
     free(per);
+    gdc_coll_layout_root(args, layout);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -673,8 +704,14 @@ double gdc_coll_price_chain(const gdc_coll_price_t *p, int hops, int chunks, dou
         return 0;
     }
     ring_hops(p, &in, &out, &shared, &cross);
-    /* in blocks a chain crosses each boundary between nodes once */
-    x = p->lay->blocks ? fmin(hops, p->lay->nodes - 1) : ceil(hops * cross);
+    if (hops == p->n - 1 && p->lay->nodes > 1) {
+        /* the ring of ranks from the root: every edge of it but the one into the root */
+        int root = p->args->root, before = (root + p->n - 1) % p->n;
+        x        = p->lay->ring_cross - (p->args->node_of[before] != p->args->node_of[root]);
+    } else {
+        /* in blocks a chain crosses each boundary between nodes once */
+        x = p->lay->blocks ? fmin(hops, p->lay->nodes - 1) : ceil(hops * cross);
+    }
     /* scattered, a node's forwarders (the chain's ranks there but its last) send different
      * chunks at once, as many as there are chunks */
     {

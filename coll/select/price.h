@@ -16,7 +16,7 @@
 
 /* The trees whose slowest way the layout keeps: binomial (radix 2) and k-nomial (the
  * configured radix) broadcasts and reduces of a whole vector, binomial scatters and gathers
- * of blocks. All rooted at rank 0. */
+ * of blocks. Rooted at the layout's root (args->root where it was made). */
 typedef enum {
     GDC_COLL_TREE_BCAST,
     GDC_COLL_TREE_REDUCE,
@@ -54,8 +54,10 @@ typedef struct gdc_coll_layout {
     int nodes;
     int max_local;   /* ranks of the largest node */
     int min_local;   /* ranks of the smallest node */
-    int root_local;  /* ranks of rank 0's node (the trees' root) */
-    int other_local; /* ranks of the largest node without rank 0 (0 on one node) */
+    /* The trees below are rooted at `root`, as are these two. */
+    int root;
+    int root_local;  /* ranks of the root's node */
+    int other_local; /* ranks of the largest node without the root (0 on one node) */
     int blocks;      /* every node's ranks are consecutive */
     int ring_cross;  /* edges r -> r+1 (mod n) between two nodes */
     /* For partners 2^i apart, by bits (recursive doubling's participants, folded as the
@@ -86,6 +88,10 @@ typedef struct gdc_coll_layout {
 
 /* The layout of args's ranks: O(ranks log ranks), once per communicator. */
 void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout);
+
+/* Re-root a layout of the same ranks (from gdc_coll_layout_of) at args->root: its trees
+ * and the root's node, O(ranks log ranks), once for each root a communicator's calls use. */
+void gdc_coll_layout_root(const gdc_coll_args_t *args, gdc_coll_layout_t *layout);
 
 /* The price of algo for args on machine m (args->on_device says where the buffers are),
  * in seconds. GDC_ERR_UNSUPPORTED for a call the closed forms do not cover (alltoallv, whose

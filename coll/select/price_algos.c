@@ -394,7 +394,8 @@ static double gather_binomial(const gdc_coll_price_t *p)
 
     for (long d = 1; d < p->n; d *= 2) {
         double subtree = (double)(d < p->n - d ? d : p->n - d);
-        int    crosses = p->lay->nodes > 1 && p->args->node_of[d] != p->args->node_of[0];
+        int    root    = p->args->root;
+        int    crosses = p->lay->nodes > 1 && p->args->node_of[(d + root) % p->n] != p->args->node_of[root];
         in += crosses ? 0 : subtree;
         out += crosses ? subtree : 0;
     }
@@ -747,6 +748,10 @@ gdc_status_t gdc_coll_price(const gdc_coll_machine_t *m, const gdc_coll_algo_t *
     }
     if (layout == NULL) {
         gdc_coll_layout_of(args, &own);
+        layout = &own;
+    } else if (layout->root != args->root) {
+        own = *layout; /* a caller's layout with trees rooted elsewhere (select keeps them) */
+        gdc_coll_layout_root(args, &own);
         layout = &own;
     }
     gdc_coll_price_init(&p, m, args, layout);
