@@ -1,6 +1,7 @@
 /* What a communicator remembers of its calls (see cache.h). */
 #include "engine/cache.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +79,11 @@ static int uses_op(gdc_coll_type_t coll)
     return coll == GDC_COLL_REDUCE || coll == GDC_COLL_ALLREDUCE || coll == GDC_COLL_REDUCE_SCATTER;
 }
 
+static int has_root(gdc_coll_type_t coll)
+{
+    return coll == GDC_COLL_BCAST || coll == GDC_COLL_REDUCE || coll == GDC_COLL_GATHER || coll == GDC_COLL_SCATTER;
+}
+
 /* args's layout with its trees rooted at args->root: the communicator's for root 0, else
  * one made from it for this root and kept (NULL, out of memory: the root-0 one). */
 static const gdc_coll_layout_t *rooted_layout(gdc_coll_cache_t *cache, const gdc_coll_args_t *args)
@@ -140,10 +146,15 @@ const gdc_coll_algo_t *gdc_coll_cache_algo(gdc_coll_cache_t *cache, const gdc_co
     count(&cache->stats.chosen, &cache->stats.choose_seconds, &cache->stats.choose_most, took);
     if (choice->algo != NULL) {
         choice->key = key;
-        GDC_LOG_INFO("%s of %zu x %s%s%s on %d ranks (%d node(s)%s): %s (chosen in %.1f us)",
+        char from[32] = "";
+        if (has_root(args->coll)) {
+            snprintf(from, sizeof(from), " from root %d", args->root);
+        }
+        GDC_LOG_INFO("%s of %zu x %s%s%s%s on %d ranks (%d node(s)%s): %s (chosen in %.1f us)",
                      gdc_coll_type_name(args->coll), args->count, gdc_rt_dtype_name(args->dtype),
-                     uses_op(args->coll) ? " " : "", uses_op(args->coll) ? gdc_rt_op_name(args->op) : "", args->size,
-                     args->num_nodes, args->on_device ? ", device memory" : "", choice->algo->name, took * 1e6);
+                     uses_op(args->coll) ? " " : "", uses_op(args->coll) ? gdc_rt_op_name(args->op) : "", from,
+                     args->size, args->num_nodes, args->on_device ? ", device memory" : "", choice->algo->name,
+                     took * 1e6);
     }
     return choice->algo;
 }
