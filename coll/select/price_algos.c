@@ -686,14 +686,24 @@ static double alltoall_hier(const gdc_coll_price_t *p)
     return max2(alltoall_hier_node(p, p->lay->max_local), alltoall_hier_node(p, p->lay->min_local));
 }
 
+/* A leader joins the leaders' rounds once its node is in, and its node leaves once the
+ * rounds are done: the largest node's ranks come in last. With a power of two of leaders,
+ * none of a leader's rounds waits on its own start (the rounds' distances sum to less than
+ * the leaders); so where one node is the largest (rank 0's, in blocks), it may leave
+ * before the others, which wait for it: priced for it and for the next largest. */
 static double barrier_hier(const gdc_coll_price_t *p)
 {
-    int            L = p->lay->max_local;
-    gdc_coll_hop_t in = inside(p);
+    int            most = p->lay->max_local, next = p->lay->other_local, radix = p->args->config->tree_radix;
+    int            K    = p->lay->nodes;
+    gdc_coll_hop_t in   = inside(p);
+    double         among = gdc_coll_price_group_dissemination(p, K, among_leaders(p));
+    double         first_in = gdc_coll_price_group_fanin(p, most, in, radix);
 
-    return gdc_coll_price_group_fanin(p, L, in, p->args->config->tree_radix) +
-           gdc_coll_price_group_dissemination(p, p->lay->nodes, among_leaders(p)) +
-           gdc_coll_price_group_tree_way(p, L, in, 0);
+    if ((K & (K - 1)) != 0 || p->lay->root_local != most || next >= most) {
+        return first_in + among + gdc_coll_price_group_tree_way(p, most, in, 0);
+    }
+    return max2(first_in + among + gdc_coll_price_group_tree_way(p, next, in, 0),
+                gdc_coll_price_group_fanin(p, next, in, radix) + among + gdc_coll_price_group_tree_way(p, most, in, 0));
 }
 
 /* ---------------------------------------------------------------------------------------
