@@ -640,13 +640,20 @@ static double allgather_hier_rails(const gdc_coll_price_t *p)
      * from scratch where a node's ranks are not consecutive) */
     double         unpack = copies(p, (double)(K - 1) * L + (p->lay->blocks ? 0 : L), block * p->n);
 
+    /* a rail carries part b of every package, a package being its node's blocks: 1/L of
+     * the whole (K parts of a block where the nodes are even) */
+    double         railed = block * p->n / L;
+
     return gdc_coll_price_copy(p, block) +
            gdc_coll_price_group_ring(p, L, in, block,
                                      gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, block, 2 * (L - 1)), 0, L - 1) +
            parts * gdc_coll_price_copy(p, part) +
-           gdc_coll_price_group_allgather(p, K, rail, part * K, GDC_COLL_ACROSS_NODES) +
-           gdc_coll_price_group_ring(p, L, in, part * K,
-                                     gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, part * K, L - 1), 0, L - 1) +
+           max2(gdc_coll_price_group_allgather(p, K, rail, railed, GDC_COLL_ACROSS_NODES),
+                /* the smallest node's NICs take in every other node's package */
+                rail.lat + (p->n - p->lay->min_local) * block /
+                               (p->out.bandwidth * (p->lay->min_local < p->nics ? p->lay->min_local : p->nics))) +
+           gdc_coll_price_group_ring(p, L, in, railed,
+                                     gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, railed, L - 1), 0, L - 1) +
            unpack;
 }
 
