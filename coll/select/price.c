@@ -908,12 +908,25 @@ double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop
 
 double gdc_coll_price_group_bcast_stream(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks)
 {
+    return gdc_coll_price_group_bcast_stream_shared(p, g, h, bytes, chunks, 1);
+}
+
+double gdc_coll_price_group_bcast_stream_shared(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes,
+                                                int chunks, int shared)
+{
     double item = fmax(p->o, bytes / chunks / h.bw);
+    int    depth = gdc_coll_price_log2(g), sends;
 
     if (g < 2 || bytes <= 0) {
         return 0;
     }
-    return chain_is_faster(g, chunks) ? chunks * item : chunks * gdc_coll_price_log2(g) * item;
+    /* what the busiest NIC carries per chunk: the root's sends to its children (one in a
+     * chain), or a sharing member's: its streams in, and out to its children (in a binomial
+     * tree, one fewer than the root's at most) */
+    sends = chain_is_faster(g, chunks) ? (shared > 1 ? shared : 1)
+                                       : (depth > shared * (depth > 1 ? depth - 1 : 1) ? depth
+                                                                                       : shared * (depth > 1 ? depth - 1 : 1));
+    return chunks * sends * item;
 }
 
 /* The most set bits of a number from 1 to m. */

@@ -589,15 +589,17 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
     gdc_coll_hop_t in   = inside(p);
     int            chunks = gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, part, 1);
     /* a chunk's way down a rail is a hop on a NIC of its own; but a rank of a smaller node
-     * carries several parts, whose chunks share its NIC: the rails' stream is the busiest
-     * NIC's (along_rails), plus one chunk's way */
+     * takes in several parts, whose chunks share its NIC: the rails' stream is the busiest
+     * NIC's, a tree's root sending each chunk to its children or that rank taking in its
+     * parts' (along_rails), plus a message's latency */
     gdc_coll_hop_t rail   = gdc_coll_price_hop(p, 1, L);
-    double         stream = gdc_coll_price_group_bcast_stream(p, K, along_rails(p), part, chunks);
+    double         stream = gdc_coll_price_group_bcast_stream_shared(p, K, rail, part, chunks,
+                                                                     (int)ceil(along_rails(p).shared / rail.shared));
     double         scatter, rails, first_hop; /* the root's node's sends down the rails */
 
     scatter   = L > 1 ? (L - 1) * (p->o + part / in.bw) + in.lat + p->o : 0;
     rails     = max2(gdc_coll_price_group_bcast(p, K, rail, part, chunks),
-                     stream - stream / chunks + gdc_coll_price_msg(p, rail, part / chunks));
+                     stream + gdc_coll_price_msg(p, rail, part / chunks) - fmax(p->o, part / chunks / rail.bw));
     first_hop = gdc_coll_price_group_bcast_stream(p, K, rail, part, chunks) - fmax(p->o, part / chunks / rail.bw) +
                 gdc_coll_price_msg(p, rail, part / chunks);
     /* the root's node puts its parts together once its own rail sends are in (first_hop:

@@ -98,6 +98,10 @@ double gdc_coll_price_group_tree_way(const gdc_coll_price_t *p, int g, gdc_coll_
 double gdc_coll_price_group_fanin(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix);
 /* What the broadcast's root sends, the time it takes further segments to follow. */
 double gdc_coll_price_group_bcast_stream(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks);
+/* The same where a member takes in `shared` such broadcasts on one NIC (a rank of a smaller
+ * node, on several rails) and passes each on. */
+double gdc_coll_price_group_bcast_stream_shared(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes,
+                                                int chunks, int shared);
 double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks);
 double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, int across);
 double gdc_coll_price_group_dissemination(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h);
