@@ -746,6 +746,10 @@ double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind,
         double t = tree_path_cost(&p->lay->tree_paths[kind][r], &c);
         most     = t > most ? t : most;
     }
+    /* a reduce's last message in is reduced before its way goes on */
+    if (kind == GDC_COLL_TREE_REDUCE || kind == GDC_COLL_TREE_RADIX_REDUCE) {
+        nic += nic > 0 ? c.w[7] : 0;
+    }
     return nic > 0 ? fmax(most, nic + p->out.latency + 2 * p->o) : most;
 }
 
