@@ -335,6 +335,39 @@ static void tree_nic_loads(const tree_walk_t *tw, const int kinds[4], int count,
     free(local);
 }
 
+/* The busiest rank's own link inside a node, sending or receiving, over each kind's whole
+ * tree (gdc_coll_layout_t's tree_link_load). */
+static void tree_link_loads(const tree_walk_t *tw, const int kinds[4], int count, gdc_coll_layout_t *layout)
+{
+    int  n    = tw->args->size;
+    int *load = malloc((size_t)n * 2 * sizeof(int)); /* [tx, rx][vrank] */
+
+    if (load == NULL) {
+        return; /* left at 0: the ways alone */
+    }
+    for (int k = 0; k < count; k++) {
+        int down   = kinds[k] == GDC_COLL_TREE_BCAST || kinds[k] == GDC_COLL_TREE_RADIX_BCAST ||
+                     kinds[k] == GDC_COLL_TREE_SCATTER;
+        int blocks = kinds[k] == GDC_COLL_TREE_SCATTER || kinds[k] == GDC_COLL_TREE_GATHER;
+        int most   = 0;
+        memset(load, 0, (size_t)n * 2 * sizeof(int));
+        for (int v = 1; v < n; v++) {
+            long dist;
+            int  level, u = tree_up(v, tw->radix, &dist, &level);
+            int  from = down ? u : v, to = down ? v : u, units = blocks ? subtree_size(v, n) : 1;
+            if (vnode(tw, u) != vnode(tw, v)) {
+                continue;
+            }
+            load[from] += units;
+            load[n + to] += units;
+            most = load[from] > most ? load[from] : most;
+            most = load[n + to] > most ? load[n + to] : most;
+        }
+        layout->tree_link_load[kinds[k]] = most;
+    }
+    free(load);
+}
+
 /* Every rank's ways in the trees of the radix, the slowest of each kind per regime kept in
  * the layout. Vranks in order walk the tree depth first (a subtree is a range after its
  * root), so the ways of a rank's ancestors are all it needs: one per level. */
@@ -352,6 +385,7 @@ static void tree_ways(const gdc_coll_args_t *args, int radix, const int kinds[4]
     if (tw.nodes > 1) {
         tree_nic_loads(&tw, kinds, count, layout);
     }
+    tree_link_loads(&tw, kinds, count, layout);
     ways = calloc((size_t)(tw.levels + 1) * 4, sizeof(*ways)); /* [level][kind]; the root's last */
     if (ways == NULL) {
         free(tw.down_off);
@@ -461,6 +495,7 @@ void gdc_coll_layout_root(const gdc_coll_args_t *args, gdc_coll_layout_t *layout
 
     memset(layout->tree_paths, 0, sizeof(layout->tree_paths));
     memset(layout->tree_nic_load, 0, sizeof(layout->tree_nic_load));
+    memset(layout->tree_link_load, 0, sizeof(layout->tree_link_load));
     layout->root        = root;
     layout->root_local  = layout->nodes > 1 ? layout->max_local : args->size;
     layout->other_local = 0;
@@ -746,10 +781,14 @@ double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind,
         double t = tree_path_cost(&p->lay->tree_paths[kind][r], &c);
         most     = t > most ? t : most;
     }
+    double         link = p->lay->tree_link_load[kind] * unit / p->in.bandwidth;
+
     /* a reduce's last message in is reduced before its way goes on */
     if (kind == GDC_COLL_TREE_REDUCE || kind == GDC_COLL_TREE_RADIX_REDUCE) {
         nic += nic > 0 ? c.w[7] : 0;
+        link += link > 0 ? c.w[7] : 0;
     }
+    most = link > 0 ? fmax(most, link + p->in.latency + 2 * p->o) : most;
     return nic > 0 ? fmax(most, nic + p->out.latency + 2 * p->o) : most;
 }
 

@@ -83,6 +83,8 @@ typedef struct gdc_coll_layout {
      * 8. The levels of a tree overlap in time, so these may queue behind each other on a
      * NIC where the ways' counts, level by level, do not see it. */
     int tree_nic_load[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
+    /* The same for the busiest rank's own link inside a node. */
+    int tree_link_load[GDC_COLL_TREE_KINDS];
 
 } gdc_coll_layout_t;
 
