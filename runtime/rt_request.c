@@ -195,12 +195,13 @@ static int lost_a_rank(struct gdc_request *req)
 
 static void watch_outstanding(void)
 {
-    double now = gdc_wtime();
+    double now;
 
-    if (now < next_watch) {
+    if (gdc_rt_coarse_time() < next_watch) {
         return;
     }
-    next_watch = now + GDC_RT_WATCH_INTERVAL;
+    now        = gdc_wtime();
+    next_watch = gdc_rt_coarse_time() + GDC_RT_WATCH_INTERVAL;
     /* the peers pending messages wait on, checked for life at every watch: a peer of this
      * host is known dead by its pid alone (UCX's shared memory sees it at its next
      * keepalive, 20 s later), and a failure travels from rank to rank as each one fails on
@@ -239,14 +240,20 @@ int gdc_rt_progress(void)
     return moved;
 }
 
-static void idle_pause(double idle_since)
+/* An idle round of a wait that yields (GDC_YIELD): give the core away, and once idle for a
+ * while sleep between polls. *idle_since is 0 until the wait goes idle (a busy wait reads
+ * no clock for it). */
+static void idle_pause(double *idle_since)
 {
     struct timespec pause = {0, GDC_RT_IDLE_SLEEP_NS};
 
     if (!yield_when_idle) {
         return;
     }
-    if (gdc_wtime() - idle_since > GDC_RT_IDLE_SLEEP_AFTER) {
+    if (*idle_since == 0) {
+        *idle_since = gdc_rt_coarse_time();
+    }
+    if (gdc_rt_coarse_time() - *idle_since > GDC_RT_IDLE_SLEEP_AFTER) {
         nanosleep(&pause, NULL);
     } else {
         sched_yield();
@@ -281,10 +288,7 @@ gdc_status_t gdc_rt_request_wait(struct gdc_request *req)
             idle_since = 0;
             continue;
         }
-        if (idle_since == 0) {
-            idle_since = gdc_wtime();
-        }
-        idle_pause(idle_since);
+        idle_pause(&idle_since);
     }
     return req->status;
 }
@@ -317,10 +321,7 @@ gdc_status_t gdc_rt_spin_wait(const gdc_rt_spin_t *spin)
         if (gdc_rt_progress()) {
             idle_since = 0;
         } else {
-            if (idle_since == 0) {
-                idle_since = gdc_wtime();
-            }
-            idle_pause(idle_since);
+            idle_pause(&idle_since);
         }
         if (round % GDC_RT_SPIN_CLOCK != 0) {
             continue;

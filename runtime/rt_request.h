@@ -114,6 +114,11 @@ typedef struct gdc_rt_spin {
 
 gdc_status_t gdc_rt_spin_wait(const gdc_rt_spin_t *spin);
 
+/* CLOCK_MONOTONIC to the kernel's tick (a few ms), in seconds: what a progress round reads
+ * to know whether the watch is due. A precise read costs ~26 ns on a VM, a small call's
+ * whole margin; this one ~3 ns. */
+double gdc_rt_coarse_time(void);
+
 /* Set the yield policy from the configuration and the node's shape. */
 void gdc_rt_progress_init(int local_size);
 
