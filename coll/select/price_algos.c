@@ -268,17 +268,29 @@ static double allgather_recursive_doubling(const gdc_coll_price_t *p)
            (p->args->in_place ? 0 : gdc_coll_price_copy(p, block));
 }
 
+static double rotation_rounds(const gdc_coll_price_t *p, double (*round)(const gdc_coll_price_t *, int, gdc_coll_hop_t));
+
+/* Round d of Bruck's allgather: the d blocks gathered so far (fewer in the last round). */
+static double bruck_round(const gdc_coll_price_t *p, int d, gdc_coll_hop_t h)
+{
+    double block = bytes_of(p, p->args->count);
+
+    return gdc_coll_price_msg(p, h, block * (d < p->n - d ? d : p->n - d));
+}
+
+/* A rank's round forwards what its partner's previous round brought: the rounds are a
+ * chain, which crosses few node boundaries (rotation_rounds); but every rank's bytes of a
+ * round cross the node's links at once, which bounds large blocks. */
 static double allgather_bruck(const gdc_coll_price_t *p)
 {
-    double block = bytes_of(p, p->args->count), t = gdc_coll_price_copy(p, block);
-    int    have  = 1;
+    double block = bytes_of(p, p->args->count), bytes = 0;
 
     for (int d = 1; d < p->n; d *= 2) {
-        int count = d < p->n - have ? d : p->n - have;
-        t += gdc_coll_price_msg(p, gdc_coll_price_shift_hop(p, d), block * count);
-        have += count;
+        bytes += block * (d < p->n - d ? d : p->n - d) / gdc_coll_price_shift_hop(p, d).bw;
     }
-    return t + gdc_coll_price_copy(p, block * p->n) + p->o;
+    return gdc_coll_price_copy(p, block) +
+           max2(rotation_rounds(p, bruck_round), bytes + (p->lay->nodes > 1 ? p->out.latency : p->in.latency) + 2 * p->o) +
+           gdc_coll_price_copy(p, block * p->n) + p->o;
 }
 
 static double reduce_scatter_ring(const gdc_coll_price_t *p)
