@@ -349,16 +349,23 @@ static double alltoall_pairwise(const gdc_coll_price_t *p)
            (p->args->in_place ? (p->n - 1) * gdc_coll_price_copy(p, block) : 0);
 }
 
+/* The blocks Bruck's alltoall moves in round d: those whose index (1 to n - 1) has bit d. */
+static int bruck_moved(int n, int d)
+{
+    int span = 2 * d, rest = n % span - d;
+
+    return n / span * d + (rest > 0 ? rest : 0);
+}
+
+/* Each round moves blocks that came in from every partner before: unlike allgather's, the
+ * rounds are not one chain, and each round's crossing counts. */
 static double alltoall_bruck(const gdc_coll_price_t *p)
 {
     double block = bytes_of(p, p->args->count);
     double t     = 2 * p->o + block * p->n / p->kappa + p->n * gdc_coll_price_copy(p, block);
 
     for (int d = 1; d < p->n; d *= 2) {
-        int moved = 0;
-        for (int i = 1; i < p->n; i++) {
-            moved += (i & d) != 0;
-        }
+        int moved = bruck_moved(p->n, d);
         t += 2 * moved * gdc_coll_price_copy(p, block) + gdc_coll_price_msg(p, gdc_coll_price_shift_hop(p, d), block * moved);
     }
     return t;
