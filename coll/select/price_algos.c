@@ -591,6 +591,11 @@ static double bcast_hier(const gdc_coll_price_t *p)
                     gdc_coll_price_group_bcast(p, p->lay->root_local, inside(p), bytes, chunks));
 }
 
+static int min_count(int n, size_t count)
+{
+    return count < (size_t)n ? (int)count : n;
+}
+
 /* The ring allgather of a segment inside a node of g ranks (each holding seg / g of it). */
 static double node_ring(const gdc_coll_price_t *p, int g, double seg)
 {
@@ -612,11 +617,18 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
      * NIC's, a tree's root sending each chunk to its children or that rank taking in its
      * parts' (along_rails), plus a message's latency */
     gdc_coll_hop_t rail   = gdc_coll_price_hop(p, 1, L);
-    double         stream = gdc_coll_price_group_bcast_stream_shared(p, K, rail, part, chunks,
-                                                                     (int)ceil(along_rails(p).shared / rail.shared));
+    int            root_users = p->lay->root_local < p->nics ? p->lay->root_local : p->nics;
+    double         root_shared = ceil(ceil((double)L / root_users) / rail.shared); /* the root's node's ranks' parts */
+    double         stream = max2(gdc_coll_price_group_bcast_stream_shared(p, K, rail, part, chunks,
+                                                                          (int)ceil(along_rails(p).shared / rail.shared)),
+                                 root_shared * gdc_coll_price_group_bcast_stream(p, K, rail, part, chunks));
     double         scatter, rails, first_hop; /* the root's node's sends down the rails */
 
-    scatter   = L > 1 ? (L - 1) * (p->o + part / in.bw) + in.lat + p->o : 0;
+    /* the root hands its node's ranks their parts, only those that hold elements (fewer
+     * for a tiny vector) */
+    scatter   = p->lay->root_local > 1
+                    ? (min_count(p->lay->root_local, p->args->count) - 1) * (p->o + part / in.bw) + in.lat + p->o
+                    : 0;
     rails     = max2(gdc_coll_price_group_bcast(p, K, rail, part, chunks),
                      stream + gdc_coll_price_msg(p, rail, part / chunks) - fmax(p->o, part / chunks / rail.bw));
     first_hop = gdc_coll_price_group_bcast_stream(p, K, rail, part, chunks) - fmax(p->o, part / chunks / rail.bw) +
