@@ -279,8 +279,9 @@ static void tree_hop(const tree_walk_t *tw, int u, int v, int level, gdc_coll_tr
     if (paths[2] != NULL) {
         tree_path_add(paths[2], crosses, after + 1, blocks_after, 0, 0);
         tree_path_add(paths[3], crosses, 2, subtree_size(v, n), 0, 0);
+        /* a scatter's senders of one level send when their own subtree's blocks are in, at
+         * different times: their node's NICs (tree_nic_load) bound them, not a queue per level */
         if (crosses) {
-            tree_path_share(paths[2], tw->down_off[vnode(tw, u) * tw->levels + level], 1, subtree_size(v, n));
             tree_path_share(paths[3], tw->up_off[vnode(tw, v) * tw->levels + level], 1, subtree_size(v, n));
         }
     }
