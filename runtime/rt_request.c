@@ -242,7 +242,7 @@ int gdc_rt_progress(void)
 
 /* An idle round of a wait that yields (GDC_YIELD): give the core away, and once idle for a
  * while sleep between polls. *idle_since is 0 until the wait goes idle (a busy wait reads
- * no clock for it). */
+ * no clock for it; a yielding one can afford the precise clock beside sched_yield). */
 static void idle_pause(double *idle_since)
 {
     struct timespec pause = {0, GDC_RT_IDLE_SLEEP_NS};
@@ -251,9 +251,9 @@ static void idle_pause(double *idle_since)
         return;
     }
     if (*idle_since == 0) {
-        *idle_since = gdc_rt_coarse_time();
+        *idle_since = gdc_wtime();
     }
-    if (gdc_rt_coarse_time() - *idle_since > GDC_RT_IDLE_SLEEP_AFTER) {
+    if (gdc_wtime() - *idle_since > GDC_RT_IDLE_SLEEP_AFTER) {
         nanosleep(&pause, NULL);
     } else {
         sched_yield();
