@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "builder.h"
+#include "engine/cache.h"
 #include "engine/sched.h"
 #include "select/model.h"
 #include "select/price.h"
@@ -205,6 +206,38 @@ static void test_selection_default_nodes(void **state)
     assert_string_equal(chosen(GDC_COLL_BARRIER, 0, 8, 1, 0), "dissemination");
 }
 
+/* A rooted call is chosen for with trees rooted at its own root: the engine re-roots the
+ * communicator's layout (made at root 0) and keeps it, and its choice is the one priced on
+ * a layout made for that root; on this shape the root changes the choice. */
+static void test_rooted_choice(void **state)
+{
+    gdc_coll_args_t        a = call(GDC_COLL_BCAST, 4, 6, 3);
+    gdc_coll_layout_t      at_0;
+    gdc_coll_cache_t      *cache = calloc(1, sizeof(*cache));
+    const gdc_coll_algo_t *from_0, *from_5, *engine;
+
+    assert_non_null(cache);
+    gdc_coll_select_chunks(&a);
+    from_0 = gdc_coll_select(&a); /* layout NULL: made for the call's root */
+    a.root = 5;
+    from_5 = gdc_coll_select(&a);
+    assert_non_null(from_0);
+    assert_non_null(from_5);
+    assert_ptr_not_equal(from_0, from_5);
+    a.root = 0;
+    gdc_coll_layout_of(&a, &at_0);
+    a.root   = 5;
+    a.layout = &at_0;
+    engine   = gdc_coll_cache_algo(cache, &a);
+    assert_ptr_equal(engine, from_5);
+    assert_non_null(cache->rooted[0]);
+    assert_int_equal(cache->rooted[0]->root, 5);
+    assert_int_equal(at_0.root, 0); /* the communicator's own layout stays at root 0 */
+    gdc_coll_cache_clear(cache);
+    assert_null(cache->rooted[0]);
+    free(cache);
+}
+
 /* A forced hierarchical algorithm runs where ranks span nodes; on one node it does not
  * apply and the next cheapest runs instead. */
 static void test_forced_hier_on_one_node(void **state)
@@ -369,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_selection_dgx_nodes),
         cmocka_unit_test(test_selection_pcie_nodes),
         cmocka_unit_test_setup(test_selection_default_nodes, setup_default),
+        cmocka_unit_test_setup(test_rooted_choice, setup_default),
         cmocka_unit_test_setup(test_forced_hier_on_one_node, setup_default),
         cmocka_unit_test_setup(test_forced_ring_too_long, setup_default),
         cmocka_unit_test_setup(test_oversubscribed_node, setup_default),
