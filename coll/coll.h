@@ -153,6 +153,9 @@ typedef struct gdc_coll_algo {
 
 const char *gdc_coll_type_name(gdc_coll_type_t coll);
 
+/* Does the collective have a root (bcast, reduce, gather, scatter)? */
+int gdc_coll_is_rooted(gdc_coll_type_t coll);
+
 /* Is the call in place at this rank (GDC_IN_PLACE where the collective allows it)? */
 int gdc_coll_is_in_place(gdc_coll_type_t coll, int rank, int root, const void *sendbuf, const void *recvbuf);
 

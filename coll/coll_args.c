@@ -20,6 +20,11 @@ const char *gdc_coll_type_name(gdc_coll_type_t coll)
     return (unsigned)coll < GDC_COLL_TYPE_COUNT ? coll_names[coll] : "unknown";
 }
 
+int gdc_coll_is_rooted(gdc_coll_type_t coll)
+{
+    return coll == GDC_COLL_BCAST || coll == GDC_COLL_REDUCE || coll == GDC_COLL_GATHER || coll == GDC_COLL_SCATTER;
+}
+
 int gdc_coll_is_in_place(gdc_coll_type_t coll, int rank, int root, const void *sendbuf, const void *recvbuf)
 {
     switch (coll) {

@@ -136,7 +136,7 @@ static gdc_status_t finalize_barrier_progress(void)
     if (now < finalize_next_look) {
         return GDC_SUCCESS;
     }
-    finalize_next_look = now + 0.05;
+    finalize_next_look = now + GDC_RT_WATCH_INTERVAL;
     gdc_rt_comm_watch_member(GDC_COMM_WORLD);
     if ((failed = gdc_rt_comm_failed_member(GDC_COMM_WORLD)) >= 0) {
         GDC_LOG_WARN("gdc_finalize: rank %d failed: not waiting for it at the job's closing barrier "

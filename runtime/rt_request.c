@@ -12,8 +12,6 @@
 #include "rt_log.h"
 #include "rt_ucx.h"
 
-/* How often the outstanding requests are checked for stalls and timeouts. */
-#define GDC_RT_WATCH_INTERVAL 0.05
 /* Rounds of polling a local-only request alone between two rounds of the whole engine. */
 #define GDC_RT_POLL_ALONE 16
 /* Idle this long (seconds) and a yielding wait starts to sleep between polls. */
@@ -195,13 +193,13 @@ static int lost_a_rank(struct gdc_request *req)
 
 static void watch_outstanding(void)
 {
-    double now;
+    double coarse = gdc_rt_coarse_time(), now;
 
-    if (gdc_rt_coarse_time() < next_watch) {
+    if (coarse < next_watch) {
         return;
     }
     now        = gdc_wtime();
-    next_watch = gdc_rt_coarse_time() + GDC_RT_WATCH_INTERVAL;
+    next_watch = coarse + GDC_RT_WATCH_INTERVAL;
     /* the peers pending messages wait on, checked for life at every watch: a peer of this
      * host is known dead by its pid alone (UCX's shared memory sees it at its next
      * keepalive, 20 s later), and a failure travels from rank to rank as each one fails on

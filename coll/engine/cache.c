@@ -79,11 +79,6 @@ static int uses_op(gdc_coll_type_t coll)
     return coll == GDC_COLL_REDUCE || coll == GDC_COLL_ALLREDUCE || coll == GDC_COLL_REDUCE_SCATTER;
 }
 
-static int has_root(gdc_coll_type_t coll)
-{
-    return coll == GDC_COLL_BCAST || coll == GDC_COLL_REDUCE || coll == GDC_COLL_GATHER || coll == GDC_COLL_SCATTER;
-}
-
 /* args's layout with its trees rooted at args->root: the communicator's for root 0, else
  * one made from it for this root and kept (NULL, out of memory: the root-0 one). */
 static const gdc_coll_layout_t *rooted_layout(gdc_coll_cache_t *cache, const gdc_coll_args_t *args)
@@ -147,7 +142,7 @@ const gdc_coll_algo_t *gdc_coll_cache_algo(gdc_coll_cache_t *cache, const gdc_co
     if (choice->algo != NULL) {
         choice->key = key;
         char from[32] = "";
-        if (has_root(args->coll)) {
+        if (gdc_coll_is_rooted(args->coll)) {
             snprintf(from, sizeof(from), " from root %d", args->root);
         }
         GDC_LOG_INFO("%s of %zu x %s%s%s%s on %d ranks (%d node(s)%s): %s (chosen in %.1f us)",

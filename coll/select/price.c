@@ -287,86 +287,64 @@ static void tree_hop(const tree_walk_t *tw, int u, int v, int level, gdc_coll_tr
     }
 }
 
-/* The busiest NIC of each kind's tree (gdc_coll_layout_t's tree_nic_load): every hop
- * between nodes loads the sender's NIC and the receiver's, the NIC a rank's index in its
- * node modulo the node's NICs (as the simulator picks it). */
-static void tree_nic_loads(const tree_walk_t *tw, const int kinds[4], int count, gdc_coll_layout_t *layout)
+/* Each kind's busiest NIC and busiest rank's own link over the whole tree (the layout's
+ * tree_nic_load and tree_link_load), in one walk: every hop between nodes loads the
+ * sender's NIC and the receiver's, the NIC a rank's index in its node modulo the node's
+ * NICs (as the simulator picks it); every hop inside a node the two ranks' links. */
+static void tree_loads(const tree_walk_t *tw, const int kinds[4], int count, gdc_coll_layout_t *layout)
 {
     const gdc_coll_args_t *args = tw->args;
-    int                    n = args->size, nodes = tw->nodes;
+    int                    n = args->size, nodes = tw->nodes, cells = nodes * 8 * 2; /* [tx, rx][node][nic] */
     int                   *local = malloc((size_t)n * sizeof(int));
-    int                   *load  = calloc((size_t)nodes * 8 * 2, sizeof(int)); /* [tx, rx][node][nic] */
+    int                   *nic   = calloc((size_t)GDC_COLL_TREE_NICS * (size_t)cells, sizeof(int));
+    int                   *link  = malloc((size_t)n * 2 * sizeof(int)); /* [tx, rx][vrank] */
 
-    if (local == NULL || load == NULL) {
-        free(load);
+    if (local == NULL || nic == NULL || link == NULL) {
+        free(link);
+        free(nic);
         free(local);
         return; /* left at 0: the ways alone */
     }
-    for (int r = 0, *seen = load; r < n; r++) { /* each rank's index in its node (load is 0) */
+    for (int r = 0, *seen = nic; r < n; r++) { /* each rank's index in its node (nic is 0) */
         local[r] = seen[node(args, r)]++;
     }
     for (int k = 0; k < count; k++) {
         int down   = kinds[k] == GDC_COLL_TREE_BCAST || kinds[k] == GDC_COLL_TREE_RADIX_BCAST ||
                      kinds[k] == GDC_COLL_TREE_SCATTER;
         int blocks = kinds[k] == GDC_COLL_TREE_SCATTER || kinds[k] == GDC_COLL_TREE_GATHER;
-        for (int i = 0; i < GDC_COLL_TREE_NICS; i++) {
-            int nics = tree_nics[i], most = 0;
-            memset(load, 0, (size_t)nodes * 8 * 2 * sizeof(int));
-            for (int v = 1; v < n; v++) {
-                long dist;
-                int  level, u = tree_up(v, tw->radix, &dist, &level);
-                int  from = down ? u : v, to = down ? v : u, units = blocks ? subtree_size(v, n) : 1;
-                int *tx, *rx;
-                if (vnode(tw, u) == vnode(tw, v)) {
-                    continue;
-                }
-                from = (from + tw->root) % n; /* ranks */
-                to   = (to + tw->root) % n;
-                tx   = &load[node(args, from) * 8 + local[from] % nics];
-                rx   = &load[(nodes + node(args, to)) * 8 + local[to] % nics];
-                *tx += units;
-                *rx += units;
-                most = *tx > most ? *tx : most;
-                most = *rx > most ? *rx : most;
-            }
-            layout->tree_nic_load[kinds[k]][i] = most;
-        }
-    }
-    free(load);
-    free(local);
-}
+        int most_nic[GDC_COLL_TREE_NICS] = {0}, most_link = 0;
 
-/* The busiest rank's own link inside a node, sending or receiving, over each kind's whole
- * tree (gdc_coll_layout_t's tree_link_load). */
-static void tree_link_loads(const tree_walk_t *tw, const int kinds[4], int count, gdc_coll_layout_t *layout)
-{
-    int  n    = tw->args->size;
-    int *load = malloc((size_t)n * 2 * sizeof(int)); /* [tx, rx][vrank] */
-
-    if (load == NULL) {
-        return; /* left at 0: the ways alone */
-    }
-    for (int k = 0; k < count; k++) {
-        int down   = kinds[k] == GDC_COLL_TREE_BCAST || kinds[k] == GDC_COLL_TREE_RADIX_BCAST ||
-                     kinds[k] == GDC_COLL_TREE_SCATTER;
-        int blocks = kinds[k] == GDC_COLL_TREE_SCATTER || kinds[k] == GDC_COLL_TREE_GATHER;
-        int most   = 0;
-        memset(load, 0, (size_t)n * 2 * sizeof(int));
+        memset(nic, 0, (size_t)GDC_COLL_TREE_NICS * (size_t)cells * sizeof(int));
+        memset(link, 0, (size_t)n * 2 * sizeof(int));
         for (int v = 1; v < n; v++) {
             long dist;
             int  level, u = tree_up(v, tw->radix, &dist, &level);
             int  from = down ? u : v, to = down ? v : u, units = blocks ? subtree_size(v, n) : 1;
-            if (vnode(tw, u) != vnode(tw, v)) {
+
+            if (vnode(tw, u) == vnode(tw, v)) {
+                link[from] += units;
+                link[n + to] += units;
+                most_link = link[from] > most_link ? link[from] : most_link;
+                most_link = link[n + to] > most_link ? link[n + to] : most_link;
                 continue;
             }
-            load[from] += units;
-            load[n + to] += units;
-            most = load[from] > most ? load[from] : most;
-            most = load[n + to] > most ? load[n + to] : most;
+            from = (from + tw->root) % n; /* ranks */
+            to   = (to + tw->root) % n;
+            for (int i = 0; i < GDC_COLL_TREE_NICS; i++) {
+                int *tx = &nic[i * cells + node(args, from) * 8 + local[from] % tree_nics[i]];
+                int *rx = &nic[i * cells + (nodes + node(args, to)) * 8 + local[to] % tree_nics[i]];
+                *tx += units;
+                *rx += units;
+                most_nic[i] = *tx > most_nic[i] ? *tx : most_nic[i];
+                most_nic[i] = *rx > most_nic[i] ? *rx : most_nic[i];
+            }
         }
-        layout->tree_link_load[kinds[k]] = most;
+        memcpy(layout->tree_nic_load[kinds[k]], most_nic, sizeof(most_nic));
+        layout->tree_link_load[kinds[k]] = most_link;
     }
-    free(load);
+    free(link);
+    free(nic);
+    free(local);
 }
 
 /* Every rank's ways in the trees of the radix, the slowest of each kind per regime kept in
@@ -383,10 +361,7 @@ static void tree_ways(const gdc_coll_args_t *args, int radix, const int kinds[4]
     if (tree_walk_init(&tw, args, radix) != 0) {
         return; /* left at 0: priced as one hop, as a job that runs out of memory will anyway */
     }
-    if (tw.nodes > 1) {
-        tree_nic_loads(&tw, kinds, count, layout);
-    }
-    tree_link_loads(&tw, kinds, count, layout);
+    tree_loads(&tw, kinds, count, layout);
     ways = calloc((size_t)(tw.levels + 1) * 4, sizeof(*ways)); /* [level][kind]; the root's last */
     if (ways == NULL) {
         free(tw.down_off);
@@ -775,15 +750,13 @@ double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind,
     tree_weights_t c    = tree_weights(p->o, p->out.latency, p->in.latency, unit / p->out.bandwidth,
                                        unit / p->in.bandwidth, gdc_coll_price_reduce(p, unit), p->nics);
     double         most = 0;
-
     double         nic  = p->lay->tree_nic_load[kind][tree_nics_index(p->nics)] * unit / p->out.bandwidth;
+    double         link = p->lay->tree_link_load[kind] * unit / p->in.bandwidth;
 
     for (int r = 0; r < GDC_COLL_TREE_REGIMES; r++) {
         double t = tree_path_cost(&p->lay->tree_paths[kind][r], &c);
         most     = t > most ? t : most;
     }
-    double         link = p->lay->tree_link_load[kind] * unit / p->in.bandwidth;
-
     /* a reduce's last message in is reduced before its way goes on */
     if (kind == GDC_COLL_TREE_REDUCE || kind == GDC_COLL_TREE_RADIX_REDUCE) {
         nic += nic > 0 ? c.w[7] : 0;
@@ -959,7 +932,7 @@ double gdc_coll_price_group_bcast_stream_shared(const gdc_coll_price_t *p, int g
                                                 int chunks, int shared)
 {
     double item = fmax(p->o, bytes / chunks / h.bw);
-    int    depth = gdc_coll_price_log2(g), sends;
+    int    depth = gdc_coll_price_log2(g), root_sends, member_sends;
 
     if (g < 2 || bytes <= 0) {
         return 0;
@@ -967,10 +940,9 @@ double gdc_coll_price_group_bcast_stream_shared(const gdc_coll_price_t *p, int g
     /* what the busiest NIC carries per chunk: the root's sends to its children (one in a
      * chain), or a sharing member's: its streams in, and out to its children (in a binomial
      * tree, one fewer than the root's at most) */
-    sends = chain_is_faster(g, chunks) ? (shared > 1 ? shared : 1)
-                                       : (depth > shared * (depth > 1 ? depth - 1 : 1) ? depth
-                                                                                       : shared * (depth > 1 ? depth - 1 : 1));
-    return chunks * sends * item;
+    root_sends   = chain_is_faster(g, chunks) ? 1 : depth;
+    member_sends = shared * (root_sends > 1 ? root_sends - 1 : 1);
+    return chunks * (root_sends > member_sends ? root_sends : member_sends) * item;
 }
 
 /* The most set bits of a number from 1 to m. */

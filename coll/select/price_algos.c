@@ -102,6 +102,12 @@ static double fold_in(const gdc_coll_price_t *p, double bytes, int reduces)
     return gdc_coll_price_msg(p, h, bytes) + (reduces ? gdc_coll_price_reduce(p, bytes) : bytes / h.bw);
 }
 
+/* The NICs the ranks of a node of `ranks` ranks send on (a rank keeps to one). */
+static int nics_of(const gdc_coll_price_t *p, int ranks)
+{
+    return ranks < p->nics ? ranks : p->nics;
+}
+
 static gdc_coll_hop_t inside(const gdc_coll_price_t *p)
 {
     return gdc_coll_price_hop(p, 0, 1);
@@ -326,7 +332,7 @@ static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
  * Here: transfer times on the busiest NIC of a node of `local` ranks. */
 static double nic_load(const gdc_coll_price_t *p, int local)
 {
-    return ceil((double)local / (p->nics < local ? p->nics : local)) * (p->n - local);
+    return ceil((double)local / nics_of(p, local)) * (p->n - local);
 }
 
 static double alltoall_pairwise(const gdc_coll_price_t *p)
@@ -403,17 +409,16 @@ static double barrier_dissemination(const gdc_coll_price_t *p)
     return rotation_rounds(p, empty_round);
 }
 
-
 /* The root copies its own block while the others' come in; its own link carries its
  * children's subtrees on its node, its NIC those from other nodes, whenever they send
  * (log2 n children: the price stays O(log n)). */
 static double gather_binomial(const gdc_coll_price_t *p)
 {
     double block = bytes_of(p, p->args->count), in = 0, out = 0, link;
+    int    root  = p->args->root;
 
     for (long d = 1; d < p->n; d *= 2) {
         double subtree = (double)(d < p->n - d ? d : p->n - d);
-        int    root    = p->args->root;
         int    crosses = p->lay->nodes > 1 && p->args->node_of[(d + root) % p->n] != p->args->node_of[root];
         in += crosses ? 0 : subtree;
         out += crosses ? subtree : 0;
@@ -532,7 +537,7 @@ static gdc_coll_hop_t among_leaders(const gdc_coll_price_t *p)
 static gdc_coll_hop_t along_rails(const gdc_coll_price_t *p)
 {
     gdc_coll_hop_t rail  = gdc_coll_price_hop(p, 1, 1);
-    int            users = p->lay->min_local < p->nics ? p->lay->min_local : p->nics;
+    int            users = nics_of(p, p->lay->min_local);
 
     rail.shared = ceil((double)p->lay->max_local / users);
     rail.bw     = p->out.bandwidth / rail.shared;
@@ -616,23 +621,23 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
      * takes in several parts, whose chunks share its NIC: the rails' stream is the busiest
      * NIC's, a tree's root sending each chunk to its children or that rank taking in its
      * parts' (along_rails), plus a message's latency */
-    gdc_coll_hop_t rail   = gdc_coll_price_hop(p, 1, L);
-    int            root_users = p->lay->root_local < p->nics ? p->lay->root_local : p->nics;
-    double         root_shared = ceil(ceil((double)L / root_users) / rail.shared); /* the root's node's ranks' parts */
+    gdc_coll_hop_t rail = gdc_coll_price_hop(p, 1, L);
+    double         msg  = gdc_coll_price_msg(p, rail, part / chunks), item = fmax(p->o, part / chunks / rail.bw);
+    /* a rail's root's sends; the root's node's ranks may carry several parts each */
+    double         root_stream = gdc_coll_price_group_bcast_stream(p, K, rail, part, chunks);
+    double         root_shared = ceil(ceil((double)L / nics_of(p, p->lay->root_local)) / rail.shared);
     double         stream = max2(gdc_coll_price_group_bcast_stream_shared(p, K, rail, part, chunks,
                                                                           (int)ceil(along_rails(p).shared / rail.shared)),
-                                 root_shared * gdc_coll_price_group_bcast_stream(p, K, rail, part, chunks));
-    double         scatter, rails, first_hop; /* the root's node's sends down the rails */
+                                 root_shared * root_stream);
+    double         scatter, rails, first_hop;
 
     /* the root hands its node's ranks their parts, only those that hold elements (fewer
      * for a tiny vector) */
     scatter   = p->lay->root_local > 1
                     ? (min_count(p->lay->root_local, p->args->count) - 1) * (p->o + part / in.bw) + in.lat + p->o
                     : 0;
-    rails     = max2(gdc_coll_price_group_bcast(p, K, rail, part, chunks),
-                     stream + gdc_coll_price_msg(p, rail, part / chunks) - fmax(p->o, part / chunks / rail.bw));
-    first_hop = gdc_coll_price_group_bcast_stream(p, K, rail, part, chunks) - fmax(p->o, part / chunks / rail.bw) +
-                gdc_coll_price_msg(p, rail, part / chunks);
+    rails     = max2(gdc_coll_price_group_bcast(p, K, rail, part, chunks), stream + msg - item);
+    first_hop = root_stream - item + msg; /* the root's node's own sends down the rails */
     /* the root's node puts its parts together once its own rail sends are in (first_hop:
      * the root of a rail sends every chunk), the other nodes once the rails reach them;
      * further segments overlap (segmented_stream) */
@@ -684,7 +689,7 @@ static double allgather_hier_rails(const gdc_coll_price_t *p)
            max2(gdc_coll_price_group_allgather(p, K, rail, railed, GDC_COLL_ACROSS_NODES),
                 /* the smallest node's NICs take in every other node's package */
                 rail.lat + (p->n - p->lay->min_local) * block /
-                               (p->out.bandwidth * (p->lay->min_local < p->nics ? p->lay->min_local : p->nics))) +
+                               (p->out.bandwidth * nics_of(p, p->lay->min_local))) +
            gdc_coll_price_group_ring(p, L, in, railed,
                                      gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, railed, L - 1), 0, L - 1) +
            unpack;
@@ -703,7 +708,7 @@ static double alltoall_hier_node(const gdc_coll_price_t *p, int Ld)
     double         block  = bytes_of(p, p->args->count);
     double         other  = (double)(p->n - Ld) / (K - 1); /* ranks of another node */
     double         pairs  = ceil((double)(K - 1) / Ld);    /* of the busiest aggregator */
-    int            spread = p->nics < Ld ? p->nics : Ld;
+    int            spread = nics_of(p, Ld);
     gdc_coll_hop_t in     = inside(p);
     double         packing = p->lay->blocks ? 0 : (p->n - Ld) * gdc_coll_price_copy(p, block);
     double         sends, collect, exchange, hand_out, inward;

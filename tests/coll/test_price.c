@@ -151,11 +151,6 @@ static void compare(const gdc_coll_machine_t *m, gdc_coll_type_t coll, size_t by
     }
 }
 
-static int rooted(int c)
-{
-    return c == GDC_COLL_BCAST || c == GDC_COLL_REDUCE || c == GDC_COLL_GATHER || c == GDC_COLL_SCATTER;
-}
-
 static void sweep(const gdc_coll_machine_t *m, int device)
 {
     static const int    sizes[]  = {2, 3, 4, 5, 7, 8, 12, 16, 17, 32, 64};
@@ -179,7 +174,8 @@ static void sweep(const gdc_coll_machine_t *m, int device)
                             continue; /* per-rank blocks of 16 MB on 32 ranks: too slow to simulate */
                         }
                         /* rooted: at rank 0 and in the middle (inside a node, in blocks) */
-                        for (int root = 0; root <= (rooted(c) ? sizes[si] / 2 : 0); root += sizes[si] / 2) {
+                        int last_root = gdc_coll_is_rooted((gdc_coll_type_t)c) ? sizes[si] / 2 : 0;
+                        for (int root = 0; root <= last_root; root += sizes[si] / 2) {
                             compare(m, (gdc_coll_type_t)c, bytes[bi], sizes[si], nodes[ni], rr, device, root);
                         }
                     }
