@@ -53,20 +53,29 @@ static void scatter_in_root_node(gdc_coll_sched_t *sched, const bcast_rails_t *b
     }
 }
 
-/* Phase 2: each of my blocks down its rail from the root's node. */
-static void bcast_rails(gdc_coll_sched_t *sched, bcast_rails_t *br, const gdc_coll_hier_seg_t *seg)
+/* Phase 2: each of my blocks down its rail from the root's node. Returns a step after
+ * which my blocks are here (the receives, not the forwarding: the node's allgather need not
+ * wait for a slower node down the rail), or -1 when they were here before. */
+static int bcast_rails(gdc_coll_sched_t *sched, bcast_rails_t *br, const gdc_coll_hier_seg_t *seg)
 {
     const gdc_coll_nodes_t *nodes = &br->nodes;
     int                     B = br->blocks, L = nodes->local.size, me = nodes->local.me;
     uint32_t                per_rail = seg->slots / (uint32_t)B;
+    int                     first = gdc_coll_rails_first(B, L, me), end = gdc_coll_rails_first(B, L, me + 1);
+    int                     arrived, got = 0;
+    int                    *have = malloc((size_t)(end - first) * per_rail * sizeof(int) + 1);
 
-    for (int b = gdc_coll_rails_first(B, L, me); b < gdc_coll_rails_first(B, L, me + 1); b++) {
+    if (have == NULL) {
+        sched->status = GDC_ERR_NO_MEMORY;
+        return -1;
+    }
+    for (int b = first; b < end; b++) {
         size_t                cnt = gdc_coll_block_count(seg->count, B, b);
         gdc_coll_pipe_bcast_t pb  = {
             .group = gdc_coll_rails_group(nodes, B, b, br->rail), .radix = 0, .root = br->root_node,
             .region = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, seg->offset + gdc_coll_block_offset(seg->count, B, b), cnt),
             .chunks = gdc_coll_chunks(&sched->args, GDC_COLL_ACROSS_NODES, cnt * sched->args.dsize, 1), .slot_base = seg->slot_base + (uint32_t)b * per_rail,
-            .root_dep = -1, .recv_dep = -1,
+            .root_dep = -1, .recv_dep = -1, .have = have + got,
         };
 
         if (cnt == 0) {
@@ -74,7 +83,11 @@ static void bcast_rails(gdc_coll_sched_t *sched, bcast_rails_t *br, const gdc_co
         }
         pb.chunks = (uint32_t)pb.chunks > per_rail ? (int)per_rail : pb.chunks;
         gdc_coll_pipe_bcast(sched, &pb);
+        got += pb.chunks;
     }
+    arrived = got > 0 ? gdc_coll_join(sched, have, got) : -1;
+    free(have);
+    return arrived;
 }
 
 static gdc_status_t bcast_rails_segment(gdc_coll_sched_t *sched, void *ctx, const gdc_coll_hier_seg_t *seg,
@@ -83,7 +96,7 @@ static gdc_status_t bcast_rails_segment(gdc_coll_sched_t *sched, void *ctx, cons
     bcast_rails_t *br    = ctx;
     int            L     = br->nodes.local.size, me = br->nodes.local.me;
     uint32_t       first = sched->num_steps;
-    int            scattered, railed;
+    int            scattered, arrived, ready, deps[2];
 
     gdc_coll_rails_bounds(&br->nodes, br->blocks, seg->count, br->bounds);
     if (br->nodes.my_node == br->root_node) {
@@ -92,14 +105,14 @@ static gdc_status_t bcast_rails_segment(gdc_coll_sched_t *sched, void *ctx, cons
     scattered = gdc_coll_join_range(sched, first, -1);
     *gate     = scattered;
 
-    first = sched->num_steps;
-    bcast_rails(sched, br, seg);
+    first   = sched->num_steps;
+    arrived = bcast_rails(sched, br, seg);
     gdc_coll_after_range(sched, first, scattered);
-    railed = gdc_coll_join_range(sched, first, scattered);
 
     if (L > 1) {
-        /* Phase 3 (slot 0 was the scatter's). At the root it rewrites parts with the same
-         * bytes, once its sends are done with them. */
+        /* Phase 3 (slot 0 was the scatter's), once my parts are here. It writes only the
+         * others' parts, which my rails do not send; at the root it rewrites them with the
+         * same bytes, once its scatter is done with them. */
         gdc_coll_vec_t     parts = {GDC_COLL_OUTPUT, seg->offset, seg->count, L, br->bounds};
         uint32_t           cap   = (seg->slots - 1) / (uint32_t)(L - 1);
         int                chunks = gdc_coll_ring_chunks(sched, &parts, L - 1, GDC_COLL_IN_NODE);
@@ -108,9 +121,12 @@ static gdc_status_t bcast_rails_segment(gdc_coll_sched_t *sched, void *ctx, cons
             .slot_base = seg->slot_base + 1, .out = parts, .first_buf = GDC_COLL_OUTPUT,
             .first_base = seg->offset + br->bounds[me],
         };
-        first = sched->num_steps;
+        deps[0] = scattered;
+        deps[1] = arrived;
+        ready   = gdc_coll_join(sched, deps, 2);
+        first   = sched->num_steps;
         gdc_coll_ring_allgather(sched, &ag);
-        gdc_coll_after_range(sched, first, railed);
+        gdc_coll_after_range(sched, first, ready);
     }
     *scratch_used = 0;
     return sched->status;

@@ -32,7 +32,8 @@ static double max2(double a, double b)
 typedef struct xor_round {
     int    dist;
     double bytes, reduced;
-    int    order; /* the rounds before it: 0 at lower distances, 1 at higher, 2 at every one */
+    int    order;        /* the rounds before it: 0 at lower distances, 1 at higher, 2 at every one */
+    double after_bytes;  /* on the way of a participant that waited for an extra (0: bytes) */
 } xor_round_t;
 
 /* A way through rounds by bits, each on its hop: a round that crosses behind the node's
@@ -69,7 +70,7 @@ static double xor_rounds(const gdc_coll_price_t *p, const xor_round_t *round, in
         double red = round[j].reduced > 0 ? gdc_coll_price_reduce(p, round[j].reduced) : 0;
         hop        = round[j].order == 2 ? gdc_coll_price_xor_hop(p, round[j].dist)
                                          : gdc_coll_price_xor_hop_after_fold(p, round[j].dist, round[j].order);
-        last       = xor_step(p, &after, hop, round[j].bytes, red);
+        last       = xor_step(p, &after, hop, round[j].after_bytes > 0 ? round[j].after_bytes : round[j].bytes, red);
         xor_step(p, &all, gdc_coll_price_xor_hop(p, round[j].dist), round[j].bytes, red);
     }
     if (p->n == gdc_coll_price_pof2(p->n)) {
@@ -154,10 +155,10 @@ static double allreduce_recursive_doubling(const gdc_coll_price_t *p)
 {
     double      bytes = bytes_of(p, p->args->count);
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
-    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0}};
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0}};
 
     for (int d = 1; d < pof2 && rounds < GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
-        round[rounds++] = (xor_round_t){d, bytes, bytes, 0};
+        round[rounds++] = (xor_round_t){d, bytes, bytes, 0, 0};
     }
     /* each round's reduction writes what its send reads: it waits for the send, whose link
      * the partner's message does not hold up, and the result for the last one */
@@ -173,13 +174,13 @@ static double allreduce_rabenseifner(const gdc_coll_price_t *p)
 {
     double      bytes = bytes_of(p, p->args->count);
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
-    xor_round_t round[2 * GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0}};
+    xor_round_t round[2 * GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0}};
 
     for (int d = pof2 / 2; d >= 1 && rounds < GDC_COLL_LAYOUT_DISTANCES; d /= 2) {
-        round[rounds++] = (xor_round_t){d, bytes * d / pof2, bytes * d / pof2, 1};
+        round[rounds++] = (xor_round_t){d, bytes * d / pof2, bytes * d / pof2, 1, 0};
     }
     for (int d = 1; d < pof2 && rounds < 2 * GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
-        round[rounds++] = (xor_round_t){d, bytes * d / pof2, 0, 2};
+        round[rounds++] = (xor_round_t){d, bytes * d / pof2, 0, 2, 0};
     }
     return xor_rounds(p, round, rounds, fold_in(p, bytes, 1), bytes, 0) +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
@@ -264,11 +265,13 @@ static double allgather_recursive_doubling(const gdc_coll_price_t *p)
 {
     double      block = bytes_of(p, p->args->count);
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
-    double      have  = block * p->n / pof2; /* a participant starts with its ranks' blocks */
-    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0}};
+    int         extras = p->n - pof2;
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0}};
 
-    for (int d = 1; d < pof2 && rounds < GDC_COLL_LAYOUT_DISTANCES; d *= 2, have *= 2) {
-        round[rounds++] = (xor_round_t){d, have, 0, 0};
+    /* the participants that took an extra's block hold two: the lowest ones, whose group of
+     * a round holds the most, d + min(d, extras) blocks */
+    for (int d = 1; d < pof2 && rounds < GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
+        round[rounds++] = (xor_round_t){d, block * d, 0, 0, block * (d + (d < extras ? d : extras))};
     }
     return xor_rounds(p, round, rounds, fold_in(p, block, 0), block * p->n, 1) +
            (p->args->in_place ? 0 : gdc_coll_price_copy(p, block));
@@ -312,11 +315,11 @@ static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
 {
     double      block = bytes_of(p, p->args->count), whole = block * p->n;
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
-    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0}};
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0}};
     gdc_coll_hop_t h  = gdc_coll_price_fold_hop(p);
 
     for (int d = pof2 / 2; d >= 1 && rounds < GDC_COLL_LAYOUT_DISTANCES; d /= 2) {
-        round[rounds++] = (xor_round_t){d, whole * d / pof2, whole * d / pof2, 1};
+        round[rounds++] = (xor_round_t){d, whole * d / pof2, whole * d / pof2, 1, 0};
     }
     return xor_rounds(p, round, rounds, gdc_coll_price_msg(p, h, whole) + gdc_coll_price_reduce(p, whole), block, 1) +
            gdc_coll_price_copy(p, block) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
@@ -629,19 +632,21 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
     double         stream = max2(gdc_coll_price_group_bcast_stream_shared(p, K, rail, part, chunks,
                                                                           (int)ceil(along_rails(p).shared / rail.shared)),
                                  root_shared * root_stream);
-    double         scatter, rails, first_hop;
+    double         scatter, rails, shared;
 
     /* the root hands its node's ranks their parts, only those that hold elements (fewer
      * for a tiny vector) */
-    scatter   = p->lay->root_local > 1
-                    ? (min_count(p->lay->root_local, p->args->count) - 1) * (p->o + part / in.bw) + in.lat + p->o
-                    : 0;
-    rails     = max2(gdc_coll_price_group_bcast(p, K, rail, part, chunks), stream + msg - item);
-    first_hop = root_stream - item + msg; /* the root's node's own sends down the rails */
-    /* the root's node puts its parts together once its own rail sends are in (first_hop:
-     * the root of a rail sends every chunk), the other nodes once the rails reach them;
-     * further segments overlap (segmented_stream) */
-    return scatter + max2(rails + node_ring(p, p->lay->other_local, seg), first_hop + node_ring(p, p->lay->root_local, seg)) +
+    scatter = p->lay->root_local > 1
+                  ? (min_count(p->lay->root_local, p->args->count) - 1) * (p->o + part / in.bw) + in.lat + p->o
+                  : 0;
+    rails   = max2(gdc_coll_price_group_bcast(p, K, rail, part, chunks), root_shared * root_stream + msg - item);
+    shared  = max2(rails, stream + msg - item);
+    /* a node puts its parts together once they are in: the root's node after the scatter,
+     * the others once the rails reach them, the smallest node (its NIC taking in several
+     * parts) last; further segments overlap (segmented_stream) */
+    return scatter +
+           max2(max2(rails + node_ring(p, p->lay->other_local, seg), shared + node_ring(p, p->lay->min_local, seg)),
+                node_ring(p, p->lay->root_local, seg)) +
            (segs - 1) * max2(scatter + node_ring(p, L, seg), stream);
 }
 
