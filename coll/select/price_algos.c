@@ -620,18 +620,21 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
     double         seg  = bytes_of(p, p->args->count) / segs, part = seg / L;
     gdc_coll_hop_t in   = inside(p);
     int            chunks = gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, part, 1);
-    /* a chunk's way down a rail is a hop on a NIC of its own; but a rank of a smaller node
-     * takes in several parts, whose chunks share its NIC: the rails' stream is the busiest
-     * NIC's, a tree's root sending each chunk to its children or that rank taking in its
-     * parts' (along_rails), plus a message's latency */
+    /* the node's rails share its NICs, and a rank of a smaller node takes in several parts,
+     * whose chunks share its NIC: the rails' stream is the busiest NIC's, a tree's root
+     * sending each chunk to its children or that rank taking in its parts' (along_rails) */
     gdc_coll_hop_t rail = gdc_coll_price_hop(p, 1, L);
-    double         msg  = gdc_coll_price_msg(p, rail, part / chunks), item = fmax(p->o, part / chunks / rail.bw);
     /* a rail's root's sends; the root's node's ranks may carry several parts each */
     double         root_stream = gdc_coll_price_group_bcast_stream(p, K, rail, part, chunks);
     double         root_shared = ceil(ceil((double)L / nics_of(p, p->lay->root_local)) / rail.shared);
     double         stream = max2(gdc_coll_price_group_bcast_stream_shared(p, K, rail, part, chunks,
                                                                           (int)ceil(along_rails(p).shared / rail.shared)),
                                  root_shared * root_stream);
+    /* the pipeline's fill: a chunk crosses each hop at the NIC's whole bandwidth (the
+     * node's other rails queue behind it, not beside it) */
+    gdc_coll_hop_t alone = gdc_coll_price_hop(p, 1, 1);
+    double         whole = gdc_coll_price_group_bcast(p, K, alone, part, chunks);
+    double         fill  = whole - gdc_coll_price_group_bcast_stream(p, K, alone, part, chunks);
     double         scatter, rails, shared;
 
     /* the root hands its node's ranks their parts, only those that hold elements (fewer
@@ -639,8 +642,9 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
     scatter = p->lay->root_local > 1
                   ? (min_count(p->lay->root_local, p->args->count) - 1) * (p->o + part / in.bw) + in.lat + p->o
                   : 0;
-    rails   = max2(gdc_coll_price_group_bcast(p, K, rail, part, chunks), root_shared * root_stream + msg - item);
-    shared  = max2(rails, stream + msg - item);
+    rails   = max2(whole, fill + root_shared * root_stream);
+    /* the busiest NIC's stream, once the pipeline has reached it */
+    shared  = max2(rails, fill + stream);
     /* a node puts its parts together once they are in: the root's node after the scatter,
      * the others once the rails reach them, the smallest node (its NIC taking in several
      * parts) last; further segments overlap (segmented_stream) */

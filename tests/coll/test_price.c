@@ -7,8 +7,8 @@
  * What is held (and what the model does not reach yet: every price within 10%), each a
  * point or so under what the prices reached (December 2026, once trees are priced from
  * their own root and see their busiest NIC and link, and bcast hier_rails's nodes put their
- * parts together as soon as they are in: 99.85% good choices, the worst x1.23; 96.3% of
- * the choices and 94.7% of all prices within 10%; the weakest algorithm, alltoall hier,
+ * parts together as soon as they are in: 99.85% good choices, the worst x1.23; 96.6% of
+ * the choices and 94.9% of all prices within 10%; the weakest algorithm, alltoall hier,
  * 77% within 10%):
  *   - the choice the prices make is the simulator's best or one it prices within 10% of
  *     it in 99.5% of the call shapes at least, and never worse than 1.35 times the best;
