@@ -561,6 +561,17 @@ static double allreduce_hier_leader(const gdc_coll_price_t *p)
     return segmented(segs, phase);
 }
 
+/* The rails' allreduces among the K nodes, where a node's rails share its NICs: a rail's
+ * message waits behind the others' on the NIC, and its latency hides behind their bytes;
+ * the busiest NIC's bytes, once the first messages are on their way, bound them. */
+static double rails_allreduce(const gdc_coll_price_t *p, int K, double part, uint32_t slots)
+{
+    gdc_coll_hop_t alone = gdc_coll_price_hop(p, 1, 1);
+    double         one   = gdc_coll_price_group_allreduce(p, K, alone, part, GDC_COLL_ACROSS_NODES, slots);
+
+    return max2(one, gdc_coll_price_msg(p, alone, 0) + gdc_coll_price_group_allreduce_stream(p, K, along_rails(p), part, slots));
+}
+
 /* The rails of neighbouring segments overlap on the NICs (hier/common.h): a further
  * segment costs the NICs' bytes of its rails, or its phases inside the nodes. */
 static double allreduce_hier_rails(const gdc_coll_price_t *p)
@@ -574,7 +585,7 @@ static double allreduce_hier_rails(const gdc_coll_price_t *p)
     double   phase[3];
 
     phase[0] = gdc_coll_price_group_ring(p, L, inside(p), part, chunks, L - 1, 0);
-    phase[1] = gdc_coll_price_group_allreduce(p, K, along_rails(p), part, GDC_COLL_ACROSS_NODES, slots);
+    phase[1] = rails_allreduce(p, K, part, slots);
     phase[2] = gdc_coll_price_group_ring(p, L, inside(p), part, chunks, 0, L - 1);
     return segmented_stream(segs, phase, gdc_coll_price_group_allreduce_stream(p, K, along_rails(p), part, slots));
 }
