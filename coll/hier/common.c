@@ -7,6 +7,7 @@
 
 #include "builder.h"
 #include "gdc_rt.h"
+#include "select/price.h"
 
 /* n segments, or fewer: four units per rank of a `width`-rank phase in each at least, at
  * most GDC_COLL_HIER_MAX_SEGMENTS, slots_needed slots for each. */
@@ -116,6 +117,9 @@ int gdc_coll_rails_fit(const gdc_coll_args_t *args, uint32_t per_rail)
 
     if (!gdc_coll_hier_supports(args)) {
         return 0;
+    }
+    if (args->layout != NULL) { /* counted once for the communicator: a choice stays O(1) */
+        return gdc_coll_rails_slots(args->layout->max_local, per_rail) <= GDC_COLL_MAX_SLOTS;
     }
     ranks = calloc((size_t)args->num_nodes, sizeof(int));
     if (ranks == NULL) {
