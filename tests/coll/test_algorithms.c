@@ -223,8 +223,8 @@ static void test_fast_paths(void **state)
 {
     static const unsigned masks[]   = {~0u, 1u, ~1u, 0x55555555u, 0xaaaaaaaau};
     static const int      shapes[]  = {2, 3, 4, 5, 8};
-    /* 300 int32 are more than one 256-byte chunk but fit a ring slot; 2100 do not */
-    static const size_t   counts[]  = {1, 7, 60, 300, 2100};
+    /* 300 int32 are more than one 256-byte chunk but fit a ring slot; the last do not */
+    static const size_t   counts[]  = {1, 7, 60, 300, GDC_RT_SHM_RING_SLOT_BYTES / 4 + 52};
     static const struct {
         gdc_coll_type_t coll;
         const char     *name;
@@ -282,7 +282,7 @@ static void test_fast_paths(void **state)
 static void test_ring_runs_ahead(void **state)
 {
     static const unsigned masks[]  = {1u, ~1u, ~0u};
-    static const size_t   counts[] = {1, 33, 2048}; /* 2048 int32 fill a ring slot */
+    static const size_t   counts[] = {1, 33, GDC_RT_SHM_RING_SLOT_BYTES / 4}; /* the last fill a ring slot */
     enum { CALLS = 5 * GDC_RT_SHM_RING_SLOTS };
     const gdc_coll_algo_t *bcast = gdc_coll_algo_find(GDC_COLL_BCAST, "shm");
     char                   why[512];
