@@ -154,6 +154,7 @@ typedef struct {
     long             warmup;              /* -1: OSU's default for the size */
     int              full;                /* -f */
     int              validate;            /* -c */
+    int              with_barrier;        /* --with-barrier */
     gdbench_dtype_t  dtype;
     gdbench_op_t     op;
     int              root;

@@ -92,6 +92,7 @@ int gdbench_json_write(const gdbench_report_t *report, const char *status, const
     json_key_string(f, "memory", o->memory == GDBENCH_MEM_CUDA ? "cuda" : "host");
     json_key_string(f, "algorithm", o->algorithm);
     fprintf(f, "  \"validate\": %s,\n", o->validate ? "true" : "false");
+    fprintf(f, "  \"with_barrier\": %s,\n", o->with_barrier ? "true" : "false");
     fprintf(f, "  \"min_size\": %zu,\n  \"max_size\": %zu,\n", o->min_size, o->max_size);
     json_key_string(f, "size_meaning", info->size_help);
     fputs("  \"busbw_factor\": ", f);

@@ -12,6 +12,7 @@
 enum {
     OPT_JSON = 256,
     OPT_PLOT,
+    OPT_WITH_BARRIER,
     OPT_INJECT_ERROR
 };
 
@@ -55,6 +56,8 @@ void gdbench_usage(FILE *out)
             "  -a ALGORITHM   force the collective's algorithm (gdc: sets GDC_<COLL>_ALGO)\n"
             "  --json FILE    write the parameters and every row as JSON\n"
             "  --plot FILE    draw latency and bus bandwidth against size as SVG\n"
+            "  --with-barrier time each call with the barrier that follows it (collectives):\n"
+            "                 a whole iteration, however the two share its time\n"
             "  -h, --help     this text;  -v, --version  version and build\n"
             "\n"
             "columns: latency in microseconds per call (average, min, max across ranks);\n"
@@ -146,6 +149,9 @@ static int check_combination(const gdbench_options_t *o, int have_op, int have_r
     if (!gdbench_op_valid_for(o->op, o->dtype)) {
         return usage_error("-o: %s needs an integer datatype (-T int8 ... uint64)", gdbench_op_name(o->op));
     }
+    if (o->with_barrier && ((info->flags & GDBENCH_F_P2P) || o->validate)) {
+        return usage_error("--with-barrier: %s", (info->flags & GDBENCH_F_P2P) ? "collectives only" : "not with -c");
+    }
     if (o->min_size > o->max_size) {
         return usage_error("-m: the minimum size is larger than the maximum%s", "");
     }
@@ -159,6 +165,7 @@ static int parse(int argc, char **argv, gdbench_options_t *o, int *exit_now)
         {"version", no_argument, NULL, 'v'},
         {"json", required_argument, NULL, OPT_JSON},
         {"plot", required_argument, NULL, OPT_PLOT},
+        {"with-barrier", no_argument, NULL, OPT_WITH_BARRIER},
         {"inject-error", no_argument, NULL, OPT_INJECT_ERROR},
         {NULL, 0, NULL, 0},
     };
@@ -228,6 +235,7 @@ static int parse(int argc, char **argv, gdbench_options_t *o, int *exit_now)
         case 'a': o->algorithm = optarg; break;
         case OPT_JSON: o->json_path = optarg; break;
         case OPT_PLOT: o->plot_path = optarg; break;
+        case OPT_WITH_BARRIER: o->with_barrier = 1; break;
         case OPT_INJECT_ERROR: o->inject_error = 1; break;
         case 'h':
             gdbench_usage(stdout);

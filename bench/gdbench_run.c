@@ -2,7 +2,7 @@
  * The benchmark loop, the same for every backend.
  *
  * Timing follows OSU. Collectives: each call is timed alone and a barrier separates
- * iterations, outside the timed region (osu_allreduce). Point-to-point: the whole loop is
+ * iterations, outside the timed region (osu_allreduce; --with-barrier times the two). Point-to-point: the whole loop is
  * timed after the warm-up (osu_latency: half the round trip; osu_bw, osu_bibw: windows of
  * 64 nonblocking messages). Each rank averages its own calls; the row shows the average,
  * minimum and maximum of those averages across ranks.
@@ -399,13 +399,16 @@ static void time_size(run_t *run, long iterations, long warmup, double *seconds,
         if (do_op(run) != GDBENCH_OK) {
             fail_now(run, gdbench_test_info(opts->test)->name);
         }
-        if (!whole_loop && i >= warmup) {
+        if (!whole_loop && i >= warmup && !opts->with_barrier) {
             total += gdbench_be_wtime() - t0;
         }
         if (opts->validate) {
             *all_right &= verify(run, i, warmup + iterations, run->injector && i == warmup);
         } else if (!whole_loop && gdbench_be_barrier() != GDBENCH_OK) {
             fail_now(run, "the barrier");
+        }
+        if (opts->with_barrier && i >= warmup) {
+            total += gdbench_be_wtime() - t0;
         }
     }
     if (whole_loop) {

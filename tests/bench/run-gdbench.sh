@@ -118,6 +118,8 @@ expect_case "-a on a point-to-point test" 2 "no algorithm to choose" "$bench/gdb
 expect_case "-d neither host nor cuda" 2 "neither host nor cuda" "$bench/gdbench" allreduce -d gpu
 expect_case "-m on barrier" 2 "moves no data" "$bench/gdbench" barrier -m 8
 expect_case "missing option argument" 2 "needs an argument" "$bench/gdbench" allreduce -m
+expect_case "--with-barrier on a point-to-point test" 2 "collectives only" "$bench/gdbench" latency --with-barrier
+expect_case "--with-barrier with -c" 2 "not with -c" "$bench/gdbench" bcast -c --with-barrier
 
 # ---------------------------------------------------------------------------------------
 # gdbench-mpi under Open MPI: every test, validated
@@ -235,6 +237,16 @@ else
         tap_check "gdbench bw --json --plot" $? "$log"
     else
         tap_check "gdbench bw --json --plot" 1 "$log"
+    fi
+
+    # --with-barrier: every row, and the JSON says the barrier was timed with the call
+    run $gdc_launch -n 3 "$bench/gdbench" bcast -m 1:4096 $fast --with-barrier --json "$tmp/barrier.json"
+    if [ "$rc" = 0 ]; then
+        $check json "$tmp/barrier.json" --test bcast --ranks 3 --sizes "$(sizes 1 4096)" >>"$log" 2>&1 &&
+            grep -q '"with_barrier": true' "$tmp/barrier.json"
+        tap_check "gdbench bcast --with-barrier --json" $? "$log"
+    else
+        tap_check "gdbench bcast --with-barrier --json" 1 "$log"
     fi
 
     # The collectives, validated.
