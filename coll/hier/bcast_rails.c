@@ -55,7 +55,7 @@ static void scatter_in_root_node(gdc_coll_sched_t *sched, const bcast_rails_t *b
 
 /* Phase 2: each of my blocks down its rail from the root's node. Returns a step after
  * which my blocks are here (the receives, not the forwarding: the node's allgather need not
- * wait for a slower node down the rail), or -1 when they were here before. */
+ * wait for a slower node down the rail), or -1 when I hold no block. */
 static int bcast_rails(gdc_coll_sched_t *sched, bcast_rails_t *br, const gdc_coll_hier_seg_t *seg)
 {
     const gdc_coll_nodes_t *nodes = &br->nodes;

@@ -569,7 +569,9 @@ static double rails_allreduce(const gdc_coll_price_t *p, int K, double part, uin
     gdc_coll_hop_t alone = gdc_coll_price_hop(p, 1, 1);
     double         one   = gdc_coll_price_group_allreduce(p, K, alone, part, GDC_COLL_ACROSS_NODES, slots);
 
-    return max2(one, gdc_coll_price_msg(p, alone, 0) + gdc_coll_price_group_allreduce_stream(p, K, along_rails(p), part, slots));
+    double         busiest = gdc_coll_price_group_allreduce_stream(p, K, along_rails(p), part, slots);
+
+    return max2(one, gdc_coll_price_msg(p, alone, 0) + busiest);
 }
 
 /* The rails of neighbouring segments overlap on the NICs (hier/common.h): a further
