@@ -62,7 +62,6 @@ typedef struct sim_rank {
 
 /* The shared memory each simulated node's ranks use (one node: shared-memory algorithms
  * run on single-node calls only). */
-#define SIM_SHM_BYTES (576 * 1024) /* 8 ranks' blocks of a reduce_scatter just past a ring slot */
 
 typedef struct sim {
     const sim_case_t *c;        /* the first call (all calls have its size and nodes) */
@@ -567,6 +566,53 @@ static int setup_rank(sim_t *w, sim_rank_t *sr, const sim_case_t *c, int call, i
     return 0;
 }
 
+/* One run's shared-memory segments, kept for the next run of as many ranks: made afresh
+ * for every run they took most of test_algorithms' time under AddressSanitizer (each a
+ * fresh mapping to fault in and poison). A run gets them with every counter at zero. */
+static gdc_rt_shm_t *kept_shms;
+static int           kept_size;
+
+static void shms_drop(void)
+{
+    if (kept_shms != NULL) {
+        gdc_rt_shm_free_private(kept_shms, kept_size);
+        free(kept_shms);
+        kept_shms = NULL;
+    }
+}
+
+static gdc_rt_shm_t *shms_take(int n)
+{
+    gdc_rt_shm_t *shms;
+
+    if (kept_shms != NULL && kept_size == n) {
+        shms      = kept_shms;
+        kept_shms = NULL;
+        for (int r = 0; r < n; r++) {
+            shms[r].epoch = 0;
+            memset(shms[r].seen, 0, (size_t)n * GDC_RT_SHM_COUNTERS * sizeof(uint64_t));
+            for (int c = 0; c < GDC_RT_SHM_COUNTERS; c++) {
+                gdc_rt_shm_raise(gdc_rt_shm_counter(&shms[0], r, c), 0);
+            }
+        }
+        return shms;
+    }
+    shms_drop();
+    shms = calloc((size_t)n, sizeof(gdc_rt_shm_t));
+    if (shms != NULL && gdc_rt_shm_init_private(shms, n, SIM_SHM_BYTES) != GDC_SUCCESS) {
+        free(shms);
+        shms = NULL;
+    }
+    return shms;
+}
+
+static void shms_keep(gdc_rt_shm_t *shms, int n)
+{
+    shms_drop();
+    kept_shms = shms;
+    kept_size = n;
+}
+
 static void teardown(sim_t *w)
 {
     for (int i = 0; w->ranks != NULL && i < w->ncalls * w->c->size; i++) {
@@ -586,8 +632,7 @@ static void teardown(sim_t *w)
     free(w->current);
     free(w->shm_base);
     if (w->shms != NULL) {
-        gdc_rt_shm_free_private(w->shms, w->c->size);
-        free(w->shms);
+        shms_keep(w->shms, w->c->size);
     }
     free_table(w->sends);
     free_table(w->recvs);
@@ -939,10 +984,9 @@ int sim_run_calls(const sim_case_t *calls, int ncalls, char *why, size_t why_len
         w.node_of[r] = sim_node_of(c, r);
     }
     if (w.num_nodes == 1) {
-        w.shms = calloc((size_t)c->size, sizeof(gdc_rt_shm_t));
-        gdc_rt_shm_init_private(w.shms, c->size, SIM_SHM_BYTES);
+        w.shms = shms_take(c->size);
         /* poison: a schedule that reads what nobody wrote gets garbage */
-        for (int r = 0; r < c->size; r++) {
+        for (int r = 0; r < c->size && w.shms != NULL; r++) {
             memset(gdc_rt_shm_data(&w.shms[r], r), 0x5c, SIM_SHM_BYTES);
         }
     }

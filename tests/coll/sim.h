@@ -14,6 +14,9 @@
 
 #include "coll.h"
 
+/* The data area of each rank's shared-memory segment in runs on one node. */
+#define SIM_SHM_BYTES (256 * 1024)
+
 typedef struct sim_case {
     const gdc_coll_algo_t *algo;
     int                    size;
