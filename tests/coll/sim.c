@@ -60,9 +60,6 @@ typedef struct sim_rank {
  * constant time. */
 #define SIM_BUCKETS 8192
 
-/* The shared memory each simulated node's ranks use (one node: shared-memory algorithms
- * run on single-node calls only). */
-
 typedef struct sim {
     const sim_case_t *c;        /* the first call (all calls have its size and nodes) */
     int               ncalls;

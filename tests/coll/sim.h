@@ -14,7 +14,8 @@
 
 #include "coll.h"
 
-/* The data area of each rank's shared-memory segment in runs on one node. */
+/* The data area of each rank's shared-memory segment (shared-memory algorithms run on
+ * single-node calls only). */
 #define SIM_SHM_BYTES (256 * 1024)
 
 typedef struct sim_case {
