@@ -2,9 +2,9 @@
  * The benchmark loop, the same for every backend.
  *
  * Timing follows OSU. Collectives: each call is timed alone and a barrier separates
- * iterations, outside the timed region (osu_allreduce; --with-barrier times the two). Point-to-point: the whole loop is
- * timed after the warm-up (osu_latency: half the round trip; osu_bw, osu_bibw: windows of
- * 64 nonblocking messages). Each rank averages its own calls; the row shows the average,
+ * iterations, outside the timed region (osu_allreduce; --with-barrier times the two).
+ * Point-to-point: the whole loop is timed after the warm-up (osu_latency: half the round
+ * trip; osu_bw, osu_bibw: windows of 64 nonblocking messages). Each rank averages its own calls; the row shows the average,
  * minimum and maximum of those averages across ranks.
  *
  * With -c every iteration is validated: the inputs are refilled from prepared images
