@@ -12,7 +12,7 @@
 GDC_COLL_BUILDER(gdc_coll_allgather_shm)
 {
     int    n = args->size, me = args->rank;
-    int    ring = gdc_coll_shm_in_ring(args->count * args->dsize);
+    int    ring = gdc_coll_shm_in_ring(args->count * args->dsize), published = -1;
     size_t blk = args->count, chunk = ring && blk > 0 ? blk : gdc_coll_shm_chunk_elems(args, 1);
     size_t nchunks = (blk + chunk - 1) / chunk;
     gdc_coll_region_t mine = args->in_place ? gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)me, blk)
@@ -32,7 +32,9 @@ GDC_COLL_BUILDER(gdc_coll_allgather_shm)
         part.length  = len * args->dsize;
         readers = gdc_coll_shm_wait_free(sched, ring, prior, -1);
         copied  = gdc_coll_copy(sched, gdc_coll_shm_place(me, me, ring, slot, part.length), part, readers);
-        gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, now, copied);
+        /* my readers hear of chunk j-1 before I copy chunk j in (as in bcast shm) */
+        gdc_coll_after(sched, copied, published);
+        published = gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, now, copied);
         for (int p = 0; p < n; p++) {
             int there;
             if (p == me) {

@@ -20,7 +20,7 @@ GDC_COLL_BUILDER(gdc_coll_alltoall_shm)
     int    ring = gdc_coll_shm_in_ring(args->count * args->dsize * (size_t)n);
     size_t blk = args->count, chunk = ring && blk > 0 ? blk : gdc_coll_shm_chunk_elems(args, (size_t)n);
     size_t nchunks = (blk + chunk - 1) / chunk;
-    int   *given   = malloc((size_t)n * sizeof(int));
+    int   *given   = malloc((size_t)n * sizeof(int)), published = -1;
 
     if (given == NULL) {
         return GDC_ERR_NO_MEMORY;
@@ -42,7 +42,11 @@ GDC_COLL_BUILDER(gdc_coll_alltoall_shm)
                                                                   len * args->dsize),
                                                gdc_coll_rgn(sched, GDC_COLL_INPUT, blk * (size_t)p + first, len), readers);
         }
-        gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, now, gdc_coll_join(sched, given, n));
+        /* my readers hear of chunk j-1 before I copy chunk j in (as in bcast shm) */
+        for (int p = 0; p < n; p++) {
+            gdc_coll_after(sched, given[p], published);
+        }
+        published = gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, now, gdc_coll_join(sched, given, n));
         for (int p = 0; p < n; p++) {
             int there;
             if (p == me) {

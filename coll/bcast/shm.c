@@ -17,6 +17,8 @@ GDC_COLL_BUILDER(gdc_coll_bcast_shm)
     size_t chunk = ring && args->count > 0 ? args->count : gdc_coll_shm_chunk_elems(args, 1);
     size_t nchunks = (args->count + chunk - 1) / chunk;
 
+    int    published = -1; /* the root's signal of the chunk before */
+
     for (size_t j = 0; j < nchunks; j++) {
         size_t   first = j * chunk, len = args->count - first < chunk ? args->count - first : chunk;
         size_t   slot  = ring ? 0 : (j % 2) * chunk * args->dsize;
@@ -27,7 +29,11 @@ GDC_COLL_BUILDER(gdc_coll_bcast_shm)
             /* the slot is free once every reader copied chunk j-2 out of it */
             int readers = gdc_coll_shm_wait_free(sched, ring, prior, -1);
             int copied  = gdc_coll_copy(sched, gdc_coll_shm_place(me, me, ring, slot, data.length), data, readers);
-            gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, now, copied);
+            /* the readers hear of chunk j-1 before chunk j is copied: the engine runs ready
+             * steps in order, and the copy of chunk 1, ready from the start, came before
+             * the signal of chunk 0, so two ranks took turns instead of copying at once */
+            gdc_coll_after(sched, copied, published);
+            published = gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, now, copied);
         } else {
             int there = gdc_coll_wait(sched, root, GDC_COLL_SHM_COPIED, now, -1);
             int done  = gdc_coll_copy(sched, data, gdc_coll_shm_place(root, me, ring, slot, data.length), there);
