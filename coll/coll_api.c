@@ -81,23 +81,25 @@ static gdc_status_t check_send_recv(const char *fn, const void *sendbuf, size_t 
 static gdc_coll_args_t make_args(const coll_call_t *call, gdc_comm_t comm, size_t count, gdc_dtype_t dtype,
                                  gdc_op_t op, int root, int in_place)
 {
-    gdc_coll_args_t args;
+    /* copied from a zeroed constant, not memset: gcc's `rep stos` for the memset cost 5% of
+     * a small blocking call */
+    static const gdc_coll_args_t none;
+    gdc_coll_args_t              args = none;
 
-    memset(&args, 0, sizeof(args));
-    args.coll     = call->coll;
-    args.count    = count;
-    args.dtype    = dtype;
-    args.dsize    = gdc_dtype_size(dtype);
-    args.op       = call->reduces ? op : GDC_SUM;
-    args.root     = call->rooted ? root : 0;
-    args.in_place = in_place;
+    args.coll      = call->coll;
+    args.count     = count;
+    args.dtype     = dtype;
+    args.dsize     = gdc_dtype_size(dtype);
+    args.op        = call->reduces ? op : GDC_SUM;
+    args.root      = call->rooted ? root : 0;
+    args.in_place  = in_place;
     args.size      = comm->size;
     args.rank      = comm->rank;
     args.node_of   = comm->node_of;
     args.num_nodes = comm->num_nodes;
     args.shm_bytes = comm->shm != NULL ? comm->shm->data_bytes : 0;
     args.config    = gdc_coll_config_get();
-    args.layout    = gdc_coll_comm_layout(comm, &args);
+    args.layout = gdc_coll_comm_layout(comm, &args);
     gdc_coll_select_chunks(&args);
     return args;
 }
