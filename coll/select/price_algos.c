@@ -34,6 +34,7 @@ typedef struct xor_round {
     double bytes, reduced;
     int    order;        /* the rounds before it: 0 at lower distances, 1 at higher, 2 at every one */
     double after_bytes;  /* on the way of a participant that waited for an extra (0: bytes) */
+    int    not_after;    /* that participant receives nothing in this round */
 } xor_round_t;
 
 /* A way through rounds by bits, each on its hop: a round that crosses behind the node's
@@ -70,7 +71,9 @@ static double xor_rounds(const gdc_coll_price_t *p, const xor_round_t *round, in
         double red = round[j].reduced > 0 ? gdc_coll_price_reduce(p, round[j].reduced) : 0;
         hop        = round[j].order == 2 ? gdc_coll_price_xor_hop(p, round[j].dist)
                                          : gdc_coll_price_xor_hop_after_fold(p, round[j].dist, round[j].order);
-        last       = xor_step(p, &after, hop, round[j].after_bytes > 0 ? round[j].after_bytes : round[j].bytes, red);
+        if (!round[j].not_after) {
+            last = xor_step(p, &after, hop, round[j].after_bytes > 0 ? round[j].after_bytes : round[j].bytes, red);
+        }
         xor_step(p, &all, gdc_coll_price_xor_hop(p, round[j].dist), round[j].bytes, red);
     }
     if (p->n == gdc_coll_price_pof2(p->n)) {
@@ -155,10 +158,10 @@ static double allreduce_recursive_doubling(const gdc_coll_price_t *p)
 {
     double      bytes = bytes_of(p, p->args->count);
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
-    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0}};
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0, 0}};
 
     for (int d = 1; d < pof2 && rounds < GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
-        round[rounds++] = (xor_round_t){d, bytes, bytes, 0, 0};
+        round[rounds++] = (xor_round_t){d, bytes, bytes, 0, 0, 0};
     }
     /* each round's reduction writes what its send reads: it waits for the send, whose link
      * the partner's message does not hold up, and the result for the last one */
@@ -168,21 +171,48 @@ static double allreduce_recursive_doubling(const gdc_coll_price_t *p)
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
 }
 
+/* The doubling rounds a participant that waited for an extra takes part in: with fewer
+ * elements than participants, blocks count.. are empty, so participant j < extras is
+ * sent nothing in the rounds above both the elements and j's highest bit. */
+static int rabenseifner_after_below(const gdc_coll_price_t *p, int pof2)
+{
+    int extras = p->n - pof2, below = 1;
+
+    if (p->args->count >= (size_t)pof2 || extras <= 0) {
+        return pof2;
+    }
+    while (below <= extras - 1) {
+        below *= 2;
+    }
+    return (size_t)below > p->args->count ? below : (int)p->args->count;
+}
+
 /* Halving (half of what is left each round, reduced), then doubling back; after the
  * halving a folded participant's news is everywhere. */
 static double allreduce_rabenseifner(const gdc_coll_price_t *p)
 {
     double      bytes = bytes_of(p, p->args->count);
-    int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
-    xor_round_t round[2 * GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0}};
+    int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0, below = rabenseifner_after_below(p, pof2);
+    double      fold  = fold_in(p, bytes, 1);
+    xor_round_t round[2 * GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0, 0}};
 
     for (int d = pof2 / 2; d >= 1 && rounds < GDC_COLL_LAYOUT_DISTANCES; d /= 2) {
-        round[rounds++] = (xor_round_t){d, bytes * d / pof2, bytes * d / pof2, 1, 0};
+        round[rounds++] = (xor_round_t){d, bytes * d / pof2, bytes * d / pof2, 1, 0, 0};
     }
     for (int d = 1; d < pof2 && rounds < 2 * GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
-        round[rounds++] = (xor_round_t){d, bytes * d / pof2, 0, 2, 0};
+        round[rounds++] = (xor_round_t){d, bytes * d / pof2, 0, 2, 0, d >= below};
     }
-    return xor_rounds(p, round, rounds, fold_in(p, bytes, 1), bytes, 0) +
+    if (rounds > 0 && below < pof2 && 2 * (p->n - pof2) <= pof2) {
+        /* every participant that waited for an extra sits in the lower half, which gives
+         * away only empty blocks in the first round: the extra's vector and the upper
+         * half's come in at once */
+        double h1 = gdc_coll_price_msg(p, gdc_coll_price_xor_hop_after_fold(p, round[0].dist, 1), round[0].bytes);
+        double in = gdc_coll_price_msg(p, gdc_coll_price_fold_hop(p), bytes);
+
+        round[0].not_after = 1;
+        fold = max2(in, h1) + gdc_coll_price_reduce(p, bytes) + gdc_coll_price_reduce(p, round[0].reduced);
+    }
+    return xor_rounds(p, round, rounds, fold, bytes, 0) +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
 }
 
@@ -266,12 +296,12 @@ static double allgather_recursive_doubling(const gdc_coll_price_t *p)
     double      block = bytes_of(p, p->args->count);
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
     int         extras = p->n - pof2;
-    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0}};
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0, 0}};
 
     /* the participants that took an extra's block hold two: the lowest ones, whose group of
      * a round holds the most, d + min(d, extras) blocks */
     for (int d = 1; d < pof2 && rounds < GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
-        round[rounds++] = (xor_round_t){d, block * d, 0, 0, block * (d + (d < extras ? d : extras))};
+        round[rounds++] = (xor_round_t){d, block * d, 0, 0, block * (d + (d < extras ? d : extras)), 0};
     }
     return xor_rounds(p, round, rounds, fold_in(p, block, 0), block * p->n, 1) +
            (p->args->in_place ? 0 : gdc_coll_price_copy(p, block));
@@ -315,11 +345,11 @@ static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
 {
     double      block = bytes_of(p, p->args->count), whole = block * p->n;
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
-    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0}};
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0, 0}};
     gdc_coll_hop_t h  = gdc_coll_price_fold_hop(p);
 
     for (int d = pof2 / 2; d >= 1 && rounds < GDC_COLL_LAYOUT_DISTANCES; d /= 2) {
-        round[rounds++] = (xor_round_t){d, whole * d / pof2, whole * d / pof2, 1, 0};
+        round[rounds++] = (xor_round_t){d, whole * d / pof2, whole * d / pof2, 1, 0, 0};
     }
     return xor_rounds(p, round, rounds, gdc_coll_price_msg(p, h, whole) + gdc_coll_price_reduce(p, whole), block, 1) +
            gdc_coll_price_copy(p, block) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
