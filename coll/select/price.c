@@ -255,11 +255,16 @@ static void tree_hop(const tree_walk_t *tw, int u, int v, int level, gdc_coll_tr
     const gdc_coll_args_t *args = tw->args;
     int n = args->size, radix = tw->radix, crosses = vnode(tw, u) != vnode(tw, v);
     int after = 0, same_after = 0, blocks_after = 0, level_ahead = 0, level_off = 0, ahead_from_mine = 0, l = 0;
+    int gathered_with = 0;
 
     for (long d = 1; d < n && u % (d * radix) == 0; d *= radix, l++) {
         for (int j = 1; j < radix && u + j * d < n; j++) {
             int w = (int)(u + j * d), same = (vnode(tw, u) != vnode(tw, w)) == crosses;
-            level_ahead += l == level && w < v && same;
+            /* a gather's sibling below v whose subtree is no smaller (v's is cut short by
+             * the end of the ranks) sends no later than v, on the same link into u */
+            gathered_with += w < v && same && subtree_size(w, n) >= subtree_size(v, n) ? subtree_size(w, n) : 0;
+            level_ahead += w < v && same &&
+                           (l == level || (radix == 2 && subtree_size(w, n) >= subtree_size(v, n)));
             ahead_from_mine += l == level && w < v && same && vnode(tw, w) == vnode(tw, v);
             level_off += l == level && vnode(tw, u) != vnode(tw, w);
             if (w >= v) {
@@ -278,7 +283,7 @@ static void tree_hop(const tree_walk_t *tw, int u, int v, int level, gdc_coll_tr
     }
     if (paths[2] != NULL) {
         tree_path_add(paths[2], crosses, after + 1, blocks_after, 0, 0);
-        tree_path_add(paths[3], crosses, 2, subtree_size(v, n), 0, 0);
+        tree_path_add(paths[3], crosses, 2, subtree_size(v, n) + gathered_with, 0, 0);
         /* a scatter's senders of one level send when their own subtree's blocks are in, at
          * different times: their node's NICs (tree_nic_load) bound them, not a queue per level */
         if (crosses) {
