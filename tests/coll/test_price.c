@@ -7,13 +7,14 @@
  * What is held (and what the model does not reach yet: every price within 10%), each a
  * point or so under what the prices reached (December 2026, once trees are priced from
  * their own root and see their busiest NIC and link, and the rails of a node's shared NICs
- * hide their latency behind one another's bytes: 99.9% good choices, the worst x1.20;
- * 96.8% of the choices and 95.1% of all prices within 10%; the weakest algorithm, alltoall
+ * hide their latency behind one another's bytes, and a binomial tree's sibling cut short
+ * by the end of the ranks sends with the larger ones: 99.9% good choices, the worst x1.20;
+ * 97.4% of the choices and 95.4% of all prices within 10%; the weakest algorithm, alltoall
  * hier, 77% within 10%):
  *   - the choice the prices make is the simulator's best or one it prices within 10% of
  *     it in 99.8% of the call shapes at least, and never worse than 1.30 times the best;
- *   - the chosen algorithm's price is within 10% of the simulator's in 96% of the call
- *     shapes at least, and 94.5% of all the prices are;
+ *   - the chosen algorithm's price is within 10% of the simulator's in 96.5% of the call
+ *     shapes at least, and 95% of all the prices are;
  *   - every algorithm's median price is within 10% of the simulator's, and 75% of its
  *     prices at least are within 10% each.
  * Each algorithm's share within 10% and its worst case are printed (the gaps to close).
@@ -53,8 +54,8 @@ static sweep_stats_t choices;
 /* What test_prices_follow_the_simulator holds (see the top of the file). */
 #define HELD_GOOD_CHOICES    0.998 /* share of the call shapes */
 #define HELD_WORST_CHOICE    1.30  /* times the simulator's best */
-#define HELD_CHOSEN_WITHIN   0.96  /* share of the call shapes */
-#define HELD_ALL_WITHIN      0.945 /* share of all the prices */
+#define HELD_CHOSEN_WITHIN   0.965 /* share of the call shapes */
+#define HELD_ALL_WITHIN      0.95  /* share of all the prices */
 #define HELD_ALGO_WITHIN     0.75  /* share of each algorithm's prices */
 
 static int node_of[256];
