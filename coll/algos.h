@@ -59,7 +59,11 @@ GDC_COLL_BUILDER(gdc_coll_barrier_shm);
 GDC_COLL_RUN_BLOCKING(gdc_coll_barrier_shm_run_blocking);
 
 GDC_COLL_BUILDER(gdc_coll_gather_binomial);
+GDC_COLL_BUILDER(gdc_coll_gather_shm);
+GDC_COLL_RUN_BLOCKING(gdc_coll_gather_shm_run_blocking);
 GDC_COLL_BUILDER(gdc_coll_scatter_binomial);
+GDC_COLL_BUILDER(gdc_coll_scatter_shm);
+GDC_COLL_RUN_BLOCKING(gdc_coll_scatter_shm_run_blocking);
 
 /* Every rank on one node, shared memory there, host buffers (phase/shm.c). */
 GDC_COLL_SUPPORTS(gdc_coll_shm_supports);

@@ -527,6 +527,31 @@ static double alltoall_shm(const gdc_coll_price_t *p)
            chunks * (2 * (p->n - 1) * gdc_coll_price_copy(p, c) + 2 * p->o) + p->sig;
 }
 
+/* The root copies its own block while the others copy their first chunks in, then every
+ * chunk out, one after another, while they copy the next ones in. */
+static double gather_shm(const gdc_coll_price_t *p)
+{
+    double block  = bytes_of(p, p->args->count);
+    double chunk  = bytes_of(p, gdc_coll_shm_chunk_elems(p->args, 1));
+    double chunks = ceil(block / chunk), c = block / chunks;
+    double own    = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
+
+    return max2(own, gdc_coll_price_copy(p, c) + p->o + p->sig) + chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o);
+}
+
+/* The root copies the others' chunks in one after another, then its own block while they
+ * copy the last ones out. */
+static double scatter_shm(const gdc_coll_price_t *p)
+{
+    double block  = bytes_of(p, p->args->count);
+    double chunk  = bytes_of(p, gdc_coll_shm_chunk_elems(p->args, (size_t)p->n));
+    double chunks = ceil(block / chunk), c = block / chunks;
+    double own    = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
+
+    return chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o) +
+           max2(own, gdc_coll_price_copy(p, c) + p->o + p->sig);
+}
+
 static double allreduce_shm(const gdc_coll_price_t *p)
 {
     double chunk  = bytes_of(p, gdc_coll_shm_allreduce_chunk_elems(p->args));
@@ -841,7 +866,9 @@ static const price_fn_t prices[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_ALLTOALL_HIER]                  = alltoall_hier,
     [GDC_COLL_ALGO_BARRIER_HIER]                   = barrier_hier,
     [GDC_COLL_ALGO_GATHER_BINOMIAL]                = gather_binomial,
+    [GDC_COLL_ALGO_GATHER_SHM]                     = gather_shm,
     [GDC_COLL_ALGO_SCATTER_BINOMIAL]               = scatter_binomial,
+    [GDC_COLL_ALGO_SCATTER_SHM]                    = scatter_shm,
 };
 
 gdc_status_t gdc_coll_price(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,

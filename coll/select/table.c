@@ -193,10 +193,24 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .id = GDC_COLL_ALGO_GATHER_BINOMIAL, .coll = GDC_COLL_GATHER, .name = "binomial",
         .desc = "binomial tree towards the root, subtrees packed",
         .build = gdc_coll_gather_binomial},
+    [GDC_COLL_ALGO_GATHER_SHM] = {
+        .id = GDC_COLL_ALGO_GATHER_SHM, .coll = GDC_COLL_GATHER, .name = "shm",
+        .desc = "one node: every rank's block through its shared memory, copied out by the root",
+        .flags = GDC_COLL_ALGO_FLAG_SHM,
+        .supports = gdc_coll_shm_supports,
+        .build = gdc_coll_gather_shm,
+        .run_blocking = gdc_coll_gather_shm_run_blocking},
     [GDC_COLL_ALGO_SCATTER_BINOMIAL] = {
         .id = GDC_COLL_ALGO_SCATTER_BINOMIAL, .coll = GDC_COLL_SCATTER, .name = "binomial",
         .desc = "binomial tree from the root, subtrees packed",
         .build = gdc_coll_scatter_binomial},
+    [GDC_COLL_ALGO_SCATTER_SHM] = {
+        .id = GDC_COLL_ALGO_SCATTER_SHM, .coll = GDC_COLL_SCATTER, .name = "shm",
+        .desc = "one node: the root's blocks through its shared memory, each copied out by its rank",
+        .flags = GDC_COLL_ALGO_FLAG_SHM,
+        .supports = gdc_coll_shm_supports,
+        .build = gdc_coll_scatter_shm,
+        .run_blocking = gdc_coll_scatter_shm_run_blocking},
 };
 
 const gdc_coll_algo_t *gdc_coll_algo_find(gdc_coll_type_t coll, const char *name)

@@ -9,11 +9,11 @@ launcher=$("$launch" --which)
 
 "$launch" --check || tap_skip_all "no launcher ($launcher) to start ranks with"
 
-set0="GDC_ALLREDUCE_ALGO=ring GDC_BCAST_ALGO=binomial GDC_REDUCE_ALGO=binomial GDC_ALLGATHER_ALGO=ring GDC_REDUCE_SCATTER_ALGO=ring GDC_ALLTOALL_ALGO=pairwise"
+set0="GDC_ALLREDUCE_ALGO=ring GDC_BCAST_ALGO=binomial GDC_REDUCE_ALGO=binomial GDC_ALLGATHER_ALGO=ring GDC_REDUCE_SCATTER_ALGO=ring GDC_ALLTOALL_ALGO=pairwise GDC_GATHER_ALGO=binomial GDC_SCATTER_ALGO=binomial"
 set1="GDC_ALLREDUCE_ALGO=recursive_doubling GDC_BCAST_ALGO=chain GDC_REDUCE_ALGO=reduce_scatter_gather GDC_ALLGATHER_ALGO=recursive_doubling GDC_REDUCE_SCATTER_ALGO=recursive_halving GDC_ALLTOALL_ALGO=bruck"
 set2="GDC_ALLREDUCE_ALGO=rabenseifner GDC_BCAST_ALGO=scatter_allgather GDC_ALLGATHER_ALGO=bruck GDC_CHUNK_SIZE=4K"
 set3="GDC_ALLREDUCE_ALGO=knomial GDC_TREE_RADIX=3"
-set4="GDC_ALLREDUCE_ALGO=shm GDC_BCAST_ALGO=shm GDC_ALLGATHER_ALGO=shm GDC_ALLTOALL_ALGO=shm GDC_BARRIER_ALGO=shm GDC_SHM_CHUNK=4K"
+set4="GDC_ALLREDUCE_ALGO=shm GDC_BCAST_ALGO=shm GDC_ALLGATHER_ALGO=shm GDC_ALLTOALL_ALGO=shm GDC_BARRIER_ALGO=shm GDC_GATHER_ALGO=shm GDC_SCATTER_ALGO=shm GDC_SHM_CHUNK=4K"
 set5="GDC_ALLREDUCE_ALGO=shm_direct GDC_REDUCE_SCATTER_ALGO=shm_direct GDC_SHM_SIZE=256K"
 
 # From 2 ranks on, each forced algorithm must be the one chosen (GDC_LOG=info's choice lines),

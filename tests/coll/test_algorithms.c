@@ -185,6 +185,7 @@ static void test_shm_sequences(void **state)
         {GDC_COLL_ALLTOALL, "shm", GDC_INT32, GDC_SUM},         {GDC_COLL_BARRIER, "shm", GDC_BYTE, GDC_SUM},
         {GDC_COLL_ALLREDUCE, "ring", GDC_FLOAT32, GDC_SUM},     {GDC_COLL_ALLREDUCE, "shm", GDC_FLOAT64, GDC_AVG},
         {GDC_COLL_REDUCE_SCATTER, "shm_direct", GDC_INT32, GDC_SUM},
+        {GDC_COLL_GATHER, "shm", GDC_INT32, GDC_SUM},           {GDC_COLL_SCATTER, "shm", GDC_INT16, GDC_SUM},
     };
     static const int sizes_seq[] = {2, 3, 4, 5, 8};
     enum { CALLS = 12 };
@@ -230,7 +231,7 @@ static void test_fast_paths(void **state)
         const char     *name;
     } others[] = {{GDC_COLL_ALLREDUCE, "shm"}, {GDC_COLL_BCAST, "shm"}, {GDC_COLL_ALLGATHER, "shm"},
                   {GDC_COLL_ALLTOALL, "shm"}, {GDC_COLL_BARRIER, "shm"}, {GDC_COLL_ALLREDUCE, "shm_direct"},
-                  {GDC_COLL_REDUCE_SCATTER, "shm_direct"}};
+                  {GDC_COLL_REDUCE_SCATTER, "shm_direct"}, {GDC_COLL_GATHER, "shm"}, {GDC_COLL_SCATTER, "shm"}};
     enum { CALLS = 3 * GDC_RT_SHM_RING_SLOTS }; /* the rings wrap round, twice */
     unsigned long fast_before = sim_total_fast_runs, pick = 777;
     int           with_hook   = 0;
@@ -273,8 +274,8 @@ static void test_fast_paths(void **state)
         }
     }
     cfg = gdc_coll_config_defaults;
-    assert_int_equal(with_hook, 6); /* allreduce, reduce_scatter shm_direct; barrier, bcast, allgather,
-                                       alltoall shm */
+    assert_int_equal(with_hook, 8); /* allreduce, reduce_scatter shm_direct; barrier, bcast, allgather,
+                                       alltoall, gather, scatter shm */
     print_message("# fast paths: %lu calls ran on them, mixed with schedule ranks\n",
                   sim_total_fast_runs - fast_before);
     assert_true(sim_total_fast_runs - fast_before >= 500);
