@@ -113,10 +113,14 @@ gdc_status_t gdc_rt_init_world(void)
 /*
  * While gdc_finalize's barrier waits for every rank: UCX progressed (see below), and the
  * world's ranks watched, since a rank that failed never comes and its PMIx fence would
- * wait for it for ever. The wait ends with GDC_ERR_PEER_FAILED once one is known failed,
- * and with GDC_ERR_TIMEOUT after GDC_TIMEOUT; GDC_STALL_WARN's lines say it waits.
+ * wait for it for ever. A rank found gone may instead have passed the fence and exited
+ * before this rank's PMIx client delivered the fence's end (seen under load), so the wait
+ * goes on GDC_RT_CLOSING_GRACE seconds more before it ends with GDC_ERR_PEER_FAILED. It
+ * ends with GDC_ERR_TIMEOUT after GDC_TIMEOUT; GDC_STALL_WARN's lines say it waits.
  */
-static double         finalize_start, finalize_next_look;
+#define GDC_RT_CLOSING_GRACE 2.0
+
+static double         finalize_start, finalize_next_look, finalize_gone_seen;
 static gdc_rt_stall_t finalize_stall;
 
 static void describe_finalize_wait(void *arg, char *buf, size_t len)
@@ -139,6 +143,12 @@ static gdc_status_t finalize_barrier_progress(void)
     finalize_next_look = now + GDC_RT_WATCH_INTERVAL;
     gdc_rt_comm_watch_member(GDC_COMM_WORLD);
     if ((failed = gdc_rt_comm_failed_member(GDC_COMM_WORLD)) >= 0) {
+        if (finalize_gone_seen == 0) {
+            finalize_gone_seen = now;
+        }
+        if (now - finalize_gone_seen < GDC_RT_CLOSING_GRACE) {
+            return GDC_SUCCESS;
+        }
         GDC_LOG_WARN("gdc_finalize: rank %d failed: not waiting for it at the job's closing barrier "
                      "(GDC_ERR_PEER_FAILED)", failed);
         return GDC_ERR_PEER_FAILED;
@@ -156,8 +166,15 @@ gdc_status_t gdc_rt_finalize_begin(void)
      * towards it: hence UCX progress while the barrier waits). */
     finalize_start     = gdc_wtime();
     finalize_next_look = 0;
+    /* a rank known failed before gdc_finalize gets no grace */
+    finalize_gone_seen = gdc_rt_comm_failed_member(GDC_COMM_WORLD) >= 0 ? finalize_start - GDC_RT_CLOSING_GRACE : 0;
     finalize_stall     = (gdc_rt_stall_t){0, 0};
-    barrier_status     = gdc_rt_boot_barrier(finalize_barrier_progress);
+    gdc_rt_ucx_closing(1);
+    barrier_status = gdc_rt_boot_barrier(finalize_barrier_progress);
+    gdc_rt_ucx_closing(0);
+    if (barrier_status == GDC_SUCCESS && finalize_gone_seen >= finalize_start) {
+        GDC_LOG_INFO("gdc_finalize: the closing barrier ended; the rank that is gone had passed it");
+    }
     if (barrier_status == GDC_ERR_TRANSPORT) {
         /* a PMIx server may fail the fence of a job one of whose ranks died: say so */
         for (int i = 0; i < gdc_rt_boot.size; i++) {

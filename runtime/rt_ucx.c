@@ -43,6 +43,7 @@ static struct {
     int            shm_error_handling; /* UCX keeps shared memory on endpoints with error handling */
     uint64_t       pid_space;          /* host_pid_space() */
     unsigned       num_failed;         /* peers known failed so far */
+    int            closing;            /* in gdc_finalize's closing barrier: see gdc_rt_ucx_closing */
     char           version[32];
 } ucx;
 
@@ -261,9 +262,19 @@ void gdc_rt_ucx_fail_peer(int peer_world, const char *why)
     }
     peer->failed = 1;
     ucx.num_failed++;
-    GDC_LOG_ERROR("rank %d failed (%s); operations that depend on it end with GDC_ERR_PEER_FAILED",
-                  peer_world, why);
+    if (ucx.closing) {
+        /* gdc_finalize's barrier decides whether this is a failure (gdc_rt_ucx_closing) */
+        GDC_LOG_INFO("rank %d is gone (%s) while this rank waits at the job's closing barrier", peer_world, why);
+    } else {
+        GDC_LOG_ERROR("rank %d failed (%s); operations that depend on it end with GDC_ERR_PEER_FAILED",
+                      peer_world, why);
+    }
     gdc_rt_msg_pending_fail_peer(peer_world);
+}
+
+void gdc_rt_ucx_closing(int closing)
+{
+    ucx.closing = closing;
 }
 
 static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)

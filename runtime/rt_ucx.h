@@ -33,6 +33,10 @@ int  gdc_rt_ucx_peer_failed(int peer_world);
 unsigned gdc_rt_ucx_failures(void);
 /* Mark a peer failed and fail everything pending with it. */
 void gdc_rt_ucx_fail_peer(int peer_world, const char *why);
+/* While gdc_finalize's closing barrier waits, a peer found gone may have passed the barrier
+ * and exited before this rank saw the barrier end: its going is logged as info, and the
+ * barrier says whether it was a failure. */
+void gdc_rt_ucx_closing(int closing);
 
 /* Check that a peer watched by pid (its pids are this host's) is alive; if not, fail it.
  * Checks each peer once per round. */
