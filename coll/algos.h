@@ -64,9 +64,11 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_gather_shm_run_blocking);
 GDC_COLL_BUILDER(gdc_coll_scatter_binomial);
 GDC_COLL_BUILDER(gdc_coll_scatter_shm);
 GDC_COLL_RUN_BLOCKING(gdc_coll_scatter_shm_run_blocking);
+GDC_COLL_BUILDER(gdc_coll_scatter_cma);
 
 /* Every rank on one node, shared memory there, host buffers (phase/shm.c). */
 GDC_COLL_SUPPORTS(gdc_coll_shm_supports);
+GDC_COLL_SUPPORTS(gdc_coll_cma_supports);
 
 /* Rings whose rounds fit in a call's message slots, each round needing its own
  * (phase/ring.c): n - 1 rounds, or 2 (n - 1) for allreduce's reduce-scatter and allgather. */

@@ -65,6 +65,8 @@ typedef struct gdc_coll_args {
     int                      num_nodes;
     const struct gdc_coll_layout *layout; /* the communicator's layout for the prices (NULL: from node_of) */
     size_t                   shm_bytes; /* shared memory per local rank for the algorithms (0: none) */
+    int                      shm_cma;   /* the ranks of a node may copy from and into each other's
+                                           buffers by cross-memory attach (process_vm_readv) */
     int                      on_device; /* buffers in CUDA device memory */
     const gdc_coll_config_t *config;    /* the parameters the algorithms follow; never NULL */
     size_t                   chunk_in;  /* pipelining unit inside a node and between nodes: long */
@@ -123,6 +125,7 @@ typedef enum {
     GDC_COLL_ALGO_GATHER_SHM,
     GDC_COLL_ALGO_SCATTER_BINOMIAL,
     GDC_COLL_ALGO_SCATTER_SHM,
+    GDC_COLL_ALGO_SCATTER_CMA,
     GDC_COLL_ALGO_COUNT
 } gdc_coll_algo_id_t;
 

@@ -241,6 +241,7 @@ static int plan(const plan_opts_t *o)
     args.node_of   = node_of;
     args.num_nodes = nodes;
     args.shm_bytes = gdc_rt_shm_bytes; /* GDC_SHM_SIZE: what the node's ranks would share */
+    args.shm_cma   = 1;                /* as where the kernel lets a user's processes read each other */
     args.on_device = device;
     args.config    = gdc_coll_config_get();
     gdc_coll_machine_chunks(m, &args);

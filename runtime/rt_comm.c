@@ -69,7 +69,7 @@ static void drop_shm(struct gdc_comm *comm);
  */
 static gdc_status_t attach_shm(struct gdc_comm *comm, gdc_rt_shm_t *shm, const gdc_rt_shm_locator_t *where)
 {
-    int                   my_node = comm->node_of[comm->rank], local = 0, me = 0, ok, all_ok = 1;
+    int                   my_node = comm->node_of[comm->rank], local = 0, me = 0, ok, all_ok = 1, all_cma = 1;
     gdc_status_t          status;
     int                  *ranks  = malloc((size_t)comm->size * sizeof(int));
     gdc_rt_shm_locator_t *places = malloc((size_t)comm->size * sizeof(*places));
@@ -87,15 +87,19 @@ static gdc_status_t attach_shm(struct gdc_comm *comm, gdc_rt_shm_t *shm, const g
             local++;
         }
     }
+    /* bit 0: attached; bit 1: cross-memory attach reaches every local peer */
     ok = local < 2 || (shm != NULL && gdc_rt_shm_attach(shm, local, me, ranks, places) == GDC_SUCCESS);
+    ok |= (local < 2 || (ok && shm->cma)) ? 2 : 0;
     status = internal_allgather(comm, &ok, oks, sizeof(int));
     for (int r = 0; r < comm->size && status == GDC_SUCCESS; r++) {
-        all_ok &= oks[r];
+        all_ok &= oks[r] & 1;
+        all_cma &= (oks[r] >> 1) & 1;
     }
     if (shm != NULL) {
         gdc_rt_shm_close_handle(shm);
     }
     if (status == GDC_SUCCESS && all_ok && local >= 2) {
+        shm->cma  = all_cma; /* the same on every rank: the algorithms that use it are chosen alike */
         comm->shm = shm;
         shm       = NULL;
         GDC_LOG_DEBUG("communicator ctx %u: shared memory with %d rank(s) on this node", comm->ctx, local);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,11 +24,15 @@ struct gdc_rt_shm_segment {
     uint64_t magic;
     uint64_t data_bytes;
     uint64_t cookie; /* the owner's locator's */
-    char     pad[40];
+    uint64_t self;   /* where the owner maps it: peers test cross-memory attach on it */
+    char     pad[32];
     struct {
         volatile uint64_t value;
         char              pad[56]; /* one cache line each: owners write them all the time */
     } counters[GDC_RT_SHM_COUNTERS];
+    /* the owner's user buffers of its current call, for peers that copy from or into them
+     * by cross-memory attach (gdc_rt_shm_publish_user) */
+    volatile uint64_t user[2];
 };
 
 size_t gdc_rt_shm_bytes;
@@ -57,6 +63,10 @@ gdc_status_t gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *label)
 
     memset(shm, 0, sizeof(*shm));
     shm->fd = -1;
+    /* Under Yama's ptrace_scope 1 only an ancestor may read our memory by cross-memory
+     * attach; the node's other ranks are not: let them (as Open MPI's shared-memory
+     * transport does). Without Yama this fails harmlessly. */
+    (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
     fd      = memfd_create(label, MFD_CLOEXEC);
     if (fd < 0) {
         GDC_LOG_WARN_ONCE("cannot create shared memory (memfd_create): %s; on-node collectives use messages only",
@@ -75,6 +85,7 @@ gdc_status_t gdc_rt_shm_create(gdc_rt_shm_t *shm, const char *label)
     }
     seg->data_bytes = gdc_rt_shm_bytes;
     seg->cookie     = new_cookie();
+    seg->self       = (uint64_t)(uintptr_t)seg;
     __atomic_store_n(&seg->magic, GDC_RT_SHM_MAGIC, __ATOMIC_RELEASE);
     shm->segments = calloc(1, sizeof(*shm->segments));
     if (shm->segments == NULL) {
@@ -141,6 +152,31 @@ static gdc_rt_shm_segment_t *map_peer(int rank, const gdc_rt_shm_locator_t *wher
     return seg;
 }
 
+/* Can I read every peer's memory by cross-memory attach? Read the magic of its segment
+ * where it maps it. */
+static int cma_works(const gdc_rt_shm_t *shm)
+{
+    for (int i = 0; i < shm->local_size; i++) {
+        uint64_t     magic  = 0;
+        struct iovec local  = {&magic, sizeof(magic)};
+        struct iovec remote = {(void *)(uintptr_t)(shm->segments[i]->self + offsetof(gdc_rt_shm_segment_t, magic)),
+                               sizeof(magic)};
+
+        if (i == shm->local_index) {
+            continue;
+        }
+        if (process_vm_readv(shm->pids[i], &local, 1, &remote, 1, 0) != (ssize_t)sizeof(magic) ||
+            magic != GDC_RT_SHM_MAGIC) {
+            GDC_LOG_WARN_ONCE("cross-memory attach to rank %d (pid %d) does not work (%s): collectives inside a "
+                              "node copy through shared memory only (ptrace rights: kernel.yama.ptrace_scope, "
+                              "a container's seccomp profile)",
+                              shm->local_ranks[i], (int)shm->pids[i], magic != 0 ? "wrong data" : strerror(errno));
+            return 0;
+        }
+    }
+    return 1;
+}
+
 gdc_status_t gdc_rt_shm_attach(gdc_rt_shm_t *shm, int local_size, int local_index, const int *local_ranks,
                                const gdc_rt_shm_locator_t *where)
 {
@@ -165,6 +201,13 @@ gdc_status_t gdc_rt_shm_attach(gdc_rt_shm_t *shm, int local_size, int local_inde
             return GDC_ERR_UNSUPPORTED;
         }
     }
+    if ((shm->pids = malloc((size_t)local_size * sizeof(*shm->pids))) == NULL) {
+        return GDC_ERR_NO_MEMORY;
+    }
+    for (int i = 0; i < local_size; i++) {
+        shm->pids[i] = i == local_index ? (int32_t)getpid() : where[i].pid;
+    }
+    shm->cma = cma_works(shm);
     return index_segments(shm);
 }
 
@@ -186,6 +229,7 @@ void gdc_rt_shm_destroy(gdc_rt_shm_t *shm)
     }
     free(shm->segments);
     free(shm->local_ranks);
+    free(shm->pids);
     free(shm->data);
     free((void *)shm->counters);
     free(shm->seen);
@@ -230,6 +274,7 @@ gdc_status_t gdc_rt_shm_init_private(gdc_rt_shm_t *shms, int n, size_t data_byte
         memset(segs[i], 0, GDC_RT_SHM_HEADER);
         segs[i]->magic      = GDC_RT_SHM_MAGIC;
         segs[i]->data_bytes = data_bytes;
+        segs[i]->self       = (uint64_t)(uintptr_t)segs[i];
     }
     for (int i = 0; i < n; i++) {
         memset(&shms[i], 0, sizeof(shms[i]));
@@ -238,9 +283,14 @@ gdc_status_t gdc_rt_shm_init_private(gdc_rt_shm_t *shms, int n, size_t data_byte
         shms[i].local_index = i;
         shms[i].data_bytes  = data_bytes;
         shms[i].segments    = segs; /* shared: freed once, by gdc_rt_shm_free_private */
-        if (index_segments(&shms[i]) != GDC_SUCCESS) {
+        shms[i].pids        = malloc((size_t)n * sizeof(*shms[i].pids));
+        if (shms[i].pids == NULL || index_segments(&shms[i]) != GDC_SUCCESS) {
             return GDC_ERR_NO_MEMORY;
         }
+        for (int j = 0; j < n; j++) {
+            shms[i].pids[j] = (int32_t)getpid(); /* every rank is this process */
+        }
+        shms[i].cma = 1;
     }
     return GDC_SUCCESS;
 }
@@ -256,8 +306,42 @@ void gdc_rt_shm_free_private(gdc_rt_shm_t *shms, int n)
     free(shms[0].segments);
     for (int i = 0; i < n; i++) {
         free(shms[i].data);
+        free(shms[i].pids);
         free((void *)shms[i].counters);
         free(shms[i].seen);
         memset(&shms[i], 0, sizeof(shms[i]));
     }
+}
+
+void gdc_rt_shm_publish_user(const gdc_rt_shm_t *shm, const void *input, void *output)
+{
+    gdc_rt_shm_segment_t *mine = shm->segments[shm->local_index];
+
+    mine->user[GDC_RT_SHM_USER_INPUT]  = (uint64_t)(uintptr_t)input;
+    mine->user[GDC_RT_SHM_USER_OUTPUT] = (uint64_t)(uintptr_t)output;
+}
+
+gdc_status_t gdc_rt_shm_peer_copy(const gdc_rt_shm_t *shm, int peer, int which, size_t offset, void *local,
+                                  size_t length, int into_peer)
+{
+    char *remote = (char *)(uintptr_t)shm->segments[peer]->user[which] + offset;
+
+    while (length > 0) {
+        struct iovec mine = {local, length}, theirs = {remote, length};
+        ssize_t      moved = into_peer ? process_vm_writev(shm->pids[peer], &mine, 1, &theirs, 1, 0)
+                                       : process_vm_readv(shm->pids[peer], &mine, 1, &theirs, 1, 0);
+
+        if (moved <= 0) {
+            int gone = moved < 0 && errno == ESRCH;
+
+            GDC_LOG_ERROR("cross-memory attach %s rank %d (pid %d), %zu bytes: %s", into_peer ? "into" : "from",
+                          shm->local_ranks != NULL ? shm->local_ranks[peer] : peer, (int)shm->pids[peer], length,
+                          moved < 0 ? strerror(errno) : "nothing moved");
+            return gone ? GDC_ERR_PEER_FAILED : GDC_ERR_TRANSPORT;
+        }
+        local = (char *)local + moved;
+        remote += moved;
+        length -= (size_t)moved;
+    }
+    return GDC_SUCCESS;
 }

@@ -35,6 +35,8 @@ typedef struct gdc_rt_shm {
     char                 **data;        /* [local_size] each segment's data area */
     volatile uint64_t    **counters;    /* [local_size] each segment's first counter */
     uint64_t              *seen;        /* [local_size * COUNTERS] the highest value read of each */
+    int32_t               *pids;        /* [local_size] their processes */
+    int                    cma;         /* cross-memory attach reaches every peer's memory */
 } gdc_rt_shm_t;
 
 /* After each segment's data area, a ring of slots for small calls: a call publishes in
@@ -121,6 +123,18 @@ static inline void gdc_rt_shm_raise_all(const gdc_rt_shm_t *shm, uint64_t value)
         }
     }
 }
+
+/* Cross-memory attach into the peers' user buffers: at a call's start an owner publishes
+ * its buffers in its segment (then raises a counter, which orders the two); a peer copies
+ * from or into them (process_vm_readv / writev) until it says it is done, and the owner
+ * does not return before that. */
+enum { GDC_RT_SHM_USER_INPUT = 0, GDC_RT_SHM_USER_OUTPUT = 1 };
+void gdc_rt_shm_publish_user(const gdc_rt_shm_t *shm, const void *input, void *output);
+/* Copy length bytes between local and offset of local rank peer's published buffer
+ * `which` (into the peer's when into_peer). GDC_ERR_TRANSPORT, logged, if the kernel
+ * refuses. */
+gdc_status_t gdc_rt_shm_peer_copy(const gdc_rt_shm_t *shm, int peer, int which, size_t offset, void *local,
+                                  size_t length, int into_peer);
 
 /* For tests (the simulator): n process-private segments seen by n ranks as their node's,
  * shms[i] being rank i's view. Free with gdc_rt_shm_free_private. */

@@ -88,6 +88,9 @@ static void *region_ptr(const gdc_coll_exec_t *exec, const gdc_coll_region_t *re
                                  : gdc_rt_shm_data(exec->shm, owner);
         break;
     }
+    case GDC_COLL_PEER_INPUT:
+    case GDC_COLL_PEER_OUTPUT:
+        return NULL; /* not mine to address: copy_with_peer reaches it */
     default:
         base = exec->base[region->buf];
         break;
@@ -128,6 +131,17 @@ static void fail(gdc_coll_exec_t *exec, gdc_status_t status)
     gdc_coll_exec_abort(exec, status);
 }
 
+/* A copy one side of which is a peer's buffer: cross-memory attach. */
+static gdc_status_t copy_with_peer(const gdc_coll_exec_t *exec, const gdc_coll_step_t *step)
+{
+    int                      into  = gdc_coll_rgn_is_peer_user(&step->a);
+    const gdc_coll_region_t *theirs = into ? &step->a : &step->b, *mine = into ? &step->b : &step->a;
+    int which = theirs->buf == GDC_COLL_PEER_INPUT ? GDC_RT_SHM_USER_INPUT : GDC_RT_SHM_USER_OUTPUT;
+
+    return gdc_rt_shm_peer_copy(exec->shm, theirs->peer, which, theirs->offset, region_ptr(exec, mine),
+                                step->a.length, into);
+}
+
 static gdc_status_t run_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step)
 {
     const gdc_coll_args_t *args  = &exec->sched->args;
@@ -146,6 +160,9 @@ static gdc_status_t run_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step
     case GDC_COLL_STEP_COPY:
         if (step->a.length == 0) {
             return GDC_SUCCESS; /* its regions may be NULL, which memcpy must not get even for 0 bytes */
+        }
+        if (exec->sched->peer_user && (gdc_coll_rgn_is_peer_user(&step->a) || gdc_coll_rgn_is_peer_user(&step->b))) {
+            return copy_with_peer(exec, step);
         }
         if (exec->on_device) {
             return gdc_rt_cuda_copy(dst, region_ptr(exec, &step->b), step->a.length);
@@ -205,6 +222,10 @@ static void run_ready(gdc_coll_exec_t *exec)
 
 void gdc_coll_exec_start(gdc_coll_exec_t *exec)
 {
+    if (exec->sched->peer_user) {
+        /* before any step: the first signal (a release) makes it visible */
+        gdc_rt_shm_publish_user(exec->shm, exec->base[GDC_COLL_INPUT], exec->base[GDC_COLL_OUTPUT]);
+    }
     run_ready(exec);
 }
 

@@ -105,7 +105,13 @@ int gdc_coll_reduce(gdc_coll_sched_t *sched, gdc_coll_region_t dst, gdc_coll_reg
 
 int gdc_coll_copy(gdc_coll_sched_t *sched, gdc_coll_region_t dst, gdc_coll_region_t src, int dep)
 {
+    sched->peer_user |= gdc_coll_rgn_is_peer_user(&dst) || gdc_coll_rgn_is_peer_user(&src);
     return add_step(sched, GDC_COLL_STEP_COPY, -1, 0, dst, src, no_region, dep);
+}
+
+void gdc_coll_share_user(gdc_coll_sched_t *sched)
+{
+    sched->peer_user = 1;
 }
 
 int gdc_coll_avg(gdc_coll_sched_t *sched, gdc_coll_region_t region, int dep)

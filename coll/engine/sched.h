@@ -24,7 +24,13 @@ typedef enum {
     GDC_COLL_SCRATCH,
     GDC_COLL_NUM_BUFS, /* the buffers an executor is given; the shared ones it finds itself */
     GDC_COLL_SHM = GDC_COLL_NUM_BUFS,
-    GDC_COLL_PEER
+    GDC_COLL_PEER,
+    /* local rank `peer`'s INPUT and OUTPUT, reached by cross-memory attach (args->shm_cma):
+     * only one side of a copy, and only after the peer has raised a counter in this call
+     * (it publishes its buffers before its first step) and before it may return (it waits
+     * for the copier to say it is done) */
+    GDC_COLL_PEER_INPUT,
+    GDC_COLL_PEER_OUTPUT
 } gdc_coll_buf_t;
 
 typedef struct gdc_coll_region {
@@ -79,6 +85,8 @@ typedef struct gdc_coll_sched {
     uint32_t               num_msgs;   /* send + recv steps */
     size_t                 scratch_bytes;
     uint32_t               shm_epochs; /* counter values the call uses (shared memory) */
+    int                    peer_user;  /* copies from or into peers' buffers (GDC_COLL_PEER_INPUT...), or
+                                          lets them copy from or into mine: publishes them at the start */
     int                    last_signal[GDC_RT_SHM_COUNTERS]; /* per counter, while building: signals go in order */
     int                   *last_wait;      /* [GDC_RT_SHM_COUNTERS * size] per counter and peer, while building */
     gdc_status_t           status;     /* first error while building */
@@ -114,6 +122,18 @@ static inline gdc_coll_region_t gdc_coll_rgn_shm(int peer, int me, size_t offset
     return r;
 }
 
+/* Local rank peer's INPUT or OUTPUT (GDC_COLL_PEER_INPUT / _OUTPUT), bytes. */
+static inline gdc_coll_region_t gdc_coll_rgn_peer_user(gdc_coll_buf_t buf, int peer, size_t offset, size_t length)
+{
+    gdc_coll_region_t r = {(uint8_t)buf, 0, (uint16_t)peer, offset, length};
+    return r;
+}
+
+static inline int gdc_coll_rgn_is_peer_user(const gdc_coll_region_t *r)
+{
+    return r->buf == GDC_COLL_PEER_INPUT || r->buf == GDC_COLL_PEER_OUTPUT;
+}
+
 /* The same in peer's ring slot of the call (bytes). */
 static inline gdc_coll_region_t gdc_coll_rgn_ring(int peer, int me, size_t offset, size_t length)
 {
@@ -140,6 +160,11 @@ int gdc_coll_wait(gdc_coll_sched_t *sched, int peer, int counter, uint32_t value
 /* The same, value counted from `back` values before the call's start (met at once when
  * the calls before did not reach that far). */
 int gdc_coll_wait_back(gdc_coll_sched_t *sched, int peer, int counter, uint32_t value, uint32_t back, int dep);
+
+/* Peers copy from or into my buffers in this call (by cross-memory attach): the executor
+ * publishes them before the first step. A builder whose own steps name a peer's buffer
+ * need not say so. */
+void gdc_coll_share_user(gdc_coll_sched_t *sched);
 
 /* step waits for dep as well (either < 0: nothing). */
 void gdc_coll_after(gdc_coll_sched_t *sched, int step, int dep);

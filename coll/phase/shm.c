@@ -12,6 +12,11 @@ int gdc_coll_shm_supports(const gdc_coll_args_t *args)
            (args->node_of == NULL || args->num_nodes == 1);
 }
 
+int gdc_coll_cma_supports(const gdc_coll_args_t *args)
+{
+    return gdc_coll_shm_supports(args) && args->shm_cma;
+}
+
 static int wait_all_back(gdc_coll_sched_t *sched, int counter, uint32_t value, uint32_t back, int dep)
 {
     int  n     = sched->args.size;

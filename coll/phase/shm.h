@@ -26,6 +26,8 @@ enum {
 
 /* Every rank on one node, shared memory there, host buffers. */
 int gdc_coll_shm_supports(const gdc_coll_args_t *args);
+/* ... and its ranks reach each other's buffers by cross-memory attach (args->shm_cma). */
+int gdc_coll_cma_supports(const gdc_coll_args_t *args);
 
 /* A step that completes when every other rank's counter has reached value. */
 int gdc_coll_shm_wait_all(gdc_coll_sched_t *sched, int counter, uint32_t value, int dep);

@@ -663,6 +663,11 @@ double gdc_coll_price_copy(const gdc_coll_price_t *p, double bytes)
     return p->o + bytes / p->kappa;
 }
 
+double gdc_coll_price_cma(const gdc_coll_price_t *p, double bytes)
+{
+    return p->o + p->m->cma_latency + bytes / p->m->cma_bw;
+}
+
 double gdc_coll_price_pipeline(double rounds, double chunks, double item, double hop)
 {
     double stream = rounds * chunks * item;

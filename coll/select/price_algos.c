@@ -552,6 +552,16 @@ static double scatter_shm(const gdc_coll_price_t *p)
            max2(own, gdc_coll_price_copy(p, c) + p->o + p->sig);
 }
 
+/* The root publishes its buffer and copies its own block while every other rank reads its
+ * own from it; it returns when the last has said so. */
+static double scatter_cma(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count);
+    double own   = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
+
+    return max2(own, p->o + p->sig + gdc_coll_price_cma(p, block) + p->o + p->sig);
+}
+
 static double allreduce_shm(const gdc_coll_price_t *p)
 {
     double chunk  = bytes_of(p, gdc_coll_shm_allreduce_chunk_elems(p->args));
@@ -869,6 +879,7 @@ static const price_fn_t prices[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_GATHER_SHM]                     = gather_shm,
     [GDC_COLL_ALGO_SCATTER_BINOMIAL]               = scatter_binomial,
     [GDC_COLL_ALGO_SCATTER_SHM]                    = scatter_shm,
+    [GDC_COLL_ALGO_SCATTER_CMA]                    = scatter_cma,
 };
 
 gdc_status_t gdc_coll_price(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,

@@ -53,6 +53,8 @@ int gdc_coll_price_shift_full(const gdc_coll_price_t *p, int dist);
 double gdc_coll_price_msg(const gdc_coll_price_t *p, gdc_coll_hop_t h, double bytes);
 double gdc_coll_price_reduce(const gdc_coll_price_t *p, double bytes);
 double gdc_coll_price_copy(const gdc_coll_price_t *p, double bytes);
+/* A copy from or into another process's buffer (cross-memory attach). */
+double gdc_coll_price_cma(const gdc_coll_price_t *p, double bytes);
 
 /* R rounds of C chunks: each chunk takes `item` of the bottleneck per round, `hop` to get
  * from one round to the next. */

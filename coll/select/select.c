@@ -87,6 +87,7 @@ static void apply_calibration(gdc_coll_machine_t *m, const gdc_rt_calib_t *calib
 
     m->copy_bw        = n->copy_gbs > 0 ? n->copy_gbs * 1e9 : m->copy_bw;
     m->reduce_bw      = n->reduce_gbs > 0 ? n->reduce_gbs * 1e9 : m->reduce_bw;
+    m->cma_bw         = n->cma_gbs > 0 ? n->cma_gbs * 1e9 : m->cma_bw;
     m->signal_latency = n->signal_us > 0 ? n->signal_us * 1e-6 : m->signal_latency;
     if (n->ucx_shm_us > 0 && n->ucx_shm_gbs > 0) {
         m->link[GDC_LINK_SHM].latency   = n->ucx_shm_us * 1e-6;
@@ -201,6 +202,15 @@ const gdc_coll_algo_t *gdc_coll_select(const gdc_coll_args_t *args)
     const gdc_coll_algo_t *chosen = NULL;
     const char            *how    = NULL;
     const char            *forced = config.forced[args->coll];
+    gdc_coll_args_t        alike;
+
+    if (gdc_coll_is_rooted(args->coll) && args->in_place) {
+        /* only the root of a rooted call may be in place, and the others cannot know whether
+         * it is: every rank chooses as if it were not */
+        alike          = *args;
+        alike.in_place = 0;
+        args           = &alike;
+    }
 
     if (forced != NULL) {
         chosen = gdc_coll_algo_find(args->coll, forced);

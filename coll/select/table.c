@@ -211,6 +211,12 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .supports = gdc_coll_shm_supports,
         .build = gdc_coll_scatter_shm,
         .run_blocking = gdc_coll_scatter_shm_run_blocking},
+    [GDC_COLL_ALGO_SCATTER_CMA] = {
+        .id = GDC_COLL_ALGO_SCATTER_CMA, .coll = GDC_COLL_SCATTER, .name = "cma",
+        .desc = "one node: each rank reads its block straight from the root's buffer (cross-memory attach)",
+        .flags = GDC_COLL_ALGO_FLAG_SHM,
+        .supports = gdc_coll_cma_supports,
+        .build = gdc_coll_scatter_cma},
 };
 
 const gdc_coll_algo_t *gdc_coll_algo_find(gdc_coll_type_t coll, const char *name)

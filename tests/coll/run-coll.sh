@@ -14,7 +14,7 @@ set1="GDC_ALLREDUCE_ALGO=recursive_doubling GDC_BCAST_ALGO=chain GDC_REDUCE_ALGO
 set2="GDC_ALLREDUCE_ALGO=rabenseifner GDC_BCAST_ALGO=scatter_allgather GDC_ALLGATHER_ALGO=bruck GDC_CHUNK_SIZE=4K"
 set3="GDC_ALLREDUCE_ALGO=knomial GDC_TREE_RADIX=3"
 set4="GDC_ALLREDUCE_ALGO=shm GDC_BCAST_ALGO=shm GDC_ALLGATHER_ALGO=shm GDC_ALLTOALL_ALGO=shm GDC_BARRIER_ALGO=shm GDC_GATHER_ALGO=shm GDC_SCATTER_ALGO=shm GDC_SHM_CHUNK=4K"
-set5="GDC_ALLREDUCE_ALGO=shm_direct GDC_REDUCE_SCATTER_ALGO=shm_direct GDC_SHM_SIZE=256K"
+set5="GDC_ALLREDUCE_ALGO=shm_direct GDC_REDUCE_SCATTER_ALGO=shm_direct GDC_SCATTER_ALGO=cma GDC_SHM_SIZE=256K"
 
 # From 2 ranks on, each forced algorithm must be the one chosen (GDC_LOG=info's choice lines),
 # not a silent fallback; on 1 rank the shared-memory ones give way, as they should.
@@ -72,5 +72,17 @@ st=$?
 [ "$st" = 0 ] && { [ "$launcher" = srun ] ||
     grep -q '^gdc\[0\] info: gdc_finalize: the closing barrier ended; the rank that is gone had passed it' "$out"; }
 tap_check "ranks exit after the closing barrier before rank 0 sees it end: its gdc_finalize succeeds (exit $st)" $? "$out"
+rm -f "$out"
+
+# Cross-memory attach refused (tests/common/no_cma.c): each rank says so once, and scatter
+# cma, forced, gives way to a scatter that copies through shared memory, with right results.
+out=${TMPDIR:-/tmp}/gdc-coll-no-cma.$$
+shim=${top_builddir:-.}/tests/common/.libs/libno_cma.so
+timeout -k 5 60 "$launch" 3 LD_PRELOAD="$(cd "$(dirname "$shim")" && pwd)/$(basename "$shim")" \
+    GDC_SCATTER_ALGO=cma GDC_LOG=info -- "$bin" quick >"$out" 2>&1
+st=$?
+[ "$st" = 0 ] && [ "$(grep -c '^gdc\[[0-9]\] warn: cross-memory attach to rank [0-9]* (pid [0-9]*) does not work' "$out")" = 3 ] &&
+    grep -q '^gdc\[0\] info: scatter of .*: shm (chosen' "$out" && ! grep -q '^gdc\[[0-9]\] info: scatter of .*: cma (chosen' "$out"
+tap_check "cross-memory attach refused: each rank warns once, scatter cma gives way to shm (exit $st)" $? "$out"
 rm -f "$out"
 tap_done

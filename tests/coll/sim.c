@@ -324,17 +324,32 @@ static void check_outputs(sim_t *w, sim_rank_t *sr)
  * Schedule checks
  */
 
+/* The bytes of local rank peer's INPUT or OUTPUT (one node: its communicator rank). */
+static size_t peer_user_bytes(const sim_rank_t *sr, const gdc_coll_region_t *reg)
+{
+    gdc_coll_args_t peer = sr->args;
+
+    peer.rank     = reg->peer;
+    peer.in_place = 0;
+    return reg->buf == GDC_COLL_PEER_INPUT ? gdc_coll_input_bytes(&peer) : gdc_coll_output_bytes(&peer);
+}
+
 static int region_ok(const sim_rank_t *sr, const gdc_coll_region_t *reg, size_t in_bytes, size_t out_bytes)
 {
-    size_t limit = reg->buf == GDC_COLL_INPUT     ? in_bytes
-                   : reg->buf == GDC_COLL_OUTPUT  ? out_bytes
-                   : reg->buf == GDC_COLL_SCRATCH ? sr->sched->scratch_bytes
-                                                  : sr->args.shm_bytes;
+    size_t limit;
 
-    if (reg->buf == GDC_COLL_PEER && reg->peer >= sr->args.size) {
+    if ((reg->buf == GDC_COLL_PEER || gdc_coll_rgn_is_peer_user(reg)) && reg->peer >= sr->args.size) {
         return 0;
     }
-    return reg->buf <= GDC_COLL_PEER && reg->offset <= limit && reg->length <= limit - reg->offset;
+    if (gdc_coll_rgn_is_peer_user(reg) && !sr->args.shm_cma) {
+        return 0;
+    }
+    limit = reg->buf == GDC_COLL_INPUT       ? in_bytes
+            : reg->buf == GDC_COLL_OUTPUT    ? out_bytes
+            : reg->buf == GDC_COLL_SCRATCH   ? sr->sched->scratch_bytes
+            : gdc_coll_rgn_is_peer_user(reg) ? peer_user_bytes(sr, reg)
+                                             : sr->args.shm_bytes;
+    return reg->buf <= GDC_COLL_PEER_OUTPUT && reg->offset <= limit && reg->length <= limit - reg->offset;
 }
 
 static void check_schedule(sim_t *w, sim_rank_t *sr)
@@ -517,6 +532,7 @@ static int setup_rank(sim_t *w, sim_rank_t *sr, const sim_case_t *c, int call, i
     sr->args.node_of   = w->node_of;
     sr->args.num_nodes = w->num_nodes;
     sr->args.shm_bytes = w->shms != NULL ? SIM_SHM_BYTES : 0;
+    sr->args.shm_cma   = w->shms != NULL; /* every rank is this process: it may read itself */
     sr->args.config    = c->config != NULL ? c->config : &gdc_coll_config_defaults;
     sr->args.in_place  = c->in_place && (c->algo->coll == GDC_COLL_SCATTER
                                             ? gdc_coll_is_in_place(c->algo->coll, r, c->root, NULL, GDC_IN_PLACE)

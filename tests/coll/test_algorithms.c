@@ -186,6 +186,7 @@ static void test_shm_sequences(void **state)
         {GDC_COLL_ALLREDUCE, "ring", GDC_FLOAT32, GDC_SUM},     {GDC_COLL_ALLREDUCE, "shm", GDC_FLOAT64, GDC_AVG},
         {GDC_COLL_REDUCE_SCATTER, "shm_direct", GDC_INT32, GDC_SUM},
         {GDC_COLL_GATHER, "shm", GDC_INT32, GDC_SUM},           {GDC_COLL_SCATTER, "shm", GDC_INT16, GDC_SUM},
+        {GDC_COLL_SCATTER, "cma", GDC_INT32, GDC_SUM},
     };
     static const int sizes_seq[] = {2, 3, 4, 5, 8};
     enum { CALLS = 12 };
@@ -231,7 +232,8 @@ static void test_fast_paths(void **state)
         const char     *name;
     } others[] = {{GDC_COLL_ALLREDUCE, "shm"}, {GDC_COLL_BCAST, "shm"}, {GDC_COLL_ALLGATHER, "shm"},
                   {GDC_COLL_ALLTOALL, "shm"}, {GDC_COLL_BARRIER, "shm"}, {GDC_COLL_ALLREDUCE, "shm_direct"},
-                  {GDC_COLL_REDUCE_SCATTER, "shm_direct"}, {GDC_COLL_GATHER, "shm"}, {GDC_COLL_SCATTER, "shm"}};
+                  {GDC_COLL_REDUCE_SCATTER, "shm_direct"}, {GDC_COLL_GATHER, "shm"}, {GDC_COLL_SCATTER, "shm"},
+                  {GDC_COLL_SCATTER, "cma"}};
     enum { CALLS = 3 * GDC_RT_SHM_RING_SLOTS }; /* the rings wrap round, twice */
     unsigned long fast_before = sim_total_fast_runs, pick = 777;
     int           with_hook   = 0;

@@ -238,6 +238,34 @@ static void test_rooted_choice(void **state)
     free(cache);
 }
 
+/* Only the root of a rooted call may be in place, and the other ranks cannot know whether
+ * it is: the choice must not depend on it, or the root and the others run different
+ * algorithms. At least one shape here has prices that do (own copy or not). */
+static void test_in_place_root_chooses_alike(void **state)
+{
+    static const gdc_coll_type_t rooted[] = {GDC_COLL_BCAST, GDC_COLL_REDUCE, GDC_COLL_GATHER, GDC_COLL_SCATTER};
+    int                          shapes = 0;
+
+    for (size_t c = 0; c < sizeof(rooted) / sizeof(rooted[0]); c++) {
+        for (int n = 2; n <= 8; n++) {
+            for (size_t bytes = 4; bytes <= (64u << 20); bytes *= 2) {
+                gdc_coll_args_t a = call(rooted[c], bytes, n, 1);
+                const gdc_coll_algo_t *out_of_place, *in_place;
+
+                a.shm_bytes = 2 << 20;
+                a.shm_cma   = 1;
+                gdc_coll_select_chunks(&a);
+                out_of_place = gdc_coll_select(&a);
+                a.in_place   = 1;
+                in_place     = gdc_coll_select(&a);
+                assert_ptr_equal(in_place, out_of_place);
+                shapes++;
+            }
+        }
+    }
+    assert_true(shapes > 500);
+}
+
 /* A forced hierarchical algorithm runs where ranks span nodes; on one node it does not
  * apply and the next cheapest runs instead. */
 static void test_forced_hier_on_one_node(void **state)
@@ -403,6 +431,7 @@ int main(void)
         cmocka_unit_test(test_selection_pcie_nodes),
         cmocka_unit_test_setup(test_selection_default_nodes, setup_default),
         cmocka_unit_test_setup(test_rooted_choice, setup_default),
+        cmocka_unit_test_setup(test_in_place_root_chooses_alike, setup_default),
         cmocka_unit_test_setup(test_forced_hier_on_one_node, setup_default),
         cmocka_unit_test_setup(test_forced_ring_too_long, setup_default),
         cmocka_unit_test_setup(test_oversubscribed_node, setup_default),

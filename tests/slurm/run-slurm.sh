@@ -108,9 +108,9 @@ run_sets() { # flat|hier; sets_run: how many sets there were
     sets_run=0
     algorithm_sets "$1" >"$out.sets"
     while read -r set; do
-        # across nodes the shared-memory algorithms give way (logged); every other forced one
-        # must be the one chosen
-        forced=$(echo "$set" | tr ' ' '\n' | grep -v -e '=shm$' -e '=shm_direct$' | tr '\n' ' ')
+        # across nodes the shared-memory (and cross-memory attach) algorithms give way
+        # (logged); every other forced one must be the one chosen
+        forced=$(echo "$set" | tr ' ' '\n' | grep -v -e '=shm$' -e '=shm_direct$' -e '=cma$' | tr '\n' ' ')
         for spec in "2 5" "3 5"; do
             # shellcheck disable=SC2086
             tap_run_forced "srun -N ${spec% *} -n ${spec#* } coll_test all, $1 set $sets_run: $set" 180 "$forced" \
