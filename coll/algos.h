@@ -65,6 +65,10 @@ GDC_COLL_BUILDER(gdc_coll_scatter_binomial);
 GDC_COLL_BUILDER(gdc_coll_scatter_shm);
 GDC_COLL_RUN_BLOCKING(gdc_coll_scatter_shm_run_blocking);
 GDC_COLL_BUILDER(gdc_coll_scatter_cma);
+GDC_COLL_BUILDER(gdc_coll_gather_cma);
+GDC_COLL_BUILDER(gdc_coll_bcast_cma);
+GDC_COLL_BUILDER(gdc_coll_alltoall_cma);
+GDC_COLL_SUPPORTS(gdc_coll_alltoall_cma_supports);
 
 /* Every rank on one node, shared memory there, host buffers (phase/shm.c). */
 GDC_COLL_SUPPORTS(gdc_coll_shm_supports);

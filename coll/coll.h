@@ -102,6 +102,7 @@ typedef enum {
     GDC_COLL_ALGO_BCAST_SHM,
     GDC_COLL_ALGO_BCAST_HIER,
     GDC_COLL_ALGO_BCAST_HIER_RAILS,
+    GDC_COLL_ALGO_BCAST_CMA,
     GDC_COLL_ALGO_REDUCE_BINOMIAL,
     GDC_COLL_ALGO_REDUCE_SCATTER_GATHER,
     GDC_COLL_ALGO_ALLGATHER_RING,
@@ -117,12 +118,14 @@ typedef enum {
     GDC_COLL_ALGO_ALLTOALL_BRUCK,
     GDC_COLL_ALGO_ALLTOALL_SHM,
     GDC_COLL_ALGO_ALLTOALL_HIER,
+    GDC_COLL_ALGO_ALLTOALL_CMA,
     GDC_COLL_ALGO_ALLTOALLV_PAIRWISE,
     GDC_COLL_ALGO_BARRIER_DISSEMINATION,
     GDC_COLL_ALGO_BARRIER_SHM,
     GDC_COLL_ALGO_BARRIER_HIER,
     GDC_COLL_ALGO_GATHER_BINOMIAL,
     GDC_COLL_ALGO_GATHER_SHM,
+    GDC_COLL_ALGO_GATHER_CMA,
     GDC_COLL_ALGO_SCATTER_BINOMIAL,
     GDC_COLL_ALGO_SCATTER_SHM,
     GDC_COLL_ALGO_SCATTER_CMA,
@@ -133,8 +136,12 @@ typedef enum {
 enum {
     GDC_COLL_ALGO_FLAG_SHM  = 1u << 0, /* reads and writes the node's shared memory: one node,
                                           host buffers */
-    GDC_COLL_ALGO_FLAG_HIER = 1u << 1  /* node-aware: phases inside nodes and among them; applies
+    GDC_COLL_ALGO_FLAG_HIER = 1u << 1, /* node-aware: phases inside nodes and among them; applies
                                           when the ranks span nodes */
+    GDC_COLL_ALGO_FLAG_ON_REQUEST = 1u << 2 /* runs when forced or named by a tuning file, never by
+                                               the model's choice: its price is right against the
+                                               simulator, but the model's one copy rate cannot tell
+                                               where it beats the alternatives (bench/RESULTS.md) */
 };
 
 struct gdc_coll_sched;

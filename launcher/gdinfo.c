@@ -60,9 +60,10 @@ static void print_algorithms(void)
 {
     for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
         const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
-        printf("%-15s %-22s %s%s%s\n", gdc_coll_type_name(algo->coll), algo->name, algo->desc,
+        printf("%-15s %-22s %s%s%s%s\n", gdc_coll_type_name(algo->coll), algo->name, algo->desc,
                algo->flags & GDC_COLL_ALGO_FLAG_HIER ? " [needs several nodes]" : "",
-               algo->run_blocking != NULL ? " [blocking fast path]" : "");
+               algo->run_blocking != NULL ? " [blocking fast path]" : "",
+               algo->flags & GDC_COLL_ALGO_FLAG_ON_REQUEST ? " [when forced or tuned]" : "");
     }
 }
 

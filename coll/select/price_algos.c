@@ -562,6 +562,33 @@ static double scatter_cma(const gdc_coll_price_t *p)
     return max2(own, p->o + p->sig + gdc_coll_price_cma(p, block) + p->o + p->sig);
 }
 
+/* gather cma: scatter cma's hand-offs, the copies made by the senders into the root. */
+static double gather_cma(const gdc_coll_price_t *p)
+{
+    return scatter_cma(p);
+}
+
+/* Each rank reads all but the last 1/n while the root writes that into the ranks one after
+ * another; a rank returns once both are done, the root once every rank has said so. */
+static double bcast_cma(const gdc_coll_price_t *p)
+{
+    double bytes = bytes_of(p, p->args->count), part = bytes_of(p, p->args->count / (size_t)p->n);
+    double read  = p->o + p->sig + gdc_coll_price_cma(p, bytes - part);
+    double write = p->o + p->sig + (p->n - 1) * gdc_coll_price_cma(p, part) + p->o;
+
+    return max2(read + p->o, write + p->sig) + p->sig;
+}
+
+/* Each rank copies its own block, reads the n-1 others' one after another, says so and
+ * waits for the others to have said so. */
+static double alltoall_cma(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count);
+
+    return max2(p->o + gdc_coll_price_copy(p, block), p->o + p->sig) +
+           (p->n - 1) * gdc_coll_price_cma(p, block) + p->o + p->sig;
+}
+
 static double allreduce_shm(const gdc_coll_price_t *p)
 {
     double chunk  = bytes_of(p, gdc_coll_shm_allreduce_chunk_elems(p->args));
@@ -880,6 +907,9 @@ static const price_fn_t prices[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_SCATTER_BINOMIAL]               = scatter_binomial,
     [GDC_COLL_ALGO_SCATTER_SHM]                    = scatter_shm,
     [GDC_COLL_ALGO_SCATTER_CMA]                    = scatter_cma,
+    [GDC_COLL_ALGO_GATHER_CMA]                     = gather_cma,
+    [GDC_COLL_ALGO_BCAST_CMA]                      = bcast_cma,
+    [GDC_COLL_ALGO_ALLTOALL_CMA]                   = alltoall_cma,
 };
 
 gdc_status_t gdc_coll_price(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,

@@ -141,7 +141,8 @@ static int candidates(const gdc_coll_args_t *args, const gdc_coll_algo_t *skip, 
     *first = NULL;
     for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
         const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
-        if (algo->coll == args->coll && algo != skip && supports(algo, args)) {
+        if (algo->coll == args->coll && algo != skip && !(algo->flags & GDC_COLL_ALGO_FLAG_ON_REQUEST) &&
+            supports(algo, args)) {
             *first = *first != NULL ? *first : algo;
             count++;
         }
@@ -165,7 +166,8 @@ static const gdc_coll_algo_t *cheapest(const gdc_coll_args_t *args, const gdc_co
         const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
         double                 seconds;
 
-        if (algo->coll != args->coll || algo == skip || !supports(algo, args)) {
+        if (algo->coll != args->coll || algo == skip || (algo->flags & GDC_COLL_ALGO_FLAG_ON_REQUEST) ||
+            !supports(algo, args)) {
             continue;
         }
         if (gdc_coll_price(&gdc_coll_machine, algo, args, args->layout, &seconds) != GDC_SUCCESS) {

@@ -217,6 +217,25 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .flags = GDC_COLL_ALGO_FLAG_SHM,
         .supports = gdc_coll_cma_supports,
         .build = gdc_coll_scatter_cma},
+    [GDC_COLL_ALGO_GATHER_CMA] = {
+        .id = GDC_COLL_ALGO_GATHER_CMA, .coll = GDC_COLL_GATHER, .name = "cma",
+        .desc = "one node: each rank writes its block straight into the root's buffer (cross-memory attach)",
+        .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_ON_REQUEST,
+        .supports = gdc_coll_cma_supports,
+        .build = gdc_coll_gather_cma},
+    [GDC_COLL_ALGO_BCAST_CMA] = {
+        .id = GDC_COLL_ALGO_BCAST_CMA, .coll = GDC_COLL_BCAST, .name = "cma",
+        .desc = "one node: each rank reads the vector from the root's buffer while the root writes the last "
+                "1/n into it (cross-memory attach)",
+        .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_ON_REQUEST,
+        .supports = gdc_coll_cma_supports,
+        .build = gdc_coll_bcast_cma},
+    [GDC_COLL_ALGO_ALLTOALL_CMA] = {
+        .id = GDC_COLL_ALGO_ALLTOALL_CMA, .coll = GDC_COLL_ALLTOALL, .name = "cma",
+        .desc = "one node: each rank reads its block from every other's send buffer (cross-memory attach)",
+        .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_ON_REQUEST,
+        .supports = gdc_coll_alltoall_cma_supports,
+        .build = gdc_coll_alltoall_cma},
 };
 
 const gdc_coll_algo_t *gdc_coll_algo_find(gdc_coll_type_t coll, const char *name)

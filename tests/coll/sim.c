@@ -54,6 +54,7 @@ typedef struct sim_rank {
     uint8_t          *done;    /* [num_steps] message steps completed by a match */
     int               woken;   /* a peer completed one of my steps since my last progress */
     size_t           *counts;  /* alltoallv: sendcounts, sdispls, recvcounts, rdispls (4 * n) */
+    char             *at_return; /* recvbuf as it was when the call returned (see returned) */
 } sim_rank_t;
 
 /* Pending messages by (src, dst, slot): a hash of lists, so that large schedules match in
@@ -639,6 +640,7 @@ static void teardown(sim_t *w)
         free(sr->scratch);
         free(sr->done);
         free(sr->counts);
+        free(sr->at_return);
     }
     free(w->ranks);
     free(w->node_of);
@@ -716,6 +718,23 @@ static void start_call(sim_t *w, int r)
 
 /* Progress rank r's current call; when it finishes, it goes on to its next one at once,
  * whatever the others do (so calls overlap across ranks as they do in a job). */
+/* The call of sr has returned: its buffers are the user's again. Keep what its output was
+ * then (check_all fails if a peer writes into it later) and spoil its send buffer (a peer
+ * that still reads it gets wrong values): cross-memory attach lets peers reach both. */
+static void returned(sim_rank_t *sr)
+{
+    if (sr->at_return != NULL) {
+        return;
+    }
+    sr->at_return = malloc(sr->recv_bytes + 1);
+    if (sr->at_return != NULL) {
+        memcpy(sr->at_return, sr->recvbuf, sr->recv_bytes);
+    }
+    if (!sr->args.in_place) {
+        memset(sr->sendbuf, 0x5a, sr->send_bytes);
+    }
+}
+
 static int progress_rank(sim_t *w, int r)
 {
     sim_rank_t *sr;
@@ -727,7 +746,11 @@ static int progress_rank(sim_t *w, int r)
     sr        = rank_of(w, w->current[r], r);
     sr->woken = 0;
     moved     = gdc_coll_exec_progress(&sr->exec);
-    while (sr->exec.finished && ++w->current[r] < w->ncalls) {
+    while (sr->exec.finished) {
+        returned(sr);
+        if (++w->current[r] >= w->ncalls) {
+            break;
+        }
         start_call(w, r);
         sr    = rank_of(w, w->current[r], r);
         moved = 1;
@@ -814,6 +837,7 @@ static void thread_call(sim_t *w, sim_rank_t *sr, int r)
         }
         sr->exec.status   = status;
         sr->exec.finished = 1;
+        returned(sr);
         __atomic_add_fetch(&sim_total_fast_runs, 1, __ATOMIC_RELAXED);
         return;
     }
@@ -836,6 +860,7 @@ static void thread_call(sim_t *w, sim_rank_t *sr, int r)
             sched_yield();
         }
     }
+    returned(sr);
 }
 
 typedef struct thread_arg {
@@ -944,6 +969,9 @@ static void check_all(sim_t *w)
                 fail(w, "call %d rank %d: executor status %d", call, r, sr->exec.status);
             }
             check_outputs(w, sr);
+            if (!w->failed && sr->at_return != NULL && memcmp(sr->at_return, sr->recvbuf, sr->recv_bytes) != 0) {
+                fail(w, "call %d rank %d: its output changed after the call had returned", call, r);
+            }
         }
         /* one call, one result: every rank of an allreduce holds the same bits */
         if (!w->failed && w->c[call].algo->coll == GDC_COLL_ALLREDUCE) {
