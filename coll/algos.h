@@ -68,6 +68,7 @@ GDC_COLL_BUILDER(gdc_coll_scatter_cma);
 GDC_COLL_BUILDER(gdc_coll_gather_cma);
 GDC_COLL_BUILDER(gdc_coll_bcast_cma);
 GDC_COLL_BUILDER(gdc_coll_alltoall_cma);
+GDC_COLL_BUILDER(gdc_coll_allgather_cma);
 GDC_COLL_SUPPORTS(gdc_coll_alltoall_cma_supports);
 
 /* Every rank on one node, shared memory there, host buffers (phase/shm.c). */

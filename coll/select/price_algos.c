@@ -589,6 +589,15 @@ static double alltoall_cma(const gdc_coll_price_t *p)
            (p->n - 1) * gdc_coll_price_cma(p, block) + p->o + p->sig;
 }
 
+/* alltoall cma's, with the own block's copy only out of place. */
+static double allgather_cma(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count);
+    double own   = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
+
+    return max2(p->o + own, p->o + p->sig) + (p->n - 1) * gdc_coll_price_cma(p, block) + p->o + p->sig;
+}
+
 static double allreduce_shm(const gdc_coll_price_t *p)
 {
     double chunk  = bytes_of(p, gdc_coll_shm_allreduce_chunk_elems(p->args));
@@ -910,6 +919,7 @@ static const price_fn_t prices[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_GATHER_CMA]                     = gather_cma,
     [GDC_COLL_ALGO_BCAST_CMA]                      = bcast_cma,
     [GDC_COLL_ALGO_ALLTOALL_CMA]                   = alltoall_cma,
+    [GDC_COLL_ALGO_ALLGATHER_CMA]                  = allgather_cma,
 };
 
 gdc_status_t gdc_coll_price(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,

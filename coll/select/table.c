@@ -236,6 +236,12 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_ON_REQUEST,
         .supports = gdc_coll_alltoall_cma_supports,
         .build = gdc_coll_alltoall_cma},
+    [GDC_COLL_ALGO_ALLGATHER_CMA] = {
+        .id = GDC_COLL_ALGO_ALLGATHER_CMA, .coll = GDC_COLL_ALLGATHER, .name = "cma",
+        .desc = "one node: each rank reads every other's block straight from its input (cross-memory attach)",
+        .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_ON_REQUEST,
+        .supports = gdc_coll_cma_supports,
+        .build = gdc_coll_allgather_cma},
 };
 
 const gdc_coll_algo_t *gdc_coll_algo_find(gdc_coll_type_t coll, const char *name)

@@ -14,7 +14,7 @@ set1="GDC_ALLREDUCE_ALGO=recursive_doubling GDC_BCAST_ALGO=chain GDC_REDUCE_ALGO
 set2="GDC_ALLREDUCE_ALGO=rabenseifner GDC_BCAST_ALGO=scatter_allgather GDC_ALLGATHER_ALGO=bruck GDC_CHUNK_SIZE=4K"
 set3="GDC_ALLREDUCE_ALGO=knomial GDC_TREE_RADIX=3"
 set4="GDC_ALLREDUCE_ALGO=shm GDC_BCAST_ALGO=shm GDC_ALLGATHER_ALGO=shm GDC_ALLTOALL_ALGO=shm GDC_BARRIER_ALGO=shm GDC_GATHER_ALGO=shm GDC_SCATTER_ALGO=shm GDC_SHM_CHUNK=4K"
-set5="GDC_ALLREDUCE_ALGO=shm_direct GDC_REDUCE_SCATTER_ALGO=shm_direct GDC_SCATTER_ALGO=cma GDC_GATHER_ALGO=cma GDC_BCAST_ALGO=cma GDC_ALLTOALL_ALGO=cma GDC_SHM_SIZE=256K"
+set5="GDC_ALLREDUCE_ALGO=shm_direct GDC_REDUCE_SCATTER_ALGO=shm_direct GDC_SCATTER_ALGO=cma GDC_GATHER_ALGO=cma GDC_BCAST_ALGO=cma GDC_ALLTOALL_ALGO=cma GDC_ALLGATHER_ALGO=cma GDC_SHM_SIZE=256K"
 
 # From 2 ranks on, each forced algorithm must be the one chosen (GDC_LOG=info's choice lines),
 # not a silent fallback; on 1 rank the shared-memory ones give way, as they should.
