@@ -9,42 +9,18 @@
  */
 #include "algos.h"
 
-#include <stdlib.h>
-
 #include "phase/shm.h"
 
 GDC_COLL_BUILDER(gdc_coll_allgather_cma)
 {
-    int    n = args->size, me = args->rank, num = 0, last = -1;
-    size_t blk = args->count, bytes = blk * args->dsize;
-    int   *waits = malloc((size_t)(n + 1) * sizeof(int));
+    size_t blk = args->count;
+    int    own = -1;
 
-    if (waits == NULL) {
-        sched->status = GDC_ERR_NO_MEMORY;
-        return GDC_ERR_NO_MEMORY;
-    }
-    gdc_coll_share_user(sched);
-    gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, 1, -1); /* my input is published */
+    gdc_coll_cma_publish(sched);
     if (!args->in_place) {
-        last = gdc_coll_copy(sched, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)me, blk),
-                             gdc_coll_rgn(sched, GDC_COLL_INPUT, 0, blk), -1);
+        own = gdc_coll_copy(sched, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)args->rank, blk),
+                            gdc_coll_rgn(sched, GDC_COLL_INPUT, 0, blk), -1);
     }
-    for (int i = 1; i < n; i++) {
-        int p     = (me + i) % n;
-        int there = gdc_coll_wait(sched, p, GDC_COLL_SHM_COPIED, 1, -1);
-        int read  = gdc_coll_copy(sched, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)p, blk),
-                                  gdc_coll_rgn_peer_user(GDC_COLL_PEER_INPUT, p, 0, bytes), there);
-
-        gdc_coll_after(sched, read, last);
-        last = read;
-    }
-    waits[num++] = gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, last);
-    for (int p = 0; p < n; p++) {
-        if (p != me) {
-            waits[num++] = gdc_coll_wait(sched, p, GDC_COLL_SHM_DONE, 1, -1);
-        }
-    }
-    gdc_coll_join(sched, waits, num);
-    free(waits);
+    gdc_coll_cma_read_blocks(sched, 0, own);
     return GDC_SUCCESS;
 }

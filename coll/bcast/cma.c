@@ -12,8 +12,6 @@
  */
 #include "algos.h"
 
-#include <stdlib.h>
-
 #include "phase/shm.h"
 
 /* The part of the vector the root writes into each rank: its last elements. */
@@ -24,44 +22,32 @@ static size_t root_part(const gdc_coll_args_t *args)
 
 static void build_root(gdc_coll_sched_t *sched, const gdc_coll_args_t *args)
 {
-    int    n = args->size, me = args->rank, num = 0, wrote = -1;
+    int    n = args->size, me = args->rank, wrote = -1;
     size_t part = root_part(args), first = args->count - part;
-    int   *read = malloc((size_t)(n + 1) * sizeof(int));
 
-    if (read == NULL) {
-        sched->status = GDC_ERR_NO_MEMORY;
-        return;
-    }
-    gdc_coll_share_user(sched);
-    gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, 1, -1); /* my buffer is published */
+    gdc_coll_cma_publish(sched);
     for (int i = 1; i < n; i++) {
-        int p     = (me + i) % n;
-        int there = gdc_coll_wait(sched, p, GDC_COLL_SHM_COPIED, 1, -1);
+        int p = (me + i) % n;
 
-        int prior = wrote;
-
-        wrote = gdc_coll_copy(sched,
-                              gdc_coll_rgn_peer_user(GDC_COLL_PEER_OUTPUT, p, first * args->dsize, part * args->dsize),
-                              gdc_coll_rgn(sched, GDC_COLL_INPUT, first, part), there);
-        gdc_coll_after(sched, wrote, prior); /* one core makes them, one after another */
-        read[num++] = gdc_coll_wait(sched, p, GDC_COLL_SHM_DONE, 1, -1);
+        /* one core makes them, one after another */
+        wrote = gdc_coll_cma_copy(sched, p,
+                                  gdc_coll_rgn_peer_user(GDC_COLL_PEER_OUTPUT, p, first * args->dsize,
+                                                         part * args->dsize),
+                                  gdc_coll_rgn(sched, GDC_COLL_INPUT, first, part), wrote);
     }
-    read[num++] = gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, wrote);
-    gdc_coll_join(sched, read, num);
-    free(read);
+    gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, wrote);
+    gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, 1, -1); /* every rank has read */
 }
 
 static void build_reader(gdc_coll_sched_t *sched, const gdc_coll_args_t *args)
 {
     size_t part = root_part(args), first = args->count - part;
-    int    there, done;
+    int    read;
 
-    gdc_coll_share_user(sched);
-    gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, 1, -1); /* my buffer is published */
-    there = gdc_coll_wait(sched, args->root, GDC_COLL_SHM_COPIED, 1, -1);
-    done  = gdc_coll_copy(sched, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, first),
-                          gdc_coll_rgn_peer_user(GDC_COLL_PEER_INPUT, args->root, 0, first * args->dsize), there);
-    gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, done);
+    gdc_coll_cma_publish(sched);
+    read = gdc_coll_cma_copy(sched, args->root, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, first),
+                             gdc_coll_rgn_peer_user(GDC_COLL_PEER_INPUT, args->root, 0, first * args->dsize), -1);
+    gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, read);
     /* the call ends with its last step: here the root's writes into my buffer */
     gdc_coll_wait(sched, args->root, GDC_COLL_SHM_DONE, 1, -1);
 }

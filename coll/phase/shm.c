@@ -56,6 +56,36 @@ int gdc_coll_shm_wait_all(gdc_coll_sched_t *sched, int counter, uint32_t value, 
     return wait_all_back(sched, counter, value, 0, dep);
 }
 
+int gdc_coll_cma_publish(gdc_coll_sched_t *sched)
+{
+    gdc_coll_share_user(sched);
+    return gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, 1, -1);
+}
+
+int gdc_coll_cma_copy(gdc_coll_sched_t *sched, int peer, gdc_coll_region_t dst, gdc_coll_region_t src, int dep)
+{
+    int copy = gdc_coll_copy(sched, dst, src, gdc_coll_wait(sched, peer, GDC_COLL_SHM_COPIED, 1, -1));
+
+    gdc_coll_after(sched, copy, dep);
+    return copy;
+}
+
+void gdc_coll_cma_read_blocks(gdc_coll_sched_t *sched, size_t at, int dep)
+{
+    const gdc_coll_args_t *args = &sched->args;
+    int                    n = args->size, me = args->rank, last = dep;
+    size_t                 blk = args->count;
+
+    for (int i = 1; i < n; i++) {
+        int p = (me + i) % n;
+
+        last = gdc_coll_cma_copy(sched, p, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)p, blk),
+                                 gdc_coll_rgn_peer_user(GDC_COLL_PEER_INPUT, p, at, blk * args->dsize), last);
+    }
+    gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, last);
+    gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, 1, -1);
+}
+
 int gdc_coll_shm_in_ring(size_t bytes)
 {
     return bytes <= GDC_RT_SHM_RING_SLOT_BYTES;

@@ -32,6 +32,20 @@ int gdc_coll_cma_supports(const gdc_coll_args_t *args);
 /* A step that completes when every other rank's counter has reached value. */
 int gdc_coll_shm_wait_all(gdc_coll_sched_t *sched, int counter, uint32_t value, int dep);
 
+/* Cross-memory attach (the cma algorithms). A rank whose buffers its peers reach publishes
+ * them and raises COPIED to 1 (gdc_coll_cma_publish); a peer copies from or into them once
+ * it sees that (gdc_coll_cma_copy) and then raises DONE to 1; the owner's last step waits
+ * for the DONE of every peer that reached its buffers (gdc_coll_shm_wait_all), so that it
+ * returns only once they are done with them. Returns the COPIED signal. */
+int gdc_coll_cma_publish(gdc_coll_sched_t *sched);
+/* A copy between my buffer and local rank peer's (one of dst, src a gdc_coll_rgn_peer_user
+ * region) once peer has published, and after dep. */
+int gdc_coll_cma_copy(gdc_coll_sched_t *sched, int peer, gdc_coll_region_t dst, gdc_coll_region_t src, int dep);
+/* After dep: block p of my OUTPUT from every other rank p's INPUT at byte `at` (one block
+ * of the call's count), one rank after another from the next one on (so that not every
+ * rank reads from the same one at once); then DONE, and the wait for everyone's DONE. */
+void gdc_coll_cma_read_blocks(gdc_coll_sched_t *sched, size_t at, int dep);
+
 /* Small calls publish through the segments' rings (rt_shm.h): a call that needs at most a
  * ring slot per rank goes in one chunk, into the call's slot, once every reader is done with
  * the call a ring before, not with the last one; so a loop of small calls need not wait for

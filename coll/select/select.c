@@ -133,6 +133,13 @@ void gdc_coll_select_finalize(void)
     chunks_config = NULL;
 }
 
+/* Can the model's choice (not forcing, not tuning) fall on algo for this call? */
+static int model_may_choose(const gdc_coll_algo_t *algo, const gdc_coll_args_t *args, const gdc_coll_algo_t *skip)
+{
+    return algo->coll == args->coll && algo != skip && !(algo->flags & GDC_COLL_ALGO_FLAG_ON_REQUEST) &&
+           supports(algo, args);
+}
+
 /* How many algorithms could run the call (skip aside); *first is the first of them. */
 static int candidates(const gdc_coll_args_t *args, const gdc_coll_algo_t *skip, const gdc_coll_algo_t **first)
 {
@@ -141,8 +148,7 @@ static int candidates(const gdc_coll_args_t *args, const gdc_coll_algo_t *skip, 
     *first = NULL;
     for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
         const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
-        if (algo->coll == args->coll && algo != skip && !(algo->flags & GDC_COLL_ALGO_FLAG_ON_REQUEST) &&
-            supports(algo, args)) {
+        if (model_may_choose(algo, args, skip)) {
             *first = *first != NULL ? *first : algo;
             count++;
         }
@@ -166,8 +172,7 @@ static const gdc_coll_algo_t *cheapest(const gdc_coll_args_t *args, const gdc_co
         const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
         double                 seconds;
 
-        if (algo->coll != args->coll || algo == skip || (algo->flags & GDC_COLL_ALGO_FLAG_ON_REQUEST) ||
-            !supports(algo, args)) {
+        if (!model_may_choose(algo, args, skip)) {
             continue;
         }
         if (gdc_coll_price(&gdc_coll_machine, algo, args, args->layout, &seconds) != GDC_SUCCESS) {
