@@ -125,6 +125,12 @@ static int cuda_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKi
 {
     cudaError_t err = cudaMemcpy(dst, src, bytes, kind);
 
+    /* From pageable memory cudaMemcpy returns before the data is on the device; a CUDA-aware
+     * library may read the buffer on another stream, or from another process, as soon as it
+     * is called (MPI's rule: the caller's work on the buffer is complete). */
+    if (err == cudaSuccess && kind == cudaMemcpyHostToDevice) {
+        err = cudaStreamSynchronize(0);
+    }
     if (err != cudaSuccess) {
         gdbench_set_error("cudaMemcpy of %zu bytes failed: %s", bytes, cudaGetErrorString(err));
         return GDBENCH_ERR;

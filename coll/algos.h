@@ -69,6 +69,12 @@ GDC_COLL_BUILDER(gdc_coll_gather_cma);
 GDC_COLL_BUILDER(gdc_coll_bcast_cma);
 GDC_COLL_BUILDER(gdc_coll_alltoall_cma);
 GDC_COLL_BUILDER(gdc_coll_allgather_cma);
+GDC_COLL_BUILDER(gdc_coll_allreduce_ipc);
+GDC_COLL_BUILDER(gdc_coll_allreduce_ipc_two_shot);
+GDC_COLL_BUILDER(gdc_coll_reduce_ipc);
+GDC_COLL_BUILDER(gdc_coll_reduce_scatter_ipc);
+GDC_COLL_SUPPORTS(gdc_coll_ipc_supports);
+GDC_COLL_SUPPORTS(gdc_coll_ipc_out_of_place_supports);
 GDC_COLL_SUPPORTS(gdc_coll_alltoall_cma_supports);
 
 /* Every rank on one node, shared memory there, host buffers (phase/shm.c). */

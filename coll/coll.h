@@ -67,6 +67,7 @@ typedef struct gdc_coll_args {
     size_t                   shm_bytes; /* shared memory per local rank for the algorithms (0: none) */
     int                      shm_cma;   /* the ranks of a node may copy from and into each other's
                                            buffers by cross-memory attach (process_vm_readv) */
+    int                      shm_ipc;   /* the ranks of a node map each other's device buffers (CUDA IPC) */
     int                      on_device; /* buffers in CUDA device memory */
     const gdc_coll_config_t *config;    /* the parameters the algorithms follow; never NULL */
     size_t                   chunk_in;  /* pipelining unit inside a node and between nodes: long */
@@ -96,6 +97,8 @@ typedef enum {
     GDC_COLL_ALGO_ALLREDUCE_SHM_DIRECT,
     GDC_COLL_ALGO_ALLREDUCE_HIER_LEADER,
     GDC_COLL_ALGO_ALLREDUCE_HIER_RAILS,
+    GDC_COLL_ALGO_ALLREDUCE_IPC,
+    GDC_COLL_ALGO_ALLREDUCE_IPC_TWO_SHOT,
     GDC_COLL_ALGO_BCAST_BINOMIAL,
     GDC_COLL_ALGO_BCAST_CHAIN,
     GDC_COLL_ALGO_BCAST_SCATTER_ALLGATHER,
@@ -103,8 +106,10 @@ typedef enum {
     GDC_COLL_ALGO_BCAST_HIER,
     GDC_COLL_ALGO_BCAST_HIER_RAILS,
     GDC_COLL_ALGO_BCAST_CMA,
+    GDC_COLL_ALGO_BCAST_IPC,
     GDC_COLL_ALGO_REDUCE_BINOMIAL,
     GDC_COLL_ALGO_REDUCE_SCATTER_GATHER,
+    GDC_COLL_ALGO_REDUCE_IPC,
     GDC_COLL_ALGO_ALLGATHER_RING,
     GDC_COLL_ALGO_ALLGATHER_RECURSIVE_DOUBLING,
     GDC_COLL_ALGO_ALLGATHER_BRUCK,
@@ -112,14 +117,17 @@ typedef enum {
     GDC_COLL_ALGO_ALLGATHER_HIER,
     GDC_COLL_ALGO_ALLGATHER_HIER_RAILS,
     GDC_COLL_ALGO_ALLGATHER_CMA,
+    GDC_COLL_ALGO_ALLGATHER_IPC,
     GDC_COLL_ALGO_REDUCE_SCATTER_RING,
     GDC_COLL_ALGO_REDUCE_SCATTER_RECURSIVE_HALVING,
     GDC_COLL_ALGO_REDUCE_SCATTER_SHM_DIRECT,
+    GDC_COLL_ALGO_REDUCE_SCATTER_IPC,
     GDC_COLL_ALGO_ALLTOALL_PAIRWISE,
     GDC_COLL_ALGO_ALLTOALL_BRUCK,
     GDC_COLL_ALGO_ALLTOALL_SHM,
     GDC_COLL_ALGO_ALLTOALL_HIER,
     GDC_COLL_ALGO_ALLTOALL_CMA,
+    GDC_COLL_ALGO_ALLTOALL_IPC,
     GDC_COLL_ALGO_ALLTOALLV_PAIRWISE,
     GDC_COLL_ALGO_BARRIER_DISSEMINATION,
     GDC_COLL_ALGO_BARRIER_SHM,
@@ -127,9 +135,11 @@ typedef enum {
     GDC_COLL_ALGO_GATHER_BINOMIAL,
     GDC_COLL_ALGO_GATHER_SHM,
     GDC_COLL_ALGO_GATHER_CMA,
+    GDC_COLL_ALGO_GATHER_IPC,
     GDC_COLL_ALGO_SCATTER_BINOMIAL,
     GDC_COLL_ALGO_SCATTER_SHM,
     GDC_COLL_ALGO_SCATTER_CMA,
+    GDC_COLL_ALGO_SCATTER_IPC,
     GDC_COLL_ALGO_COUNT
 } gdc_coll_algo_id_t;
 
@@ -139,10 +149,12 @@ enum {
                                           host buffers */
     GDC_COLL_ALGO_FLAG_HIER = 1u << 1, /* node-aware: phases inside nodes and among them; applies
                                           when the ranks span nodes */
-    GDC_COLL_ALGO_FLAG_ON_REQUEST = 1u << 2 /* runs when forced or named by a tuning file, never by
+    GDC_COLL_ALGO_FLAG_ON_REQUEST = 1u << 2, /* runs when forced or named by a tuning file, never by
                                                the model's choice: its price is right against the
                                                simulator, but the model's one copy rate cannot tell
                                                where it beats the alternatives (bench/RESULTS.md) */
+    GDC_COLL_ALGO_FLAG_IPC = 1u << 3 /* device buffers of one node's ranks, each mapping its peers'
+                                        (CUDA IPC); hand-offs through the node's shared memory */
 };
 
 struct gdc_coll_sched;

@@ -6,6 +6,7 @@
 
 #include "rt_args.h"
 #include "rt_boot.h"
+#include "rt_cuda_ipc.h"
 #include "rt_log.h"
 #include "rt_p2p.h"
 #include "rt_shm.h"
@@ -59,6 +60,17 @@ static gdc_rt_shm_t *create_shm(gdc_rt_shm_locator_t *where)
 }
 
 static gdc_status_t internal_allgather(struct gdc_comm *comm, const void *mine, void *all, size_t rec);
+
+/* Mappings of peers' device buffers a communicator keeps open (unused ones close first). */
+#define GDC_RT_COMM_IPC_MAPPINGS 256
+
+/* Whether this rank can map its node's peers' device buffers (CUDA IPC): a driver with a
+ * device and the IPC entry points. Every rank of the node must, for the algorithms that
+ * do to be chosen alike. */
+static int cuda_ipc_usable(void)
+{
+    return gdc_rt_cuda_available() && gdc_rt_cuda_ipc_driver_check() == GDC_SUCCESS;
+}
 static void drop_shm(struct gdc_comm *comm);
 
 /*
@@ -69,7 +81,7 @@ static void drop_shm(struct gdc_comm *comm);
  */
 static gdc_status_t attach_shm(struct gdc_comm *comm, gdc_rt_shm_t *shm, const gdc_rt_shm_locator_t *where)
 {
-    int                   my_node = comm->node_of[comm->rank], local = 0, me = 0, ok, all_ok = 1, all_cma = 1;
+    int my_node = comm->node_of[comm->rank], local = 0, me = 0, ok, all_ok = 1, all_cma = 1, all_ipc = 1;
     gdc_status_t          status;
     int                  *ranks  = malloc((size_t)comm->size * sizeof(int));
     gdc_rt_shm_locator_t *places = malloc((size_t)comm->size * sizeof(*places));
@@ -90,16 +102,25 @@ static gdc_status_t attach_shm(struct gdc_comm *comm, gdc_rt_shm_t *shm, const g
     /* bit 0: attached; bit 1: cross-memory attach reaches every local peer */
     ok = local < 2 || (shm != NULL && gdc_rt_shm_attach(shm, local, me, ranks, places) == GDC_SUCCESS);
     ok |= (local < 2 || (ok && shm->cma)) ? 2 : 0;
+    ok |= (local < 2 || (ok & 1 && cuda_ipc_usable())) ? 4 : 0;
     status = internal_allgather(comm, &ok, oks, sizeof(int));
     for (int r = 0; r < comm->size && status == GDC_SUCCESS; r++) {
         all_ok &= oks[r] & 1;
         all_cma &= (oks[r] >> 1) & 1;
+        all_ipc &= (oks[r] >> 2) & 1;
     }
     if (shm != NULL) {
         gdc_rt_shm_close_handle(shm);
     }
     if (status == GDC_SUCCESS && all_ok && local >= 2) {
         shm->cma  = all_cma; /* the same on every rank: the algorithms that use it are chosen alike */
+        shm->ipc  = all_ipc && gdc_rt_cuda_ipc_cache_create(&gdc_rt_cuda_ipc_driver_ops, local, GDC_RT_COMM_IPC_MAPPINGS,
+                                                            &shm->ipc_cache) == GDC_SUCCESS;
+        if (all_ipc && !shm->ipc) {
+            GDC_LOG_WARN("communicator ctx %u: no CUDA IPC cache (out of memory): device buffers in this node take "
+                         "the staged path",
+                         comm->ctx);
+        }
         comm->shm = shm;
         shm       = NULL;
         GDC_LOG_DEBUG("communicator ctx %u: shared memory with %d rank(s) on this node", comm->ctx, local);

@@ -92,7 +92,8 @@ static const char *missing_required(void)
         {"cuDriverGetVersion", gdc_rt_cuda.cuDriverGetVersion != NULL},
         {"cuDeviceGetCount", gdc_rt_cuda.cuDeviceGetCount != NULL},
         {"cuPointerGetAttribute", gdc_rt_cuda.cuPointerGetAttribute != NULL},
-        {"cuMemcpy", gdc_rt_cuda.cuMemcpy != NULL},
+        {"cuMemcpyAsync", gdc_rt_cuda.cuMemcpyAsync != NULL},
+        {"cuStreamSynchronize", gdc_rt_cuda.cuStreamSynchronize != NULL},
         {"cuCtxPushCurrent", gdc_rt_cuda.cuCtxPushCurrent != NULL},
         {"cuCtxPopCurrent", gdc_rt_cuda.cuCtxPopCurrent != NULL},
         {"cuMemAlloc", gdc_rt_cuda.cuMemAlloc != NULL},
@@ -207,9 +208,56 @@ void gdc_rt_cuda_pop_owner(gdc_rt_cu_context_t pushed)
     }
 }
 
+/* gdc's own stream in each context it copies in, waited on by itself, so that a copy is
+ * complete when gdc_rt_cuda_copy returns. cuMemcpy's is not: from device to device, and
+ * from pageable host memory to the device, it returns before the DMA ends, and gdc's
+ * reduction kernels (on a stream of their own) then read what was not there yet (seen on an
+ * H200: allreduce and reduce results wrong from 16 KiB, bench/RESULTS.md 2026-12-04). A
+ * blocking stream, so that its copies still follow what the caller left on the legacy
+ * default stream (a non-blocking one overtook a cudaMemset there: results of 0xff). */
+#define GDC_RT_CUDA_MAX_CONTEXTS 16
+static struct {
+    gdc_rt_cu_context_t ctx;
+    gdc_rt_cu_stream_t  stream;
+} copy_streams[GDC_RT_CUDA_MAX_CONTEXTS];
+static int num_copy_streams;
+
+/* The copy stream of the current context (created on first use), or NULL: then the legacy
+ * stream, with a wait on it. */
+static gdc_rt_cu_stream_t copy_stream(void)
+{
+    gdc_rt_cu_context_t ctx = NULL;
+    gdc_rt_cu_stream_t  stream = NULL;
+    gdc_rt_cu_result_t  rc;
+
+    if (gdc_rt_cuda.cuCtxGetCurrent == NULL || gdc_rt_cuda.cuStreamCreate == NULL ||
+        gdc_rt_cuda.cuCtxGetCurrent(&ctx) != GDC_RT_CUDA_SUCCESS || ctx == NULL) {
+        return NULL;
+    }
+    for (int i = 0; i < num_copy_streams; i++) {
+        if (copy_streams[i].ctx == ctx) {
+            return copy_streams[i].stream;
+        }
+    }
+    if (num_copy_streams == GDC_RT_CUDA_MAX_CONTEXTS) {
+        return NULL;
+    }
+    rc = gdc_rt_cuda.cuStreamCreate(&stream, GDC_RT_CU_STREAM_DEFAULT);
+    if (rc != GDC_RT_CUDA_SUCCESS) {
+        GDC_LOG_WARN_ONCE("cuStreamCreate failed (%s): gdc's device copies go on the legacy default stream",
+                          gdc_rt_cuda_strerror(rc));
+        return NULL;
+    }
+    copy_streams[num_copy_streams].ctx      = ctx;
+    copy_streams[num_copy_streams].stream   = stream;
+    num_copy_streams++;
+    return stream;
+}
+
 gdc_status_t gdc_rt_cuda_copy(void *dst, const void *src, size_t n)
 {
     gdc_rt_cu_context_t pushed;
+    gdc_rt_cu_stream_t  stream;
     gdc_rt_cu_result_t  rc;
 
     if (!cuda.available) {
@@ -219,10 +267,32 @@ gdc_status_t gdc_rt_cuda_copy(void *dst, const void *src, size_t n)
     if (pushed == NULL) {
         pushed = gdc_rt_cuda_push_owner(src);
     }
-    rc = gdc_rt_cuda.cuMemcpy(gdc_rt_cuda_ptr(dst), gdc_rt_cuda_ptr(src), n);
+    stream = copy_stream();
+    rc     = gdc_rt_cuda.cuMemcpyAsync(gdc_rt_cuda_ptr(dst), gdc_rt_cuda_ptr(src), n, stream);
+    if (rc == GDC_RT_CUDA_SUCCESS) {
+        rc = gdc_rt_cuda.cuStreamSynchronize(stream);
+    }
     gdc_rt_cuda_pop_owner(pushed);
     if (rc != GDC_RT_CUDA_SUCCESS) {
-        GDC_LOG_ERROR("cuMemcpy of %zu bytes failed: %s", n, gdc_rt_cuda_strerror(rc));
+        GDC_LOG_ERROR("copy of %zu bytes (%p to %p) failed: %s", n, src, dst, gdc_rt_cuda_strerror(rc));
+        return GDC_ERR_TRANSPORT;
+    }
+    return GDC_SUCCESS;
+}
+
+gdc_status_t gdc_rt_cuda_wait_caller(const void *near)
+{
+    gdc_rt_cu_context_t pushed;
+    gdc_rt_cu_result_t  rc;
+
+    if (!cuda.available) {
+        return GDC_ERR_UNSUPPORTED;
+    }
+    pushed = gdc_rt_cuda_push_owner(near);
+    rc     = gdc_rt_cuda.cuStreamSynchronize(NULL); /* the legacy stream: it waits for blocking streams too */
+    gdc_rt_cuda_pop_owner(pushed);
+    if (rc != GDC_RT_CUDA_SUCCESS) {
+        GDC_LOG_ERROR("waiting for the work on the caller's device buffers failed: %s", gdc_rt_cuda_strerror(rc));
         return GDC_ERR_TRANSPORT;
     }
     return GDC_SUCCESS;

@@ -306,6 +306,11 @@ void                gdc_rt_cuda_pop_owner(gdc_rt_cu_context_t pushed);
 /* Copy n bytes between any two of host and device memory (unified addressing), blocking. */
 gdc_status_t gdc_rt_cuda_copy(void *dst, const void *src, size_t n);
 
+/* Wait for the work queued on the legacy default stream of the context that owns near
+ * (and so on every blocking stream): before peers in other processes read the caller's
+ * buffers, what the caller queued into them must have landed. */
+gdc_status_t gdc_rt_cuda_wait_caller(const void *near);
+
 /* Device memory on the device (and in the context) that owns `near`, for scratch space
  * next to a user's device buffer. */
 gdc_status_t gdc_rt_cuda_alloc(const void *near, size_t n, void **out);

@@ -14,6 +14,7 @@
 
 #include <gdc.h>
 
+#include "rt_cuda_ipc.h"
 #include "rt_log.h"
 
 #define GDC_RT_SHM_MAGIC  0x67647368u /* "gdsh" */
@@ -33,7 +34,14 @@ struct gdc_rt_shm_segment {
     /* the owner's user buffers of its current call, for peers that copy from or into them
      * by cross-memory attach (gdc_rt_shm_publish_user) */
     volatile uint64_t user[2];
+    /* the same as CUDA IPC exports, for device buffers (gdc_rt_shm_publish_user_ipc) */
+    struct {
+        int32_t                  status; /* GDC_SUCCESS, or why there is no export */
+        int32_t                  pad;
+        gdc_rt_cuda_ipc_export_t exp;
+    } user_ipc[2];
 };
+_Static_assert(sizeof(struct gdc_rt_shm_segment) <= 4096, "the segment's header fits before its data area");
 
 size_t gdc_rt_shm_bytes;
 
@@ -222,6 +230,7 @@ void gdc_rt_shm_close_handle(gdc_rt_shm_t *shm)
 void gdc_rt_shm_destroy(gdc_rt_shm_t *shm)
 {
     gdc_rt_shm_close_handle(shm);
+    gdc_rt_cuda_ipc_cache_destroy(shm->ipc_cache);
     for (int i = 0; shm->segments != NULL && i < shm->local_size; i++) {
         if (shm->segments[i] != NULL) {
             munmap(shm->segments[i], total_bytes(shm->data_bytes));
@@ -319,6 +328,66 @@ void gdc_rt_shm_publish_user(const gdc_rt_shm_t *shm, const void *input, void *o
 
     mine->user[GDC_RT_SHM_USER_INPUT]  = (uint64_t)(uintptr_t)input;
     mine->user[GDC_RT_SHM_USER_OUTPUT] = (uint64_t)(uintptr_t)output;
+}
+
+void gdc_rt_shm_publish_user_ipc(const gdc_rt_shm_t *shm, const void *input, const void *output)
+{
+    gdc_rt_shm_segment_t *mine = shm->segments[shm->local_index];
+    const void           *bufs[2] = {input, output};
+    gdc_rt_cu_context_t   pushed  = gdc_rt_cuda_push_owner(input != NULL ? input : output);
+
+    for (int which = 0; which < 2; which++) {
+        if (bufs[which] == NULL) {
+            mine->user_ipc[which].status = GDC_ERR_INVALID_ARG;
+            continue;
+        }
+        if (which == GDC_RT_SHM_USER_OUTPUT && bufs[0] == bufs[1]) {
+            mine->user_ipc[which] = mine->user_ipc[GDC_RT_SHM_USER_INPUT]; /* in place */
+            continue;
+        }
+        mine->user_ipc[which].status =
+            gdc_rt_cuda_ipc_export(&gdc_rt_cuda_ipc_driver_ops, bufs[which], &mine->user_ipc[which].exp);
+    }
+    gdc_rt_cuda_pop_owner(pushed);
+}
+
+gdc_status_t gdc_rt_shm_peer_map(const gdc_rt_shm_t *shm, int peer, int which, const void *near, void **ptr,
+                                 struct gdc_rt_cuda_ipc_entry **entry)
+{
+    const gdc_rt_shm_segment_t *theirs = shm->segments[peer];
+    gdc_rt_cuda_ipc_export_t    exp;
+    gdc_rt_cu_context_t         pushed;
+    gdc_status_t                status = (gdc_status_t)theirs->user_ipc[which].status;
+
+    if (status != GDC_SUCCESS) {
+        GDC_LOG_ERROR("rank %d's %s buffer cannot be mapped here: it has no CUDA IPC handle (%s; memory from "
+                      "cuMemCreate or a memory pool has none: allocate it with cudaMalloc, or force another "
+                      "algorithm with GDC_<COLL>_ALGO)",
+                      shm->local_ranks != NULL ? shm->local_ranks[peer] : peer,
+                      which == GDC_RT_SHM_USER_INPUT ? "input" : "output", gdc_strerror(status));
+        return status;
+    }
+    if (shm->ipc_cache == NULL) {
+        GDC_LOG_ERROR("no CUDA IPC cache on this communicator");
+        return GDC_ERR_INTERNAL;
+    }
+    memcpy(&exp, (const void *)&theirs->user_ipc[which].exp, sizeof(exp));
+    pushed = gdc_rt_cuda_push_owner(near);
+    status = gdc_rt_cuda_ipc_acquire(shm->ipc_cache, peer, &exp, entry, ptr);
+    gdc_rt_cuda_pop_owner(pushed);
+    return status;
+}
+
+void gdc_rt_shm_peer_unmap(const gdc_rt_shm_t *shm, struct gdc_rt_cuda_ipc_entry *entry)
+{
+    if (entry != NULL) {
+        gdc_rt_cuda_ipc_release(shm->ipc_cache, entry);
+    }
+}
+
+void *gdc_rt_shm_peer_address(const gdc_rt_shm_t *shm, int peer, int which)
+{
+    return (void *)(uintptr_t)shm->segments[peer]->user[which];
 }
 
 gdc_status_t gdc_rt_shm_peer_copy(const gdc_rt_shm_t *shm, int peer, int which, size_t offset, void *local,

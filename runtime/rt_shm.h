@@ -37,6 +37,8 @@ typedef struct gdc_rt_shm {
     uint64_t              *seen;        /* [local_size * COUNTERS] the highest value read of each */
     int32_t               *pids;        /* [local_size] their processes */
     int                    cma;         /* cross-memory attach reaches every peer's memory */
+    int                    ipc;         /* every local rank maps its peers' device buffers (CUDA IPC) */
+    struct gdc_rt_cuda_ipc_cache *ipc_cache; /* those mappings, when ipc */
 } gdc_rt_shm_t;
 
 /* After each segment's data area, a ring of slots for small calls: a call publishes in
@@ -135,6 +137,22 @@ void gdc_rt_shm_publish_user(const gdc_rt_shm_t *shm, const void *input, void *o
  * refuses. */
 gdc_status_t gdc_rt_shm_peer_copy(const gdc_rt_shm_t *shm, int peer, int which, size_t offset, void *local,
                                   size_t length, int into_peer);
+
+/* Device buffers (shm->ipc): my input and output as CUDA IPC exports, for peers that map
+ * them (gdc_rt_shm_peer_map); NULL ones publish nothing. An export that fails (memory with
+ * no legacy IPC handle: cuMemCreate'd or pool memory) is published as its failure, which
+ * a peer that maps it reports; near is a device buffer of mine (its context is used). */
+void gdc_rt_shm_publish_user_ipc(const gdc_rt_shm_t *shm, const void *input, const void *output);
+/* Local rank peer's published buffer `which` mapped into this process (through
+ * shm->ipc_cache, in the context that owns near): *ptr is its first byte, valid until
+ * gdc_rt_shm_peer_unmap(*entry). Logged and returned on failure. */
+struct gdc_rt_cuda_ipc_entry;
+gdc_status_t gdc_rt_shm_peer_map(const gdc_rt_shm_t *shm, int peer, int which, const void *near, void **ptr,
+                                 struct gdc_rt_cuda_ipc_entry **entry);
+void         gdc_rt_shm_peer_unmap(const gdc_rt_shm_t *shm, struct gdc_rt_cuda_ipc_entry *entry);
+/* Local rank peer's published address of `which` (gdc_rt_shm_publish_user), as it is: in
+ * this process only where the peer is this process (the simulator's ranks). */
+void *gdc_rt_shm_peer_address(const gdc_rt_shm_t *shm, int peer, int which);
 
 /* For tests (the simulator): n process-private segments seen by n ranks as their node's,
  * shms[i] being rank i's view. Free with gdc_rt_shm_free_private. */

@@ -8,6 +8,8 @@
 #include "gdc_rt.h"
 #include "kernels/reduce.h"
 
+static void release_peers(gdc_coll_exec_t *exec);
+
 gdc_status_t gdc_coll_exec_init(gdc_coll_exec_t *exec, const gdc_coll_sched_t *sched,
                                 const gdc_coll_transport_t *transport, void *transport_ctx,
                                 char *const base[GDC_COLL_NUM_BUFS], int on_device)
@@ -62,6 +64,10 @@ void gdc_coll_exec_reset(gdc_coll_exec_t *exec, char *const base[GDC_COLL_NUM_BU
 
 void gdc_coll_exec_fini(gdc_coll_exec_t *exec)
 {
+    free(exec->peer_ptr);
+    free(exec->peer_entry);
+    exec->peer_ptr   = NULL;
+    exec->peer_entry = NULL;
     free(exec->waiting);
     exec->waiting = exec->queue = exec->inflight = NULL;
 }
@@ -90,7 +96,11 @@ static void *region_ptr(const gdc_coll_exec_t *exec, const gdc_coll_region_t *re
     }
     case GDC_COLL_PEER_INPUT:
     case GDC_COLL_PEER_OUTPUT:
-        return NULL; /* not mine to address: copy_with_peer reaches it */
+        if (exec->peer_ptr == NULL) {
+            return NULL; /* not mine to address: copy_with_peer reaches it */
+        }
+        base = exec->peer_ptr[2 * region->peer + (region->buf == GDC_COLL_PEER_OUTPUT)];
+        break;
     default:
         base = exec->base[region->buf];
         break;
@@ -122,6 +132,7 @@ static void complete(gdc_coll_exec_t *exec, uint32_t s)
              * waits, and the other counters follow so that none lags behind */
             gdc_rt_shm_raise_all(exec->shm, exec->shm_base + exec->sched->shm_epochs);
         }
+        release_peers(exec);
         exec->finished = 1;
     }
 }
@@ -129,6 +140,82 @@ static void complete(gdc_coll_exec_t *exec, uint32_t s)
 static void fail(gdc_coll_exec_t *exec, gdc_status_t status)
 {
     gdc_coll_exec_abort(exec, status);
+}
+
+/*
+ * Peers' buffers addressed directly: a schedule built for device buffers (the ipc
+ * algorithms) reads and writes them where they lie, mapped by CUDA IPC. The simulator runs
+ * such schedules on host memory, its ranks being threads of one process: there the address
+ * a peer published is its buffer.
+ */
+static int peers_direct(const gdc_coll_exec_t *exec)
+{
+    return exec->sched->peer_user && (exec->on_device || exec->sched->args.on_device);
+}
+
+/* Map (or look up) the peer's buffer a region names, before a step uses it. */
+static gdc_status_t reach_peer(gdc_coll_exec_t *exec, const gdc_coll_region_t *region)
+{
+    int          which = region->buf == GDC_COLL_PEER_OUTPUT ? GDC_RT_SHM_USER_OUTPUT : GDC_RT_SHM_USER_INPUT;
+    int          slot  = 2 * region->peer + which;
+    const void  *near  = exec->base[GDC_COLL_OUTPUT] != NULL ? exec->base[GDC_COLL_OUTPUT] : exec->base[GDC_COLL_INPUT];
+    gdc_status_t status;
+
+    if (exec->peer_ptr == NULL) {
+        size_t slots = 2 * (size_t)exec->shm->local_size;
+
+        exec->peer_ptr   = calloc(slots, sizeof(*exec->peer_ptr));
+        exec->peer_entry = calloc(slots, sizeof(*exec->peer_entry));
+        if (exec->peer_ptr == NULL || exec->peer_entry == NULL) {
+            free(exec->peer_ptr);
+            free(exec->peer_entry);
+            exec->peer_ptr   = NULL;
+            exec->peer_entry = NULL;
+            return GDC_ERR_NO_MEMORY;
+        }
+    }
+    if (exec->peer_ptr[slot] != NULL) {
+        return GDC_SUCCESS;
+    }
+    if (!exec->on_device) {
+        exec->peer_ptr[slot] = gdc_rt_shm_peer_address(exec->shm, region->peer, which);
+        return GDC_SUCCESS;
+    }
+    status = gdc_rt_shm_peer_map(exec->shm, region->peer, which, near, &exec->peer_ptr[slot], &exec->peer_entry[slot]);
+    if (status != GDC_SUCCESS) {
+        exec->peer_ptr[slot] = NULL;
+    }
+    return status;
+}
+
+static gdc_status_t reach_peers(gdc_coll_exec_t *exec, const gdc_coll_step_t *step)
+{
+    const gdc_coll_region_t *regions[3] = {&step->a, &step->b, &step->c};
+    int                      used       = step->kind == GDC_COLL_STEP_REDUCE ? 3 : 2;
+    gdc_status_t             status     = GDC_SUCCESS;
+
+    for (int i = 0; i < used && status == GDC_SUCCESS; i++) {
+        if (gdc_coll_rgn_is_peer_user(regions[i])) {
+            status = reach_peer(exec, regions[i]);
+        }
+    }
+    return status;
+}
+
+/* The run is over: give the mappings back to the communicator's cache (which keeps them
+ * open for the next call on the same buffers) and forget the addresses. */
+static void release_peers(gdc_coll_exec_t *exec)
+{
+    if (exec->peer_ptr == NULL) {
+        return;
+    }
+    for (int i = 0; i < 2 * exec->shm->local_size; i++) {
+        if (exec->peer_entry[i] != NULL) {
+            gdc_rt_shm_peer_unmap(exec->shm, exec->peer_entry[i]);
+        }
+        exec->peer_entry[i] = NULL;
+        exec->peer_ptr[i]   = NULL;
+    }
 }
 
 /* A copy one side of which is a peer's buffer: cross-memory attach. */
@@ -148,6 +235,14 @@ static gdc_status_t run_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step
     size_t                 count = step->a.length / args->dsize;
     void                  *dst   = region_ptr(exec, &step->a);
 
+    if (peers_direct(exec) && (step->kind == GDC_COLL_STEP_REDUCE || step->kind == GDC_COLL_STEP_COPY)) {
+        gdc_status_t status = reach_peers(exec, step);
+
+        if (status != GDC_SUCCESS) {
+            return status;
+        }
+        dst = region_ptr(exec, &step->a);
+    }
     switch (step->kind) {
     case GDC_COLL_STEP_REDUCE:
         if (exec->on_device) {
@@ -161,7 +256,8 @@ static gdc_status_t run_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step
         if (step->a.length == 0) {
             return GDC_SUCCESS; /* its regions may be NULL, which memcpy must not get even for 0 bytes */
         }
-        if (exec->sched->peer_user && (gdc_coll_rgn_is_peer_user(&step->a) || gdc_coll_rgn_is_peer_user(&step->b))) {
+        if (exec->sched->peer_user && !peers_direct(exec) &&
+            (gdc_coll_rgn_is_peer_user(&step->a) || gdc_coll_rgn_is_peer_user(&step->b))) {
             return copy_with_peer(exec, step);
         }
         if (exec->on_device) {
@@ -224,7 +320,17 @@ void gdc_coll_exec_start(gdc_coll_exec_t *exec)
 {
     if (exec->sched->peer_user) {
         /* before any step: the first signal (a release) makes it visible */
-        gdc_rt_shm_publish_user(exec->shm, exec->base[GDC_COLL_INPUT], exec->base[GDC_COLL_OUTPUT]);
+        if (exec->on_device) {
+            const void *near = exec->base[GDC_COLL_INPUT] != NULL ? exec->base[GDC_COLL_INPUT] : exec->base[GDC_COLL_OUTPUT];
+
+            if (gdc_rt_cuda_wait_caller(near) != GDC_SUCCESS) {
+                fail(exec, GDC_ERR_TRANSPORT);
+                return;
+            }
+            gdc_rt_shm_publish_user_ipc(exec->shm, exec->base[GDC_COLL_INPUT], exec->base[GDC_COLL_OUTPUT]);
+        } else {
+            gdc_rt_shm_publish_user(exec->shm, exec->base[GDC_COLL_INPUT], exec->base[GDC_COLL_OUTPUT]);
+        }
     }
     run_ready(exec);
 }
@@ -271,6 +377,7 @@ void gdc_coll_exec_abort(gdc_coll_exec_t *exec, gdc_status_t status)
     }
     exec->num_inflight = 0;
     exec->status       = status;
+    release_peers(exec);
     exec->finished     = 1;
 }
 

@@ -40,6 +40,10 @@ typedef struct gdc_coll_exec {
     uint32_t                    num_done;
     gdc_status_t                status;
     int                         finished;
+    /* peers' buffers this run addresses directly (the ipc algorithms): [2 * local size],
+     * INPUT and OUTPUT of each, mapped on first use and given back when the run ends */
+    void                           **peer_ptr;
+    struct gdc_rt_cuda_ipc_entry   **peer_entry;
 } gdc_coll_exec_t;
 
 /* Prepare exec to run sched over transport; base[] are the input, output and scratch

@@ -298,7 +298,9 @@ gdc_status_t init_device_state(call_t *call)
     if (err != cudaSuccess) {
         return cuda_error(call->fn, "cudaDeviceGetAttribute(multiProcessorCount)", err);
     }
-    err = cudaStreamCreateWithFlags(&state->stream, cudaStreamNonBlocking);
+    /* A blocking stream: its kernels start after the work the caller left on the legacy
+     * default stream (as cuMemcpy's copies do), which a non-blocking one would overtake. */
+    err = cudaStreamCreateWithFlags(&state->stream, cudaStreamDefault);
     if (err != cudaSuccess) {
         return cuda_error(call->fn, "cudaStreamCreateWithFlags", err);
     }

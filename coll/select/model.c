@@ -43,6 +43,9 @@ void gdc_coll_machine_default(gdc_coll_machine_t *m)
      * page pinning: the forced 2-rank cma calls of 16 KiB take 3 to 4 us (RESULTS.md) */
     m->cma_bw        = 8e9;
     m->cma_latency   = 3e-6;
+    /* an H200 in a Firecracker VM: 10.7 us per 8-byte cuMemcpyAsync and stream wait
+     * (tests/gpu/ipc_probe, bench/RESULTS.md 2026-12-04) */
+    m->gpu_latency   = 10e-6;
     m->step_overhead  = 0.05e-6;
     m->signal_latency = 0.1e-6;
     m->switch_time    = 5e-6; /* measured: shm barrier 0.17 us on 2 ranks, 1.8 on 3, 2.7 on 4 (2 cores) */
@@ -122,6 +125,7 @@ static const profile_key_t profile_keys[] = {
     PROFILE_KEY("copy_gpu_GBs", PROFILE_RATE, copy_bw_gpu, 0),
     PROFILE_KEY("cma_GBs", PROFILE_RATE, cma_bw, 0),
     PROFILE_KEY("cma_us", PROFILE_TIME, cma_latency, 0),
+    PROFILE_KEY("gpu_us", PROFILE_TIME, gpu_latency, 0),
     PROFILE_KEY("step_overhead_us", PROFILE_TIME, step_overhead, 0),
     PROFILE_KEY("signal_us", PROFILE_TIME, signal_latency, 0),
     PROFILE_KEY("switch_us", PROFILE_TIME, switch_time, 0),
@@ -702,6 +706,9 @@ static double local_cost(const model_t *md, const gdc_coll_step_t *step)
     case GDC_COLL_STEP_REDUCE:
     case GDC_COLL_STEP_AVG: return m->step_overhead + (double)step->a.length / reduce;
     case GDC_COLL_STEP_COPY:
+        if ((gdc_coll_rgn_is_peer_user(&step->a) || gdc_coll_rgn_is_peer_user(&step->b)) && md->on_device) {
+            return m->step_overhead + m->gpu_latency + (double)step->a.length / m->copy_bw_gpu;
+        }
         if (gdc_coll_rgn_is_peer_user(&step->a) || gdc_coll_rgn_is_peer_user(&step->b)) {
             return m->step_overhead + m->cma_latency + (double)step->a.length / m->cma_bw;
         }

@@ -28,6 +28,7 @@ typedef struct gdc_coll_machine {
     double               copy_bw_gpu;
     double               cma_bw;         /* a copy from or into another process (process_vm_readv) */
     double               cma_latency;    /* its system call, seconds */
+    double               gpu_latency;    /* a device copy or kernel gdc starts and waits for, seconds */
     double               step_overhead;  /* seconds of CPU per step (posting, bookkeeping) */
     double               signal_latency; /* a shared-memory counter seen by a peer, seconds */
     double               switch_time;    /* a waiter's peer descheduled: what getting it a core costs */

@@ -665,6 +665,9 @@ double gdc_coll_price_copy(const gdc_coll_price_t *p, double bytes)
 
 double gdc_coll_price_cma(const gdc_coll_price_t *p, double bytes)
 {
+    if (p->dev) { /* the ipc algorithms: a copy-engine copy from or into a peer's mapping */
+        return p->o + p->m->gpu_latency + bytes / p->m->copy_bw_gpu;
+    }
     return p->o + p->m->cma_latency + bytes / p->m->cma_bw;
 }
 

@@ -598,6 +598,51 @@ static double allgather_cma(const gdc_coll_price_t *p)
     return max2(p->o + own, p->o + p->sig) + (p->n - 1) * gdc_coll_price_cma(p, block) + p->o + p->sig;
 }
 
+/* The ipc reductions: each kernel over `bytes` is started and waited for. */
+static double ipc_reduce(const gdc_coll_price_t *p, double bytes)
+{
+    return p->o + p->m->gpu_latency + bytes / p->gamma;
+}
+
+/* The copy an in-place ipc reduction makes out of its scratch, after everyone's DONE. */
+static double ipc_copy_out(const gdc_coll_price_t *p, double bytes)
+{
+    return p->args->in_place ? p->sig + p->o + p->m->gpu_latency + bytes / p->kappa : 0;
+}
+
+/* Publish, n-1 kernels over the whole vector, DONE (and the in-place copy). */
+static double allreduce_ipc(const gdc_coll_price_t *p)
+{
+    double bytes = bytes_of(p, p->args->count);
+
+    return p->o + p->sig + (p->n - 1) * ipc_reduce(p, bytes) + p->o + p->sig + ipc_copy_out(p, bytes);
+}
+
+/* n-1 kernels over a part, REDUCED, n-1 copies of a part, DONE. */
+static double allreduce_ipc_two_shot(const gdc_coll_price_t *p)
+{
+    double part = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n);
+
+    return p->o + p->sig + (p->n - 1) * ipc_reduce(p, part) + p->o + p->sig + (p->n - 1) * gdc_coll_price_cma(p, part) +
+           p->o + p->sig;
+}
+
+/* The root's n-1 kernels; the others only publish. */
+static double reduce_ipc(const gdc_coll_price_t *p)
+{
+    double bytes = bytes_of(p, p->args->count);
+
+    return p->o + p->sig + (p->n - 1) * ipc_reduce(p, bytes) + p->o + p->sig + ipc_copy_out(p, bytes);
+}
+
+/* Each rank's n-1 kernels over its block. */
+static double reduce_scatter_ipc(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count);
+
+    return p->o + p->sig + (p->n - 1) * ipc_reduce(p, block) + p->o + p->sig + ipc_copy_out(p, block);
+}
+
 static double allreduce_shm(const gdc_coll_price_t *p)
 {
     double chunk  = bytes_of(p, gdc_coll_shm_allreduce_chunk_elems(p->args));
@@ -920,6 +965,15 @@ static const price_fn_t prices[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_BCAST_CMA]                      = bcast_cma,
     [GDC_COLL_ALGO_ALLTOALL_CMA]                   = alltoall_cma,
     [GDC_COLL_ALGO_ALLGATHER_CMA]                  = allgather_cma,
+    [GDC_COLL_ALGO_ALLREDUCE_IPC]                  = allreduce_ipc,
+    [GDC_COLL_ALGO_ALLREDUCE_IPC_TWO_SHOT]         = allreduce_ipc_two_shot,
+    [GDC_COLL_ALGO_REDUCE_IPC]                     = reduce_ipc,
+    [GDC_COLL_ALGO_REDUCE_SCATTER_IPC]             = reduce_scatter_ipc,
+    [GDC_COLL_ALGO_SCATTER_IPC]                    = scatter_cma,
+    [GDC_COLL_ALGO_GATHER_IPC]                     = gather_cma,
+    [GDC_COLL_ALGO_BCAST_IPC]                      = bcast_cma,
+    [GDC_COLL_ALGO_ALLTOALL_IPC]                   = alltoall_cma,
+    [GDC_COLL_ALGO_ALLGATHER_IPC]                  = allgather_cma,
 };
 
 gdc_status_t gdc_coll_price(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,

@@ -56,6 +56,20 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .flags = GDC_COLL_ALGO_FLAG_HIER,
         .supports = gdc_coll_allreduce_hier_rails_supports,
         .build = gdc_coll_allreduce_hier_rails},
+    [GDC_COLL_ALGO_ALLREDUCE_IPC] = {
+        .id = GDC_COLL_ALGO_ALLREDUCE_IPC, .coll = GDC_COLL_ALLREDUCE, .name = "ipc",
+        .desc = "device buffers, one node: every rank reduces every rank's vector, reading "
+                "its peers' memory where it lies (CUDA IPC); small messages",
+        .flags = GDC_COLL_ALGO_FLAG_IPC,
+        .supports = gdc_coll_ipc_supports,
+        .build = gdc_coll_allreduce_ipc},
+    [GDC_COLL_ALGO_ALLREDUCE_IPC_TWO_SHOT] = {
+        .id = GDC_COLL_ALGO_ALLREDUCE_IPC_TWO_SHOT, .coll = GDC_COLL_ALLREDUCE, .name = "ipc_two_shot",
+        .desc = "device buffers, one node: each rank reduces its part of every vector by "
+                "direct reads, then copies the other parts from their reducers (CUDA IPC)",
+        .flags = GDC_COLL_ALGO_FLAG_IPC,
+        .supports = gdc_coll_ipc_supports,
+        .build = gdc_coll_allreduce_ipc_two_shot},
     [GDC_COLL_ALGO_BCAST_BINOMIAL] = {
         .id = GDC_COLL_ALGO_BCAST_BINOMIAL, .coll = GDC_COLL_BCAST, .name = "binomial",
         .desc = "binomial tree from the root; log2(n) rounds of the whole message",
@@ -98,6 +112,13 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .desc = "ring reduce-scatter then binomial gather of the blocks to the root; large "
                 "messages",
         .supports = gdc_coll_ring_supports, .build = gdc_coll_reduce_scatter_gather},
+    [GDC_COLL_ALGO_REDUCE_IPC] = {
+        .id = GDC_COLL_ALGO_REDUCE_IPC, .coll = GDC_COLL_REDUCE, .name = "ipc",
+        .desc = "device buffers, one node: the root reduces every rank's vector, reading "
+                "its peers' memory where it lies (CUDA IPC)",
+        .flags = GDC_COLL_ALGO_FLAG_IPC,
+        .supports = gdc_coll_ipc_supports,
+        .build = gdc_coll_reduce_ipc},
     [GDC_COLL_ALGO_ALLGATHER_RING] = {
         .id = GDC_COLL_ALGO_ALLGATHER_RING, .coll = GDC_COLL_ALLGATHER, .name = "ring",
         .desc = "pipelined ring; n-1 rounds, bandwidth-optimal",
@@ -146,6 +167,13 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .supports = gdc_coll_reduce_scatter_shm_direct_supports,
         .build = gdc_coll_reduce_scatter_shm_direct,
         .run_blocking = gdc_coll_reduce_scatter_shm_direct_run_blocking},
+    [GDC_COLL_ALGO_REDUCE_SCATTER_IPC] = {
+        .id = GDC_COLL_ALGO_REDUCE_SCATTER_IPC, .coll = GDC_COLL_REDUCE_SCATTER, .name = "ipc",
+        .desc = "device buffers, one node: every rank reduces its block of every rank's "
+                "vector, reading its peers' memory where it lies (CUDA IPC)",
+        .flags = GDC_COLL_ALGO_FLAG_IPC,
+        .supports = gdc_coll_ipc_supports,
+        .build = gdc_coll_reduce_scatter_ipc},
     [GDC_COLL_ALGO_ALLTOALL_PAIRWISE] = {
         .id = GDC_COLL_ALGO_ALLTOALL_PAIRWISE, .coll = GDC_COLL_ALLTOALL, .name = "pairwise",
         .desc = "n-1 rounds, rank r exchanges with r+k and r-k in round k",
@@ -217,11 +245,25 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .flags = GDC_COLL_ALGO_FLAG_SHM,
         .supports = gdc_coll_cma_supports,
         .build = gdc_coll_scatter_cma},
+    [GDC_COLL_ALGO_SCATTER_IPC] = {
+        .id = GDC_COLL_ALGO_SCATTER_IPC, .coll = GDC_COLL_SCATTER, .name = "ipc",
+        .desc = "device buffers, one node: each rank copies its block straight from the root's "
+                "buffer (CUDA IPC)",
+        .flags = GDC_COLL_ALGO_FLAG_IPC,
+        .supports = gdc_coll_ipc_supports,
+        .build = gdc_coll_scatter_cma},
     [GDC_COLL_ALGO_GATHER_CMA] = {
         .id = GDC_COLL_ALGO_GATHER_CMA, .coll = GDC_COLL_GATHER, .name = "cma",
         .desc = "one node: each rank writes its block straight into the root's buffer (cross-memory attach)",
         .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_ON_REQUEST,
         .supports = gdc_coll_cma_supports,
+        .build = gdc_coll_gather_cma},
+    [GDC_COLL_ALGO_GATHER_IPC] = {
+        .id = GDC_COLL_ALGO_GATHER_IPC, .coll = GDC_COLL_GATHER, .name = "ipc",
+        .desc = "device buffers, one node: each rank copies its block straight into the root's "
+                "buffer (CUDA IPC)",
+        .flags = GDC_COLL_ALGO_FLAG_IPC,
+        .supports = gdc_coll_ipc_supports,
         .build = gdc_coll_gather_cma},
     [GDC_COLL_ALGO_BCAST_CMA] = {
         .id = GDC_COLL_ALGO_BCAST_CMA, .coll = GDC_COLL_BCAST, .name = "cma",
@@ -230,17 +272,38 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_ON_REQUEST,
         .supports = gdc_coll_cma_supports,
         .build = gdc_coll_bcast_cma},
+    [GDC_COLL_ALGO_BCAST_IPC] = {
+        .id = GDC_COLL_ALGO_BCAST_IPC, .coll = GDC_COLL_BCAST, .name = "ipc",
+        .desc = "device buffers, one node: each rank copies the vector from the root's buffer "
+                "while the root writes the last 1/n into it (CUDA IPC)",
+        .flags = GDC_COLL_ALGO_FLAG_IPC,
+        .supports = gdc_coll_ipc_supports,
+        .build = gdc_coll_bcast_cma},
     [GDC_COLL_ALGO_ALLTOALL_CMA] = {
         .id = GDC_COLL_ALGO_ALLTOALL_CMA, .coll = GDC_COLL_ALLTOALL, .name = "cma",
         .desc = "one node: each rank reads its block from every other's send buffer (cross-memory attach)",
         .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_ON_REQUEST,
         .supports = gdc_coll_alltoall_cma_supports,
         .build = gdc_coll_alltoall_cma},
+    [GDC_COLL_ALGO_ALLTOALL_IPC] = {
+        .id = GDC_COLL_ALGO_ALLTOALL_IPC, .coll = GDC_COLL_ALLTOALL, .name = "ipc",
+        .desc = "device buffers, one node: each rank copies its block from every other's "
+                "send buffer (CUDA IPC)",
+        .flags = GDC_COLL_ALGO_FLAG_IPC,
+        .supports = gdc_coll_ipc_out_of_place_supports,
+        .build = gdc_coll_alltoall_cma},
     [GDC_COLL_ALGO_ALLGATHER_CMA] = {
         .id = GDC_COLL_ALGO_ALLGATHER_CMA, .coll = GDC_COLL_ALLGATHER, .name = "cma",
         .desc = "one node: each rank reads every other's block straight from its input (cross-memory attach)",
         .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_ON_REQUEST,
         .supports = gdc_coll_cma_supports,
+        .build = gdc_coll_allgather_cma},
+    [GDC_COLL_ALGO_ALLGATHER_IPC] = {
+        .id = GDC_COLL_ALGO_ALLGATHER_IPC, .coll = GDC_COLL_ALLGATHER, .name = "ipc",
+        .desc = "device buffers, one node: each rank copies every other's block straight "
+                "from its input (CUDA IPC)",
+        .flags = GDC_COLL_ALGO_FLAG_IPC,
+        .supports = gdc_coll_ipc_supports,
         .build = gdc_coll_allgather_cma},
 };
 

@@ -342,7 +342,7 @@ static int region_ok(const sim_rank_t *sr, const gdc_coll_region_t *reg, size_t 
     if ((reg->buf == GDC_COLL_PEER || gdc_coll_rgn_is_peer_user(reg)) && reg->peer >= sr->args.size) {
         return 0;
     }
-    if (gdc_coll_rgn_is_peer_user(reg) && !sr->args.shm_cma) {
+    if (gdc_coll_rgn_is_peer_user(reg) && !sr->args.shm_cma && !sr->args.shm_ipc) {
         return 0;
     }
     limit = reg->buf == GDC_COLL_INPUT       ? in_bytes
@@ -534,6 +534,11 @@ static int setup_rank(sim_t *w, sim_rank_t *sr, const sim_case_t *c, int call, i
     sr->args.num_nodes = w->num_nodes;
     sr->args.shm_bytes = w->shms != NULL ? SIM_SHM_BYTES : 0;
     sr->args.shm_cma   = w->shms != NULL; /* every rank is this process: it may read itself */
+    /* The ipc algorithms' schedules are for device buffers; here they run on host memory,
+     * the ranks (threads of this process) reading each other's buffers directly, as the
+     * GPU's ranks do through their CUDA IPC mappings. */
+    sr->args.shm_ipc   = w->shms != NULL;
+    sr->args.on_device = (c->algo->flags & GDC_COLL_ALGO_FLAG_IPC) != 0;
     sr->args.config    = c->config != NULL ? c->config : &gdc_coll_config_defaults;
     sr->args.in_place  = c->in_place && (c->algo->coll == GDC_COLL_SCATTER
                                             ? gdc_coll_is_in_place(c->algo->coll, r, c->root, NULL, GDC_IN_PLACE)

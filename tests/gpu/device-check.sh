@@ -9,7 +9,9 @@
 #
 # Steps, each with a time limit, each a line PASS/FAIL/SKIPPED in OUTDIR/summary.txt and
 # its output in OUTDIR/<step>.log:
-#  1. what gdc sees: gdinfo (devices, links, what it would do);
+#  1. what gdc sees: gdinfo (devices, links, what it would do), and what two processes may
+#     share on the GPU (tests/gpu/ipc_probe: CUDA IPC memory and events, VMM memory as a
+#     file descriptor, the D2D copy rate);
 #  2. the CUDA driver wrapper's unit test and the reduction kernels for every dtype x op
 #     against the host reference (test_cuda, test_reduce_cuda);
 #  3. every collective on device buffers with every result checked (gdbench -d cuda -c),
@@ -22,7 +24,8 @@
 # Without a CUDA device it prints "SKIPPED: no CUDA device" and exits 77. Exit 1 when a
 # step failed, 0 when all passed. Steps that would start after GDC_CHECK_BUDGET seconds
 # (default 420: a device loan is 15 minutes, machine start included) are listed as
-# SKIPPED (time budget), so one run always ends with its summary.
+# SKIPPED (time budget), so one run always ends with its summary. GDC_CHECK_ONLY, an
+# extended regular expression, runs only the steps whose names match it.
 set -u
 
 out=${1:-${OUT:-./device-check.out}}
@@ -46,6 +49,10 @@ step() { # NAME LIMIT COMMAND...: run, log, one summary line
     name=$1 limit=$2
     shift 2
     t0=$(date +%s)
+    if [ -n "${GDC_CHECK_ONLY:-}" ] && ! echo "$name" | grep -Eq "$GDC_CHECK_ONLY"; then
+        echo "SKIPPED $name (not in GDC_CHECK_ONLY)" >>"$summary"
+        return 0
+    fi
     if [ $((t0 - started)) -ge "$budget" ]; then
         say "SKIPPED $name (time budget: ${budget}s spent)"
         return 0
@@ -81,6 +88,8 @@ if ! grep -Eq "^  driver  CUDA .*, [1-9][0-9]* device" "$out/gdinfo.log"; then
     exit 77
 fi
 
+t=$(find_test ipc_probe) && step probe 90 "$t" || say "FAIL probe: ipc_probe not found"
+grep "^probe:" "$out/probe.log" >>"$summary" 2>/dev/null
 t=$(find_test test_cuda) && step unit-cuda 60 "$t" || say "FAIL unit-cuda: test_cuda not found"
 t=$(find_test test_reduce_cuda) && step kernels 120 "$t" || say "FAIL kernels: test_reduce_cuda not found"
 
@@ -89,6 +98,15 @@ for n in 2 4 8; do
     for c in $colls; do
         step "check-$c-$n" 120 gdrun -n "$n" gdbench "$c" -d cuda -c -m 1:64M -i 5 -x 1
     done
+done
+
+# in place, at an odd number of ranks; other datatypes and operations
+for c in allreduce reduce allgather reduce_scatter gather scatter; do
+    step "inplace-$c-3" 120 gdrun -n 3 gdbench "$c" -d cuda -c -l -m 1:64M -i 5 -x 1
+done
+for t in float16:sum bfloat16:max float64:prod int64:min int32:bxor float32:avg; do
+    step "dtype-allreduce-${t%%:*}-${t#*:}-3" 60 gdrun -n 3 gdbench allreduce -d cuda -c -T "${t%%:*}" -o "${t#*:}" -m 1:4M -i 5 -x 1
+    step "dtype-reduce_scatter-${t%%:*}-${t#*:}-4" 60 gdrun -n 4 gdbench reduce_scatter -d cuda -c -T "${t%%:*}" -o "${t#*:}" -m 4:4M -i 5 -x 1
 done
 
 gdinfo --algorithms >"$out/algorithms.txt" 2>&1
@@ -108,7 +126,7 @@ done <"$out/algorithms.txt"
 
 for n in 2 4; do
     for c in allreduce bcast allgather alltoall; do
-        step "speed-$c-$n" 120 gdrun -n "$n" gdbench "$c" -d cuda -m 8:256M -i 20 -x 2 --json "$out/speed-$c-$n.json"
+        step "speed-$c-$n" 120 gdrun -n "$n" -x GDC_LOG=info gdbench "$c" -d cuda -m 8:256M -i 20 -x 2 --json "$out/speed-$c-$n.json"
     done
 done
 

@@ -1,0 +1,67 @@
+#include "phase/ipc.h"
+
+#include "phase/shm.h"
+
+int gdc_coll_ipc_supports(const gdc_coll_args_t *args)
+{
+    return args->shm_bytes > 0 && args->shm_ipc && args->on_device && args->size > 1 &&
+           (args->node_of == NULL || args->num_nodes == 1);
+}
+
+int gdc_coll_ipc_out_of_place_supports(const gdc_coll_args_t *args)
+{
+    return gdc_coll_ipc_supports(args) && !args->in_place;
+}
+
+/* Element `at` of rank p's input, as a region of this rank's schedule. */
+static gdc_coll_region_t input_of(const gdc_coll_sched_t *sched, int p, size_t at, size_t count)
+{
+    size_t dsize = sched->args.dsize;
+
+    return p == sched->args.rank ? gdc_coll_rgn(sched, GDC_COLL_INPUT, at, count)
+                                 : gdc_coll_rgn_peer_user(GDC_COLL_PEER_INPUT, p, at * dsize, count * dsize);
+}
+
+/* A step after dep that also waits for p's publication (none for my own input). */
+static int after_published(gdc_coll_sched_t *sched, int p, int dep)
+{
+    int published;
+
+    if (p == sched->args.rank) {
+        return dep;
+    }
+    published = gdc_coll_wait(sched, p, GDC_COLL_SHM_COPIED, 1, -1);
+    if (dep >= 0) {
+        int both[2] = {dep, published};
+        return gdc_coll_join(sched, both, 2);
+    }
+    return published;
+}
+
+int gdc_coll_ipc_reduce_inputs(gdc_coll_sched_t *sched, gdc_coll_region_t out, size_t at, size_t count, int first,
+                               int dep)
+{
+    int n = sched->args.size, p0 = first % n, p1 = (first + 1) % n, last;
+
+    last = gdc_coll_reduce(sched, out, input_of(sched, p0, at, count), input_of(sched, p1, at, count),
+                           after_published(sched, p1, after_published(sched, p0, dep)));
+    for (int i = 2; i < n; i++) {
+        int p = (first + i) % n;
+
+        last = gdc_coll_reduce(sched, out, out, input_of(sched, p, at, count), after_published(sched, p, last));
+    }
+    return last;
+}
+
+int gdc_coll_ipc_finish(gdc_coll_sched_t *sched, gdc_coll_region_t result, gdc_coll_region_t out, int dep)
+{
+    int last = sched->args.op == GDC_AVG ? gdc_coll_avg(sched, result, dep) : dep, all_done;
+
+    gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, last);
+    all_done = gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, 1, -1);
+    if (result.buf == out.buf && result.offset == out.offset) {
+        return all_done;
+    }
+    gdc_coll_after(sched, all_done, last);
+    return gdc_coll_copy(sched, out, result, all_done);
+}

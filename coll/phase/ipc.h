@@ -1,0 +1,33 @@
+/*
+ * What the ipc algorithms share: device buffers of ranks on one node, each rank reaching
+ * its peers' buffers directly (CUDA IPC mappings, gdc_rt_shm_peer_map). They are the cma
+ * algorithms' device twins, with the same hand-offs through the node's host shared memory
+ * (phase/shm.h: publish, COPIED, DONE): the copies are copy-engine copies and the
+ * reductions kernels that read the peers' memory where it lies; no kernel waits on
+ * another process, so ranks sharing one GPU work without MPS.
+ */
+#ifndef GDC_COLL_IPC_H
+#define GDC_COLL_IPC_H
+
+#include "builder.h"
+
+/* Every rank on one node, device buffers, and every rank there maps its peers' device
+ * memory (args->shm_ipc). */
+int gdc_coll_ipc_supports(const gdc_coll_args_t *args);
+/* ... not in place (alltoall: a rank's buffer is overwritten while the others read it). */
+int gdc_coll_ipc_out_of_place_supports(const gdc_coll_args_t *args);
+
+/* Steps that reduce `count` elements at element `at` of every rank's INPUT into out: mine
+ * from INPUT, every other's straight from its buffer once it has published (COPIED 1),
+ * after dep. In rank order from `first` round (so that where first is 0 every rank gets
+ * the same bits; in place, first = my rank reads my part before it is overwritten). No
+ * AVG division. Returns the last step. */
+int gdc_coll_ipc_reduce_inputs(gdc_coll_sched_t *sched, gdc_coll_region_t out, size_t at, size_t count, int first,
+                               int dep);
+
+/* The end of a reduction whose result is in `result` (after dep): AVG's division, DONE,
+ * the wait for every peer's DONE (they read my input until then), and, when result is not
+ * out (in place, through scratch), the copy into out. Returns the last step. */
+int gdc_coll_ipc_finish(gdc_coll_sched_t *sched, gdc_coll_region_t result, gdc_coll_region_t out, int dep);
+
+#endif

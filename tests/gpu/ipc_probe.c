@@ -1,0 +1,275 @@
+/*
+ * tests/gpu/ipc_probe: what a GPU machine lets two processes share, before gdc relies on it.
+ *
+ * Two processes (forked before either touches CUDA) on device 0 try, in turn:
+ *  - legacy CUDA IPC: one cuMemAlloc's 64 MiB, the other maps it with cuIpcOpenMemHandle,
+ *    checks its contents and times device-to-device copies out of it;
+ *  - interprocess events: cuIpcGetEventHandle / cuIpcOpenEventHandle, a wait on it;
+ *  - VMM memory shared as a POSIX file descriptor (cuMemCreate, passed with SCM_RIGHTS);
+ *  - the device's own D2D copy rate (one process), the floor device-check compares with.
+ * One line per item, "probe: NAME ok ..." or "probe: NAME FAILED: why"; exit 0 whatever the
+ * answers (they are facts about the machine), 1 only when the probe itself broke.
+ */
+#include <cuda.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BYTES (64u << 20)
+
+static const char *err_name(CUresult rc)
+{
+    const char *name = NULL;
+
+    cuGetErrorName(rc, &name);
+    return name != NULL ? name : "?";
+}
+
+#define TRY(what, call)                                                                                  \
+    do {                                                                                                 \
+        CUresult rc_ = (call);                                                                           \
+        if (rc_ != CUDA_SUCCESS) {                                                                       \
+            printf("probe: %s FAILED: %s returned %s\n", what, #call, err_name(rc_));                    \
+            goto fail;                                                                                   \
+        }                                                                                                \
+    } while (0)
+
+static double now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int send_blob(int sock, const void *data, size_t len, int fd)
+{
+    struct iovec  iov = {(void *)data, len};
+    char          ctrl[CMSG_SPACE(sizeof(int))];
+    struct msghdr msg = {0};
+
+    msg.msg_iov    = &iov;
+    msg.msg_iovlen = 1;
+    if (fd >= 0) {
+        struct cmsghdr *c;
+
+        memset(ctrl, 0, sizeof(ctrl));
+        msg.msg_control    = ctrl;
+        msg.msg_controllen = sizeof(ctrl);
+        c                  = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level      = SOL_SOCKET;
+        c->cmsg_type       = SCM_RIGHTS;
+        c->cmsg_len        = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &fd, sizeof(int));
+    }
+    return sendmsg(sock, &msg, 0) == (ssize_t)len ? 0 : -1;
+}
+
+static int recv_blob(int sock, void *data, size_t len, int *fd)
+{
+    struct iovec    iov = {data, len};
+    char            ctrl[CMSG_SPACE(sizeof(int))];
+    struct msghdr   msg = {0};
+    struct cmsghdr *c;
+
+    msg.msg_iov        = &iov;
+    msg.msg_iovlen     = 1;
+    msg.msg_control    = ctrl;
+    msg.msg_controllen = sizeof(ctrl);
+    if (recvmsg(sock, &msg, MSG_WAITALL) != (ssize_t)len) {
+        return -1;
+    }
+    if (fd != NULL) {
+        *fd = -1;
+        c   = CMSG_FIRSTHDR(&msg);
+        if (c != NULL && c->cmsg_type == SCM_RIGHTS) {
+            memcpy(fd, CMSG_DATA(c), sizeof(int));
+        }
+    }
+    return 0;
+}
+
+static CUcontext open_device(void)
+{
+    CUdevice  dev;
+    CUcontext ctx = NULL;
+
+    if (cuInit(0) != CUDA_SUCCESS || cuDeviceGet(&dev, 0) != CUDA_SUCCESS ||
+        cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS || cuCtxSetCurrent(ctx) != CUDA_SUCCESS) {
+        return NULL;
+    }
+    return ctx;
+}
+
+/* The owner: allocations and handles out, then wait for the peer's verdicts. */
+static int owner(int sock)
+{
+    CUdeviceptr                  buf = 0, vmm = 0;
+    CUipcMemHandle               mh;
+    CUipcEventHandle             eh;
+    CUevent                      ev;
+    CUstream                     st;
+    CUmemGenericAllocationHandle alloc;
+    CUmemAllocationProp          prop = {0};
+    CUmemAccessDesc              access = {0};
+    size_t                       gran = 0, vmm_bytes;
+    int                          fd = -1, ok = 1;
+    char                         done;
+    CUdevice                     dev;
+
+    if (open_device() == NULL) {
+        printf("probe: owner could not open device 0\n");
+        return 1;
+    }
+    cuCtxGetDevice(&dev);
+    TRY("ipc-mem", cuMemAlloc(&buf, BYTES));
+    TRY("ipc-mem", cuMemsetD32(buf, 0x5a5a0001u, BYTES / 4));
+    TRY("ipc-mem", cuIpcGetMemHandle(&mh, buf));
+    send_blob(sock, &mh, sizeof(mh), -1);
+
+    TRY("ipc-event", cuStreamCreate(&st, CU_STREAM_NON_BLOCKING));
+    TRY("ipc-event", cuEventCreate(&ev, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
+    TRY("ipc-event", cuEventRecord(ev, st));
+    TRY("ipc-event", cuIpcGetEventHandle(&eh, ev));
+    send_blob(sock, &eh, sizeof(eh), -1);
+
+    prop.type                 = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type        = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id          = dev;
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    TRY("vmm-fd", cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    vmm_bytes = (BYTES + gran - 1) / gran * gran;
+    TRY("vmm-fd", cuMemCreate(&alloc, vmm_bytes, &prop, 0));
+    TRY("vmm-fd", cuMemAddressReserve(&vmm, vmm_bytes, 0, 0, 0));
+    TRY("vmm-fd", cuMemMap(vmm, vmm_bytes, 0, alloc, 0));
+    access.location = prop.location;
+    access.flags    = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    TRY("vmm-fd", cuMemSetAccess(vmm, vmm_bytes, &access, 1));
+    TRY("vmm-fd", cuMemsetD32(vmm, 0x5a5a0002u, BYTES / 4));
+    TRY("vmm-fd", cuCtxSynchronize());
+    TRY("vmm-fd", cuMemExportToShareableHandle(&fd, alloc, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    send_blob(sock, &vmm_bytes, sizeof(vmm_bytes), fd);
+    goto wait;
+fail:
+    ok = 0;
+    shutdown(sock, SHUT_WR); /* the peer's next receive ends short: it stops */
+wait:
+    (void)read(sock, &done, 1);
+    (void)ok; /* a failure is a fact about the machine, printed already */
+    return 0;
+}
+
+static int peer(int sock)
+{
+    CUipcMemHandle               mh;
+    CUipcEventHandle             eh;
+    CUdeviceptr                  mapped = 0, mine = 0, vmm = 0;
+    CUevent                      ev;
+    CUstream                     st;
+    CUmemGenericAllocationHandle alloc;
+    CUmemAccessDesc              access = {0};
+    uint32_t                     word   = 0;
+    size_t                       vmm_bytes;
+    double                       t0, t;
+    int                          fd = -1, reps = 20;
+    CUdevice                     dev;
+
+    if (open_device() == NULL) {
+        printf("probe: peer could not open device 0\n");
+        return 1;
+    }
+    cuCtxGetDevice(&dev);
+    TRY("d2d", cuMemAlloc(&mine, BYTES));
+    TRY("d2d", cuStreamCreate(&st, CU_STREAM_NON_BLOCKING));
+    if (recv_blob(sock, &mh, sizeof(mh), NULL) != 0) {
+        printf("probe: ipc-mem FAILED: the owner sent no handle\n");
+        goto fail;
+    }
+    TRY("ipc-mem", cuIpcOpenMemHandle(&mapped, mh, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+    TRY("ipc-mem", cuMemcpyDtoH(&word, mapped + BYTES - 4, 4));
+    printf("probe: ipc-mem %s (last word %#x)\n", word == 0x5a5a0001u ? "ok" : "FAILED: wrong contents", word);
+    TRY("ipc-mem", cuMemcpyAsync(mine, mapped, BYTES, st));
+    TRY("ipc-mem", cuStreamSynchronize(st));
+    t0 = now();
+    for (int i = 0; i < reps; i++) {
+        TRY("ipc-mem", cuMemcpyAsync(mine, mapped, BYTES, st));
+    }
+    TRY("ipc-mem", cuStreamSynchronize(st));
+    t = (now() - t0) / reps;
+    printf("probe: ipc-copy ok: 64 MiB from the mapped peer buffer in %.1f us, %.0f GB/s\n", t * 1e6,
+           BYTES / t / 1e9);
+    t0 = now();
+    for (int i = 0; i < 1000; i++) {
+        TRY("ipc-mem", cuMemcpyAsync(mine, mapped, 8, st));
+        TRY("ipc-mem", cuStreamSynchronize(st));
+    }
+    printf("probe: ipc-copy-8B ok: %.2f us per 8-byte copy and stream sync\n", (now() - t0) / 1000 * 1e6);
+
+    if (recv_blob(sock, &eh, sizeof(eh), NULL) != 0) {
+        printf("probe: ipc-event FAILED: the owner sent no handle\n");
+        goto fail;
+    }
+    TRY("ipc-event", cuIpcOpenEventHandle(&ev, eh));
+    TRY("ipc-event", cuStreamWaitEvent(st, ev, 0));
+    TRY("ipc-event", cuStreamSynchronize(st));
+    printf("probe: ipc-event ok: %s\n", cuEventQuery(ev) == CUDA_SUCCESS ? "query says done" : "query not done");
+
+    if (recv_blob(sock, &vmm_bytes, sizeof(vmm_bytes), &fd) != 0 || fd < 0) {
+        printf("probe: vmm-fd FAILED: no descriptor came\n");
+        goto fail;
+    }
+    TRY("vmm-fd", cuMemImportFromShareableHandle(&alloc, (void *)(uintptr_t)fd,
+                                                 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+    TRY("vmm-fd", cuMemAddressReserve(&vmm, vmm_bytes, 0, 0, 0));
+    TRY("vmm-fd", cuMemMap(vmm, vmm_bytes, 0, alloc, 0));
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id   = dev;
+    access.flags         = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    TRY("vmm-fd", cuMemSetAccess(vmm, vmm_bytes, &access, 1));
+    TRY("vmm-fd", cuMemcpyDtoH(&word, vmm + BYTES - 4, 4));
+    printf("probe: vmm-fd %s (last word %#x)\n", word == 0x5a5a0002u ? "ok" : "FAILED: wrong contents", word);
+
+    t0 = now();
+    for (int i = 0; i < reps; i++) {
+        TRY("d2d", cuMemcpyAsync(vmm, mine, BYTES, st));
+    }
+    TRY("d2d", cuStreamSynchronize(st));
+    t = (now() - t0) / reps;
+    printf("probe: d2d ok: 64 MiB copied in %.1f us, %.0f GB/s (bytes once)\n", t * 1e6, BYTES / t / 1e9);
+fail:
+    (void)write(sock, "x", 1);
+    return 0;
+}
+
+int main(void)
+{
+    int   sv[2], status = 0;
+    pid_t pid;
+
+    setvbuf(stdout, NULL, _IONBF, 0);
+    alarm(60); /* never hang the device run */
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+        perror("socketpair");
+        return 1;
+    }
+    pid = fork();
+    if (pid < 0) {
+        perror("fork");
+        return 1;
+    }
+    if (pid == 0) {
+        close(sv[0]);
+        _exit(peer(sv[1]));
+    }
+    close(sv[1]);
+    if (owner(sv[0]) != 0) {
+        status = 1;
+    }
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
