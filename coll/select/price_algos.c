@@ -618,13 +618,39 @@ static double allreduce_ipc(const gdc_coll_price_t *p)
     return p->o + p->sig + (p->n - 1) * ipc_reduce(p, bytes) + p->o + p->sig + ipc_copy_out(p, bytes);
 }
 
-/* n-1 kernels over a part, REDUCED, n-1 copies of a part, DONE. */
+/* n-1 kernels over a part, REDUCED, a copy of each other part, DONE. Where the vector has
+ * fewer elements than there are ranks only that many parts hold any, and the slowest rank
+ * is one without a part of its own, which copies every one of them. */
 static double allreduce_ipc_two_shot(const gdc_coll_price_t *p)
 {
-    double part = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n);
+    int    short_vector = p->args->count < (size_t)p->n;
+    size_t copies       = short_vector ? p->args->count : (size_t)p->n - 1;
+    double part         = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n);
 
-    return p->o + p->sig + (p->n - 1) * ipc_reduce(p, part) + p->o + p->sig + (p->n - 1) * gdc_coll_price_cma(p, part) +
-           p->o + p->sig;
+    return p->o + p->sig + (p->n - 1) * ipc_reduce(p, part) + p->o + p->sig +
+           (double)copies * gdc_coll_price_cma(p, part) + p->o + p->sig;
+}
+
+/* The cma prices, the own block's copy being a copy-engine copy started and waited for. */
+static double ipc_own_copy(const gdc_coll_price_t *p, double bytes)
+{
+    return p->m->gpu_latency + gdc_coll_price_copy(p, bytes);
+}
+
+static double alltoall_ipc(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count);
+
+    return max2(p->o + ipc_own_copy(p, block), p->o + p->sig) + (p->n - 1) * gdc_coll_price_cma(p, block) + p->o +
+           p->sig;
+}
+
+static double allgather_ipc(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count);
+    double own   = p->args->in_place ? 0 : ipc_own_copy(p, block);
+
+    return max2(p->o + own, p->o + p->sig) + (p->n - 1) * gdc_coll_price_cma(p, block) + p->o + p->sig;
 }
 
 /* The root's n-1 kernels; the others only publish. */
@@ -972,8 +998,8 @@ static const price_fn_t prices[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_SCATTER_IPC]                    = scatter_cma,
     [GDC_COLL_ALGO_GATHER_IPC]                     = gather_cma,
     [GDC_COLL_ALGO_BCAST_IPC]                      = bcast_cma,
-    [GDC_COLL_ALGO_ALLTOALL_IPC]                   = alltoall_cma,
-    [GDC_COLL_ALGO_ALLGATHER_IPC]                  = allgather_cma,
+    [GDC_COLL_ALGO_ALLTOALL_IPC]                   = alltoall_ipc,
+    [GDC_COLL_ALGO_ALLGATHER_IPC]                  = allgather_ipc,
 };
 
 gdc_status_t gdc_coll_price(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,

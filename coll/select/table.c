@@ -67,7 +67,7 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .id = GDC_COLL_ALGO_ALLREDUCE_IPC_TWO_SHOT, .coll = GDC_COLL_ALLREDUCE, .name = "ipc_two_shot",
         .desc = "device buffers, one node: each rank reduces its part of every vector by "
                 "direct reads, then copies the other parts from their reducers (CUDA IPC)",
-        .flags = GDC_COLL_ALGO_FLAG_IPC,
+        .flags = GDC_COLL_ALGO_FLAG_IPC | GDC_COLL_ALGO_FLAG_ON_REQUEST,
         .supports = gdc_coll_ipc_supports,
         .build = gdc_coll_allreduce_ipc_two_shot},
     [GDC_COLL_ALGO_BCAST_BINOMIAL] = {

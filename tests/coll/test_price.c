@@ -87,8 +87,9 @@ static gdc_coll_args_t call(gdc_coll_type_t coll, size_t bytes, int n, int nodes
     a.count     = coll == GDC_COLL_BARRIER ? 0 : bytes / a.dsize;
     a.node_of   = node_of;
     a.num_nodes = nodes;
-    a.shm_bytes = device ? 0 : 2 << 20;
+    a.shm_bytes = 2 << 20;
     a.shm_cma   = !device;
+    a.shm_ipc   = device;
     a.on_device = device;
     a.config    = &live_like;
     return a;
