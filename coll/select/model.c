@@ -379,10 +379,10 @@ void gdc_coll_machine_print(const gdc_coll_machine_t *m, FILE *out)
                 m->link[c].latency * 1e6, m->link[c].bandwidth / 1e9);
     }
     fprintf(out, "#   reduce %.1f GB/s (GPU %.0f), copy %.1f GB/s (GPU %.0f), cross-memory attach %.2f us and "
-                 "%.1f GB/s, %.2f us per step, shared-memory signal %.2f us, %d NIC(s) per node\n",
+                 "%.1f GB/s, GPU step %.1f us, %.2f us per step, shared-memory signal %.2f us, %d NIC(s) per node\n",
             m->reduce_bw / 1e9, m->reduce_bw_gpu / 1e9, m->copy_bw / 1e9, m->copy_bw_gpu / 1e9,
-            m->cma_latency * 1e6, m->cma_bw / 1e9, m->step_overhead * 1e6, m->signal_latency * 1e6,
-            m->nics_per_node);
+            m->cma_latency * 1e6, m->cma_bw / 1e9, m->gpu_latency * 1e6, m->step_overhead * 1e6,
+            m->signal_latency * 1e6, m->nics_per_node);
     if (m->cores_per_node > 0) {
         fprintf(out, "#   %d cores per node: on one node with more ranks, a signal waits (1 - cores/ranks) x %.1f us "
                      "more\n",
