@@ -314,6 +314,7 @@ void gdc_rt_shm_free_private(gdc_rt_shm_t *shms, int n)
     }
     free(shms[0].segments);
     for (int i = 0; i < n; i++) {
+        gdc_rt_cuda_ipc_cache_destroy(shms[i].ipc_cache);
         free(shms[i].data);
         free(shms[i].pids);
         free((void *)shms[i].counters);
@@ -345,8 +346,8 @@ void gdc_rt_shm_publish_user_ipc(const gdc_rt_shm_t *shm, const void *input, con
             mine->user_ipc[which] = mine->user_ipc[GDC_RT_SHM_USER_INPUT]; /* in place */
             continue;
         }
-        mine->user_ipc[which].status =
-            gdc_rt_cuda_ipc_export(&gdc_rt_cuda_ipc_driver_ops, bufs[which], &mine->user_ipc[which].exp);
+        mine->user_ipc[which].status = gdc_rt_cuda_ipc_export(
+            shm->ipc_ops != NULL ? shm->ipc_ops : &gdc_rt_cuda_ipc_driver_ops, bufs[which], &mine->user_ipc[which].exp);
     }
     gdc_rt_cuda_pop_owner(pushed);
 }
@@ -359,6 +360,12 @@ gdc_status_t gdc_rt_shm_peer_map(const gdc_rt_shm_t *shm, int peer, int which, c
     gdc_rt_cu_context_t         pushed;
     gdc_status_t                status = (gdc_status_t)theirs->user_ipc[which].status;
 
+    if (status == GDC_ERR_INVALID_ARG) {
+        GDC_LOG_ERROR("internal: rank %d published no %s buffer for this call, which a step here reads",
+                      shm->local_ranks != NULL ? shm->local_ranks[peer] : peer,
+                      which == GDC_RT_SHM_USER_INPUT ? "input" : "output");
+        return GDC_ERR_INTERNAL;
+    }
     if (status != GDC_SUCCESS) {
         GDC_LOG_ERROR("rank %d's %s buffer cannot be mapped here: it has no CUDA IPC handle (%s; memory from "
                       "cuMemCreate or a memory pool has none: allocate it with cudaMalloc, or force another "

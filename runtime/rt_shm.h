@@ -39,6 +39,8 @@ typedef struct gdc_rt_shm {
     int                    cma;         /* cross-memory attach reaches every peer's memory */
     int                    ipc;         /* every local rank maps its peers' device buffers (CUDA IPC) */
     struct gdc_rt_cuda_ipc_cache *ipc_cache; /* those mappings, when ipc */
+    const struct gdc_rt_cuda_ipc_ops *ipc_ops; /* the driver calls of exports (NULL: the driver's;
+                                                  tests put fakes here and in the cache) */
 } gdc_rt_shm_t;
 
 /* After each segment's data area, a ring of slots for small calls: a call publishes in

@@ -94,6 +94,7 @@ fi
 algorithm_sets() { # flat|hier
     "$gdinfo" --algorithms | awk -v kind="$1" '
         { if (($2 ~ /^hier/) != (kind == "hier")) next
+          if ($2 ~ /^ipc/) next # device buffers only: tests/gpu/device-check.sh forces them
           c = $1; if (!(c in n)) order[++nc] = c
           name[c, n[c]++] = $2; if (n[c] > most) most = n[c] }
         END { for (k = 0; k < most; k++) {
