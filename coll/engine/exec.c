@@ -235,7 +235,8 @@ static gdc_status_t run_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step
     size_t                 count = step->a.length / args->dsize;
     void                  *dst   = region_ptr(exec, &step->a);
 
-    if (peers_direct(exec) && (step->kind == GDC_COLL_STEP_REDUCE || step->kind == GDC_COLL_STEP_COPY)) {
+    if (peers_direct(exec) && step->a.length > 0 &&
+        (step->kind == GDC_COLL_STEP_REDUCE || step->kind == GDC_COLL_STEP_COPY)) {
         gdc_status_t status = reach_peers(exec, step);
 
         if (status != GDC_SUCCESS) {
