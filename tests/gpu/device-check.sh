@@ -11,7 +11,8 @@
 # its output in OUTDIR/<step>.log:
 #  1. what gdc sees: gdinfo (devices, links, what it would do), and what two processes may
 #     share on the GPU (tests/gpu/ipc_probe: CUDA IPC memory and events, VMM memory as a
-#     file descriptor, the D2D copy rate);
+#     file descriptor, the D2D copy rate; a small copy's cost with 1, 2 and 4 processes on
+#     the GPU at once);
 #  2. the CUDA driver wrapper's unit test and the reduction kernels for every dtype x op
 #     against the host reference (test_cuda, test_reduce_cuda);
 #  3. every collective on device buffers with every result checked (gdbench -d cuda -c),
@@ -90,6 +91,10 @@ fi
 
 t=$(find_test ipc_probe) && step probe 90 "$t" || say "FAIL probe: ipc_probe not found"
 grep "^probe:" "$out/probe.log" >>"$summary" 2>/dev/null
+for n in 1 2 4; do # what one GPU operation costs when n processes share the GPU
+    t=$(find_test ipc_probe) && step "probe-shared-$n" 60 "$t" --shared "$n"
+    grep "^probe:" "$out/probe-shared-$n.log" >>"$summary" 2>/dev/null
+done
 t=$(find_test test_cuda) && step unit-cuda 60 "$t" || say "FAIL unit-cuda: test_cuda not found"
 t=$(find_test test_reduce_cuda) && step kernels 120 "$t" || say "FAIL kernels: test_reduce_cuda not found"
 

@@ -7,6 +7,8 @@
  *  - interprocess events: cuIpcGetEventHandle / cuIpcOpenEventHandle, a wait on it;
  *  - VMM memory shared as a POSIX file descriptor (cuMemCreate, passed with SCM_RIGHTS);
  *  - the device's own D2D copy rate (one process), the floor device-check compares with.
+ * With --shared N: N processes at once, each timing 8-byte copies and their waits and the
+ * driver calls of an IPC export (what a GPU operation costs when ranks share the GPU).
  * One line per item, "probe: NAME ok ..." or "probe: NAME FAILED: why"; exit 0 whatever the
  * answers (they are facts about the machine), 1 only when the probe itself broke.
  */
@@ -246,13 +248,94 @@ fail:
     return 0;
 }
 
-int main(void)
+/* One of n processes sharing the GPU: once all are ready (a byte on go), time small copies
+ * and their waits, the driver calls an ipc call makes, then print one line. */
+static int sharer(int index, int n, int go)
+{
+    CUdeviceptr    a = 0, b = 0, base = 0;
+    CUstream       st;
+    CUipcMemHandle mh;
+    size_t         size;
+    char           byte;
+    double         t0, copy, handle, range;
+    enum { OPS = 2000 };
+
+    if (open_device() == NULL) {
+        printf("probe: shared-%d rank %d could not open device 0\n", n, index);
+        return 1;
+    }
+    TRY("shared", cuMemAlloc(&a, 4096));
+    TRY("shared", cuMemAlloc(&b, 4096));
+    TRY("shared", cuStreamCreate(&st, CU_STREAM_NON_BLOCKING));
+    TRY("shared", cuMemcpyAsync(b, a, 8, st));
+    TRY("shared", cuStreamSynchronize(st));
+    if (read(go, &byte, 1) != 1) {
+        return 1;
+    }
+    t0 = now();
+    for (int i = 0; i < OPS; i++) {
+        TRY("shared", cuMemcpyAsync(b, a, 8, st));
+        TRY("shared", cuStreamSynchronize(st));
+    }
+    copy = (now() - t0) / OPS;
+    t0   = now();
+    for (int i = 0; i < OPS; i++) {
+        TRY("shared", cuIpcGetMemHandle(&mh, a));
+    }
+    handle = (now() - t0) / OPS;
+    t0     = now();
+    for (int i = 0; i < OPS; i++) {
+        TRY("shared", cuMemGetAddressRange(&base, &size, a + 8));
+    }
+    range = (now() - t0) / OPS;
+    printf("probe: shared-%d rank %d: 8-byte copy and wait %.2f us, cuIpcGetMemHandle %.2f us, "
+           "cuMemGetAddressRange %.2f us\n", n, index, copy * 1e6, handle * 1e6, range * 1e6);
+    return 0;
+fail:
+    return 1;
+}
+
+/* n processes on device 0 at once: what each GPU operation costs when the GPU is shared
+ * without MPS (gdc's ranks sharing one GPU wait for every copy and kernel in turn). */
+static int shared(int n)
+{
+    int   go[2], status = 0;
+    pid_t pids[16];
+
+    if (n < 1 || n > 16 || pipe(go) != 0) {
+        return 1;
+    }
+    for (int i = 0; i < n; i++) {
+        pids[i] = fork();
+        if (pids[i] == 0) {
+            close(go[1]);
+            _exit(sharer(i, n, go[0]));
+        }
+    }
+    close(go[0]);
+    sleep(2); /* every process's context made */
+    for (int i = 0; i < n; i++) {
+        (void)write(go[1], "g", 1);
+    }
+    for (int i = 0; i < n; i++) {
+        int st = 0;
+
+        waitpid(pids[i], &st, 0);
+        status |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+    }
+    return status;
+}
+
+int main(int argc, char **argv)
 {
     int   sv[2], status = 0;
     pid_t pid;
 
     setvbuf(stdout, NULL, _IONBF, 0);
     alarm(60); /* never hang the device run */
+    if (argc == 3 && strcmp(argv[1], "--shared") == 0) {
+        return shared(atoi(argv[2]));
+    }
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
         perror("socketpair");
         return 1;
