@@ -42,6 +42,8 @@ typedef struct gdc_coll_config {
                                 ring, smaller ones recursive doubling (GDC_HIER_RING_MIN) */
     int    tree_radix;       /* k of the k-nomial trees (GDC_TREE_RADIX) */
     int    check;            /* compare every rank's signature of each call first (GDC_CHECK) */
+    int    device_queue;     /* the ipc algorithms' device steps queued, waited for only before a
+                                signal, a message or the call's end (GDC_DEVICE_QUEUE) */
 } gdc_coll_config_t;
 
 /* The built-in values of every parameter (stream_bytes resolved for a 32 MiB cache). */

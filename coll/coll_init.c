@@ -154,6 +154,11 @@ static const gdc_rt_param_t coll_params[] = {
      "mismatches with GDC_ERR_INVALID_ARG on every rank instead of moving wrong data (costs about one small "
      "allgather per call); 0: off",
      parse_flag, &live.check},
+    {"GDC_DEVICE_QUEUE", "0",
+     "1: the ipc algorithms queue their kernels and copies on gdc's stream and wait only before telling a peer "
+     "(a signal), a message or the end of the call; 0: each is waited for (the path proven on a GPU; 1 has not "
+     "run on one yet)",
+     parse_flag, &live.device_queue},
     {"GDC_PROFILE", "", "machine profile for the cost model: a name (share/profiles) or a path", parse_name,
      &live_select.profile},
     {"GDC_TUNING", "", "tuning file pinning algorithms by size: lines \"COLLECTIVE MIN-MAX ALGORITHM\"", parse_name,

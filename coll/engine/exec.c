@@ -7,8 +7,10 @@
 #include "kernels/copy_stream.h"
 #include "gdc_rt.h"
 #include "kernels/reduce.h"
+#include "kernels/reduce_cuda.h"
 
-static void release_peers(gdc_coll_exec_t *exec);
+static void         release_peers(gdc_coll_exec_t *exec);
+static gdc_status_t drain_gpu(gdc_coll_exec_t *exec);
 
 gdc_status_t gdc_coll_exec_init(gdc_coll_exec_t *exec, const gdc_coll_sched_t *sched,
                                 const gdc_coll_transport_t *transport, void *transport_ctx,
@@ -132,6 +134,9 @@ static void complete(gdc_coll_exec_t *exec, uint32_t s)
              * waits, and the other counters follow so that none lags behind */
             gdc_rt_shm_raise_all(exec->shm, exec->shm_base + exec->sched->shm_epochs);
         }
+        if (drain_gpu(exec) != GDC_SUCCESS && exec->status == GDC_SUCCESS) {
+            exec->status = GDC_ERR_TRANSPORT;
+        }
         release_peers(exec);
         exec->finished = 1;
     }
@@ -202,6 +207,25 @@ static gdc_status_t reach_peers(gdc_coll_exec_t *exec, const gdc_coll_step_t *st
     return status;
 }
 
+/* GDC_DEVICE_QUEUE: the ipc algorithms' kernels and copies go on gdc's stream one after
+ * another, and the executor waits for them only where someone else is to see their
+ * results: before a signal to a peer, a message, and the end of the call. */
+static int queue_gpu(const gdc_coll_exec_t *exec)
+{
+    return exec->on_device && exec->sched->peer_user && exec->sched->args.config->device_queue;
+}
+
+static gdc_status_t drain_gpu(gdc_coll_exec_t *exec)
+{
+    const void *near = exec->base[GDC_COLL_OUTPUT] != NULL ? exec->base[GDC_COLL_OUTPUT] : exec->base[GDC_COLL_INPUT];
+
+    if (!exec->gpu_queued) {
+        return GDC_SUCCESS;
+    }
+    exec->gpu_queued = 0;
+    return gdc_coll_cuda_drain(near);
+}
+
 /* The run is over: give the mappings back to the communicator's cache (which keeps them
  * open for the next call on the same buffers) and forget the addresses. */
 static void release_peers(gdc_coll_exec_t *exec)
@@ -229,6 +253,43 @@ static gdc_status_t copy_with_peer(const gdc_coll_exec_t *exec, const gdc_coll_s
                                 step->a.length, into);
 }
 
+/* Raise my counter: what it tells the peers (my data is there, I am done with theirs) must
+ * have landed first. */
+static gdc_status_t signal_peers(gdc_coll_exec_t *exec, const gdc_coll_step_t *step)
+{
+    gdc_status_t status = drain_gpu(exec);
+
+    if (status == GDC_SUCCESS) {
+        gdc_rt_shm_raise(gdc_rt_shm_counter(exec->shm, exec->shm->local_index, step->counter),
+                         exec->shm_base + step->slot);
+    }
+    return status;
+}
+
+/* A device step of an ipc algorithm, queued (GDC_DEVICE_QUEUE). */
+static gdc_status_t queue_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step, void *dst, size_t count)
+{
+    const gdc_coll_args_t *args = &exec->sched->args;
+    gdc_status_t           status;
+
+    switch (step->kind) {
+    case GDC_COLL_STEP_REDUCE:
+        status = gdc_coll_reduce_cuda_queued(dst, region_ptr(exec, &step->b), region_ptr(exec, &step->c), count,
+                                             args->dtype, args->op);
+        break;
+    case GDC_COLL_STEP_COPY:
+        status = gdc_coll_cuda_copy_queued(dst, region_ptr(exec, &step->b), step->a.length);
+        break;
+    case GDC_COLL_STEP_AVG:
+        status = gdc_coll_avg_finish_cuda_queued(dst, count, args->dtype, args->size);
+        break;
+    default:
+        return GDC_ERR_INTERNAL;
+    }
+    exec->gpu_queued |= status == GDC_SUCCESS;
+    return status;
+}
+
 static gdc_status_t run_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step)
 {
     const gdc_coll_args_t *args  = &exec->sched->args;
@@ -243,6 +304,9 @@ static gdc_status_t run_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step
             return status;
         }
         dst = region_ptr(exec, &step->a);
+    }
+    if (queue_gpu(exec) && step->kind != GDC_COLL_STEP_NOP && step->kind != GDC_COLL_STEP_SIGNAL) {
+        return queue_local(exec, step, dst, count);
     }
     switch (step->kind) {
     case GDC_COLL_STEP_REDUCE:
@@ -279,9 +343,7 @@ static gdc_status_t run_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step
     case GDC_COLL_STEP_NOP:
         return GDC_SUCCESS;
     case GDC_COLL_STEP_SIGNAL:
-        gdc_rt_shm_raise(gdc_rt_shm_counter(exec->shm, exec->shm->local_index, step->counter),
-                         exec->shm_base + step->slot);
-        return GDC_SUCCESS;
+        return signal_peers(exec, step);
     default:
         return GDC_ERR_INTERNAL;
     }
@@ -297,6 +359,11 @@ static void run_ready(gdc_coll_exec_t *exec)
         gdc_status_t           status = GDC_SUCCESS;
 
         if (step->kind == GDC_COLL_STEP_SEND || step->kind == GDC_COLL_STEP_RECV) {
+            status = drain_gpu(exec);
+            if (status != GDC_SUCCESS) {
+                fail(exec, status);
+                return;
+            }
             if (!exec->transport->post(exec, s, region_ptr(exec, &step->a), step->a.length, &status)) {
                 exec->inflight[exec->num_inflight++] = s;
                 continue;
@@ -378,6 +445,7 @@ void gdc_coll_exec_abort(gdc_coll_exec_t *exec, gdc_status_t status)
     }
     exec->num_inflight = 0;
     exec->status       = status;
+    (void)drain_gpu(exec); /* nothing queued may still read or write the buffers after this */
     release_peers(exec);
     exec->finished     = 1;
 }

@@ -44,6 +44,7 @@ typedef struct gdc_coll_exec {
      * INPUT and OUTPUT of each, mapped on first use and given back when the run ends */
     void                           **peer_ptr;
     struct gdc_rt_cuda_ipc_entry   **peer_entry;
+    int                              gpu_queued; /* kernels or copies queued, not waited for */
 } gdc_coll_exec_t;
 
 /* Prepare exec to run sched over transport; base[] are the input, output and scratch

@@ -378,13 +378,14 @@ gdc_status_t enter_device(call_t *call, const void *const *buffers, int num_buff
     return GDC_SUCCESS;
 }
 
-/* Wait for the launched kernel, report any error, and give back the previous device. */
-gdc_status_t leave_device(call_t *call, const char *kernel)
+/* Wait for the launched kernel (unless it is queued), report any error, and give back the
+ * previous device. */
+gdc_status_t leave_device(call_t *call, const char *kernel, int wait = 1)
 {
     cudaError_t err    = cudaGetLastError(); /* a launch that did not happen */
     gdc_status_t status = GDC_SUCCESS;
 
-    if (err == cudaSuccess) {
+    if (err == cudaSuccess && wait) {
         err = cudaStreamSynchronize(call->state->stream);
     }
     if (err != cudaSuccess) {
@@ -425,10 +426,10 @@ extern "C" gdc_status_t gdc_coll_cuda_available(void)
     return availability == AVAILABLE ? GDC_SUCCESS : GDC_ERR_UNSUPPORTED;
 }
 
-extern "C" gdc_status_t gdc_coll_reduce_cuda(void *dst, const void *a, const void *b, size_t count,
-                                             gdc_dtype_t dtype, gdc_op_t op)
+static gdc_status_t reduce_on_device(const char *fn, void *dst, const void *a, const void *b, size_t count,
+                                     gdc_dtype_t dtype, gdc_op_t op, int wait)
 {
-    call_t            call       = {"gdc_coll_reduce_cuda", 0, 0, nullptr};
+    call_t            call       = {fn, 0, 0, nullptr};
     const void *const buffers[3] = {dst, a, b};
     launch_t          launch;
     gdc_status_t      status;
@@ -455,12 +456,12 @@ extern "C" gdc_status_t gdc_coll_reduce_cuda(void *dst, const void *a, const voi
     }
     launch = launch_config(&call, aligned_16(dst) && aligned_16(a) && aligned_16(b));
     find_reduce_launcher(dtype, op)(dst, a, b, count, &launch);
-    return leave_device(&call, "reduce kernel");
+    return leave_device(&call, "reduce kernel", wait);
 }
 
-extern "C" gdc_status_t gdc_coll_avg_finish_cuda(void *buf, size_t count, gdc_dtype_t dtype, int n)
+static gdc_status_t avg_on_device(const char *fn, void *buf, size_t count, gdc_dtype_t dtype, int n, int wait)
 {
-    call_t      call      = {"gdc_coll_avg_finish_cuda", 0, 0, nullptr};
+    call_t      call      = {fn, 0, 0, nullptr};
     const void *buf_const = buf;
     launch_t    launch;
     gdc_status_t status;
@@ -483,7 +484,61 @@ extern "C" gdc_status_t gdc_coll_avg_finish_cuda(void *buf, size_t count, gdc_dt
     }
     launch = launch_config(&call, aligned_16(buf));
     find_avg_launcher(dtype)(buf, count, n, &launch);
-    return leave_device(&call, "average kernel");
+    return leave_device(&call, "average kernel", wait);
+}
+
+extern "C" gdc_status_t gdc_coll_reduce_cuda(void *dst, const void *a, const void *b, size_t count,
+                                             gdc_dtype_t dtype, gdc_op_t op)
+{
+    return reduce_on_device("gdc_coll_reduce_cuda", dst, a, b, count, dtype, op, 1);
+}
+
+extern "C" gdc_status_t gdc_coll_avg_finish_cuda(void *buf, size_t count, gdc_dtype_t dtype, int n)
+{
+    return avg_on_device("gdc_coll_avg_finish_cuda", buf, count, dtype, n, 1);
+}
+
+extern "C" gdc_status_t gdc_coll_reduce_cuda_queued(void *dst, const void *a, const void *b, size_t count,
+                                                    gdc_dtype_t dtype, gdc_op_t op)
+{
+    return reduce_on_device("gdc_coll_reduce_cuda_queued", dst, a, b, count, dtype, op, 0);
+}
+
+extern "C" gdc_status_t gdc_coll_avg_finish_cuda_queued(void *buf, size_t count, gdc_dtype_t dtype, int n)
+{
+    return avg_on_device("gdc_coll_avg_finish_cuda_queued", buf, count, dtype, n, 0);
+}
+
+extern "C" gdc_status_t gdc_coll_cuda_copy_queued(void *dst, const void *src, size_t bytes)
+{
+    call_t            call       = {"gdc_coll_cuda_copy_queued", 0, 0, nullptr};
+    const void *const buffers[2] = {dst, src};
+    gdc_status_t      status     = gdc_coll_cuda_available();
+
+    if (status != GDC_SUCCESS || bytes == 0) {
+        return status;
+    }
+    status = enter_device(&call, buffers, 2);
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, call.state->stream);
+    return leave_device(&call, "cudaMemcpyAsync", 0);
+}
+
+extern "C" gdc_status_t gdc_coll_cuda_drain(const void *near)
+{
+    call_t       call   = {"gdc_coll_cuda_drain", 0, 0, nullptr};
+    gdc_status_t status = gdc_coll_cuda_available();
+
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    status = enter_device(&call, &near, 1);
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    return leave_device(&call, "queued kernels and copies", 1);
 }
 
 extern "C" gdc_status_t gdc_coll_cuda_malloc(void **ptr, size_t bytes)

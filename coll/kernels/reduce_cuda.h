@@ -30,6 +30,15 @@ gdc_status_t gdc_coll_cuda_free(void *ptr);
 /* Synchronous copy in any direction (host or device pointers, unified addressing). */
 gdc_status_t gdc_coll_cuda_memcpy(void *dst, const void *src, size_t bytes);
 
+/* The kernels and a device copy queued on the internal stream of the buffers' device,
+ * without waiting (GDC_DEVICE_QUEUE): they run in the order queued; gdc_coll_cuda_drain
+ * waits for everything queued on near's device. */
+gdc_status_t gdc_coll_reduce_cuda_queued(void *dst, const void *a, const void *b, size_t count, gdc_dtype_t dtype,
+                                         gdc_op_t op);
+gdc_status_t gdc_coll_avg_finish_cuda_queued(void *buf, size_t count, gdc_dtype_t dtype, int n);
+gdc_status_t gdc_coll_cuda_copy_queued(void *dst, const void *src, size_t bytes);
+gdc_status_t gdc_coll_cuda_drain(const void *near);
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,3 +47,24 @@ gdc_status_t gdc_coll_avg_finish_cuda(void *buf, size_t count, gdc_dtype_t dtype
 {
     return unsupported("gdc_coll_avg_finish_cuda");
 }
+
+gdc_status_t gdc_coll_reduce_cuda_queued(void *dst, const void *a, const void *b, size_t count, gdc_dtype_t dtype,
+                                         gdc_op_t op)
+{
+    return unsupported("gdc_coll_reduce_cuda_queued");
+}
+
+gdc_status_t gdc_coll_avg_finish_cuda_queued(void *buf, size_t count, gdc_dtype_t dtype, int n)
+{
+    return unsupported("gdc_coll_avg_finish_cuda_queued");
+}
+
+gdc_status_t gdc_coll_cuda_copy_queued(void *dst, const void *src, size_t bytes)
+{
+    return unsupported("gdc_coll_cuda_copy_queued");
+}
+
+gdc_status_t gdc_coll_cuda_drain(const void *near)
+{
+    return unsupported("gdc_coll_cuda_drain");
+}

@@ -20,6 +20,8 @@
 #  4. every algorithm of every collective forced (gdbench -a), 4 ranks, 1 B to 1 MiB,
 #     device buffers, checked, and the choice line saying it ran (but the host shared-
 #     memory ones and those that need several nodes);
+#  4b. the same with GDC_DEVICE_QUEUE=1 (the ipc algorithms' steps queued, one wait per
+#     hand-off): every collective checked at 4 ranks, in place at 3, speed at 2 and 4;
 #  5. speed: gdbench -d cuda allreduce, bcast, allgather, alltoall from 8 B to 256 MiB at 2
 #     and 4 ranks (JSON and text kept).
 # Without a CUDA device it prints "SKIPPED: no CUDA device" and exits 77. Exit 1 when a
@@ -112,6 +114,18 @@ done
 for t in float16:sum bfloat16:max float64:prod int64:min int32:bxor float32:avg; do
     step "dtype-allreduce-${t%%:*}-${t#*:}-3" 60 gdrun -n 3 gdbench allreduce -d cuda -c -T "${t%%:*}" -o "${t#*:}" -m 1:4M -i 5 -x 1
     step "dtype-reduce_scatter-${t%%:*}-${t#*:}-4" 60 gdrun -n 4 gdbench reduce_scatter -d cuda -c -T "${t%%:*}" -o "${t#*:}" -m 4:4M -i 5 -x 1
+done
+
+# GDC_DEVICE_QUEUE=1: the ipc algorithms' steps queued, one wait per hand-off
+for c in allreduce bcast reduce allgather reduce_scatter alltoall gather scatter; do
+    step "queue-check-$c-4" 120 gdrun -n 4 -x GDC_DEVICE_QUEUE=1 gdbench "$c" -d cuda -c -m 1:64M -i 5 -x 1
+done
+step "queue-inplace-allreduce-3" 60 gdrun -n 3 -x GDC_DEVICE_QUEUE=1 gdbench allreduce -d cuda -c -l -m 1:16M -i 5 -x 1
+for n in 2 4; do
+    for c in allreduce allgather; do
+        step "queue-speed-$c-$n" 120 gdrun -n "$n" -x GDC_DEVICE_QUEUE=1 gdbench "$c" -d cuda -m 8:256M -i 20 -x 2 \
+            --json "$out/queue-speed-$c-$n.json"
+    done
 done
 
 gdinfo --algorithms >"$out/algorithms.txt" 2>&1
