@@ -37,7 +37,11 @@ static int check_unsupported_everywhere(void)
            gdc_coll_avg_finish_cuda(&x, 1, GDC_FLOAT32, 2) != GDC_ERR_UNSUPPORTED ||
            gdc_coll_cuda_malloc(&ptr, 16) != GDC_ERR_UNSUPPORTED || ptr != NULL ||
            gdc_coll_cuda_memcpy(&x, &x, sizeof(x)) != GDC_ERR_UNSUPPORTED ||
-           gdc_coll_cuda_free(NULL) != GDC_ERR_UNSUPPORTED || x != 1.0f;
+           gdc_coll_cuda_free(NULL) != GDC_ERR_UNSUPPORTED ||
+           gdc_coll_reduce_cuda_queued(&x, &x, &x, 1, GDC_FLOAT32, GDC_SUM) != GDC_ERR_UNSUPPORTED ||
+           gdc_coll_avg_finish_cuda_queued(&x, 1, GDC_FLOAT32, 2) != GDC_ERR_UNSUPPORTED ||
+           gdc_coll_cuda_copy_queued(&x, &x, sizeof(x)) != GDC_ERR_UNSUPPORTED ||
+           gdc_coll_cuda_drain(&x) != GDC_ERR_UNSUPPORTED || x != 1.0f;
 }
 
 /* ---- device cases -------------------------------------------------------------------------- */
@@ -168,6 +172,44 @@ static void test_device_avg_matches_host(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Queued steps (GDC_DEVICE_QUEUE) run in the order queued and are all there after the
+ * drain: a copy, three reductions into its result and an average, on a vector long enough
+ * that a missing wait would show. */
+static void test_device_queued_in_order(void **state)
+{
+    size_t           count = (1u << 22) + 3, bytes = count * sizeof(float);
+    float           *a = malloc(bytes), *b = malloc(bytes), *want = malloc(bytes), *got = malloc(bytes);
+    device_buffers_t dev;
+    uint64_t         rng = 7;
+
+    (void)state;
+    assert_non_null(a && b && want && got);
+    device_alloc(&dev, bytes);
+    ref_fill(a, count, GDC_FLOAT32, &rng);
+    ref_fill(b, count, GDC_FLOAT32, &rng);
+    memcpy(want, a, bytes);
+    for (int i = 0; i < 3; i++) {
+        gdc_coll_reduce_host(want, want, b, count, GDC_FLOAT32, GDC_SUM);
+    }
+    gdc_coll_avg_finish_host(want, count, GDC_FLOAT32, 4);
+    assert_int_equal(gdc_coll_cuda_memcpy(dev.a, a, bytes), GDC_SUCCESS);
+    assert_int_equal(gdc_coll_cuda_memcpy(dev.b, b, bytes), GDC_SUCCESS);
+    assert_int_equal(gdc_coll_cuda_copy_queued(dev.dst, dev.a, bytes), GDC_SUCCESS);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(gdc_coll_reduce_cuda_queued(dev.dst, dev.dst, dev.b, count, GDC_FLOAT32, GDC_SUM),
+                         GDC_SUCCESS);
+    }
+    assert_int_equal(gdc_coll_avg_finish_cuda_queued(dev.dst, count, GDC_FLOAT32, 4), GDC_SUCCESS);
+    assert_int_equal(gdc_coll_cuda_drain(dev.dst), GDC_SUCCESS);
+    assert_int_equal(gdc_coll_cuda_memcpy(got, dev.dst, bytes), GDC_SUCCESS);
+    assert_int_equal(ref_compare("queued copy, 3 reductions, avg", want, got, NULL, NULL, count, GDC_FLOAT32), count);
+    device_free(&dev);
+    free(got);
+    free(want);
+    free(b);
+    free(a);
+}
+
 static void test_device_refusals(void **state)
 {
     device_buffers_t dev;
@@ -193,6 +235,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_device_matches_host),
         cmocka_unit_test(test_device_avg_matches_host),
+        cmocka_unit_test(test_device_queued_in_order),
         cmocka_unit_test(test_device_refusals),
     };
 
