@@ -71,6 +71,7 @@ static int cuda_ipc_usable(void)
 {
     return gdc_rt_cuda_available() && gdc_rt_cuda_ipc_driver_check() == GDC_SUCCESS;
 }
+
 static void drop_shm(struct gdc_comm *comm);
 
 /*
@@ -99,10 +100,11 @@ static gdc_status_t attach_shm(struct gdc_comm *comm, gdc_rt_shm_t *shm, const g
             local++;
         }
     }
-    /* bit 0: attached; bit 1: cross-memory attach reaches every local peer */
+    /* bit 0: attached; bit 1: cross-memory attach reaches every local peer; bit 2: this
+     * rank can map the peers' device buffers (CUDA IPC) */
     ok = local < 2 || (shm != NULL && gdc_rt_shm_attach(shm, local, me, ranks, places) == GDC_SUCCESS);
     ok |= (local < 2 || (ok && shm->cma)) ? 2 : 0;
-    ok |= (local < 2 || (ok & 1 && cuda_ipc_usable())) ? 4 : 0;
+    ok |= (local < 2 || ((ok & 1) && cuda_ipc_usable())) ? 4 : 0;
     status = internal_allgather(comm, &ok, oks, sizeof(int));
     for (int r = 0; r < comm->size && status == GDC_SUCCESS; r++) {
         all_ok &= oks[r] & 1;
