@@ -147,6 +147,13 @@ static void fail(gdc_coll_exec_t *exec, gdc_status_t status)
     gdc_coll_exec_abort(exec, status);
 }
 
+/* A device buffer of this call (its device and context are the call's): the output, or the
+ * input where there is none (a non-root's gather). */
+static const void *device_of(const gdc_coll_exec_t *exec)
+{
+    return exec->base[GDC_COLL_OUTPUT] != NULL ? exec->base[GDC_COLL_OUTPUT] : exec->base[GDC_COLL_INPUT];
+}
+
 /*
  * Peers' buffers addressed directly: a schedule built for device buffers (the ipc
  * algorithms) reads and writes them where they lie, mapped by CUDA IPC. The simulator runs
@@ -163,7 +170,7 @@ static gdc_status_t reach_peer(gdc_coll_exec_t *exec, const gdc_coll_region_t *r
 {
     int          which = region->buf == GDC_COLL_PEER_OUTPUT ? GDC_RT_SHM_USER_OUTPUT : GDC_RT_SHM_USER_INPUT;
     int          slot  = 2 * region->peer + which;
-    const void  *near  = exec->base[GDC_COLL_OUTPUT] != NULL ? exec->base[GDC_COLL_OUTPUT] : exec->base[GDC_COLL_INPUT];
+    const void  *near  = device_of(exec);
     gdc_status_t status;
 
     if (exec->peer_ptr == NULL) {
@@ -217,13 +224,11 @@ static int queue_gpu(const gdc_coll_exec_t *exec)
 
 static gdc_status_t drain_gpu(gdc_coll_exec_t *exec)
 {
-    const void *near = exec->base[GDC_COLL_OUTPUT] != NULL ? exec->base[GDC_COLL_OUTPUT] : exec->base[GDC_COLL_INPUT];
-
     if (!exec->gpu_queued) {
         return GDC_SUCCESS;
     }
     exec->gpu_queued = 0;
-    return gdc_coll_cuda_drain(near);
+    return gdc_coll_cuda_drain(device_of(exec));
 }
 
 /* The run is over: give the mappings back to the communicator's cache (which keeps them
@@ -389,9 +394,7 @@ void gdc_coll_exec_start(gdc_coll_exec_t *exec)
     if (exec->sched->peer_user) {
         /* before any step: the first signal (a release) makes it visible */
         if (exec->on_device) {
-            const void *near = exec->base[GDC_COLL_INPUT] != NULL ? exec->base[GDC_COLL_INPUT] : exec->base[GDC_COLL_OUTPUT];
-
-            if (gdc_rt_cuda_wait_caller(near) != GDC_SUCCESS) {
+            if (gdc_rt_cuda_wait_caller(device_of(exec)) != GDC_SUCCESS) {
                 fail(exec, GDC_ERR_TRANSPORT);
                 return;
             }

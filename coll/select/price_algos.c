@@ -579,21 +579,27 @@ static double bcast_cma(const gdc_coll_price_t *p)
     return max2(read + p->o, write + p->sig) + p->sig;
 }
 
+/* A rank's copy of its own block: on the device (the ipc twins) a copy-engine copy started
+ * and waited for. */
+static double own_copy(const gdc_coll_price_t *p, double bytes)
+{
+    return (p->dev ? p->m->gpu_latency : 0) + gdc_coll_price_copy(p, bytes);
+}
+
 /* Each rank copies its own block, reads the n-1 others' one after another, says so and
  * waits for the others to have said so. */
 static double alltoall_cma(const gdc_coll_price_t *p)
 {
     double block = bytes_of(p, p->args->count);
 
-    return max2(p->o + gdc_coll_price_copy(p, block), p->o + p->sig) +
-           (p->n - 1) * gdc_coll_price_cma(p, block) + p->o + p->sig;
+    return max2(p->o + own_copy(p, block), p->o + p->sig) + (p->n - 1) * gdc_coll_price_cma(p, block) + p->o + p->sig;
 }
 
 /* alltoall cma's, with the own block's copy only out of place. */
 static double allgather_cma(const gdc_coll_price_t *p)
 {
     double block = bytes_of(p, p->args->count);
-    double own   = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
+    double own   = p->args->in_place ? 0 : own_copy(p, block);
 
     return max2(p->o + own, p->o + p->sig) + (p->n - 1) * gdc_coll_price_cma(p, block) + p->o + p->sig;
 }
@@ -629,28 +635,6 @@ static double allreduce_ipc_two_shot(const gdc_coll_price_t *p)
 
     return p->o + p->sig + (p->n - 1) * ipc_reduce(p, part) + p->o + p->sig +
            (double)copies * gdc_coll_price_cma(p, part) + p->o + p->sig;
-}
-
-/* The cma prices, the own block's copy being a copy-engine copy started and waited for. */
-static double ipc_own_copy(const gdc_coll_price_t *p, double bytes)
-{
-    return p->m->gpu_latency + gdc_coll_price_copy(p, bytes);
-}
-
-static double alltoall_ipc(const gdc_coll_price_t *p)
-{
-    double block = bytes_of(p, p->args->count);
-
-    return max2(p->o + ipc_own_copy(p, block), p->o + p->sig) + (p->n - 1) * gdc_coll_price_cma(p, block) + p->o +
-           p->sig;
-}
-
-static double allgather_ipc(const gdc_coll_price_t *p)
-{
-    double block = bytes_of(p, p->args->count);
-    double own   = p->args->in_place ? 0 : ipc_own_copy(p, block);
-
-    return max2(p->o + own, p->o + p->sig) + (p->n - 1) * gdc_coll_price_cma(p, block) + p->o + p->sig;
 }
 
 /* The root's n-1 kernels; the others only publish. */
@@ -998,8 +982,8 @@ static const price_fn_t prices[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_SCATTER_IPC]                    = scatter_cma,
     [GDC_COLL_ALGO_GATHER_IPC]                     = gather_cma,
     [GDC_COLL_ALGO_BCAST_IPC]                      = bcast_cma,
-    [GDC_COLL_ALGO_ALLTOALL_IPC]                   = alltoall_ipc,
-    [GDC_COLL_ALGO_ALLGATHER_IPC]                  = allgather_ipc,
+    [GDC_COLL_ALGO_ALLTOALL_IPC]                   = alltoall_cma,
+    [GDC_COLL_ALGO_ALLGATHER_IPC]                  = allgather_cma,
 };
 
 gdc_status_t gdc_coll_price(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
