@@ -65,3 +65,24 @@ int gdc_coll_ipc_finish(gdc_coll_sched_t *sched, gdc_coll_region_t result, gdc_c
     gdc_coll_after(sched, all_done, last);
     return gdc_coll_copy(sched, out, result, all_done);
 }
+
+gdc_coll_region_t gdc_coll_ipc_result(gdc_coll_sched_t *sched)
+{
+    const gdc_coll_args_t *args = &sched->args;
+
+    if (!args->in_place) {
+        return gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, args->count);
+    }
+    gdc_coll_scratch(sched, args->count * args->dsize);
+    return gdc_coll_rgn(sched, GDC_COLL_SCRATCH, 0, args->count);
+}
+
+void gdc_coll_ipc_reduce_to_output(gdc_coll_sched_t *sched, size_t at)
+{
+    gdc_coll_region_t result = gdc_coll_ipc_result(sched);
+    int               last;
+
+    gdc_coll_cma_publish(sched);
+    last = gdc_coll_ipc_reduce_inputs(sched, result, at, sched->args.count, 0, -1);
+    gdc_coll_ipc_finish(sched, result, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, sched->args.count), last);
+}

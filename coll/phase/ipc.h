@@ -30,4 +30,12 @@ int gdc_coll_ipc_reduce_inputs(gdc_coll_sched_t *sched, gdc_coll_region_t out, s
  * out (in place, through scratch), the copy into out. Returns the last step. */
 int gdc_coll_ipc_finish(gdc_coll_sched_t *sched, gdc_coll_region_t result, gdc_coll_region_t out, int dep);
 
+/* Where a reduction's result goes: OUTPUT, or device scratch in place (the output is an
+ * input the peers read until they say DONE); count elements. */
+gdc_coll_region_t gdc_coll_ipc_result(gdc_coll_sched_t *sched);
+
+/* A whole reduction into OUTPUT: publish, reduce `count` elements at element `at` of every
+ * rank's input in rank order into the result place, finish (gdc_coll_ipc_finish). */
+void gdc_coll_ipc_reduce_to_output(gdc_coll_sched_t *sched, size_t at);
+
 #endif

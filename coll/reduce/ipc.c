@@ -19,11 +19,8 @@ GDC_COLL_BUILDER(gdc_coll_reduce_ipc)
         gdc_coll_wait(sched, args->root, GDC_COLL_SHM_DONE, 1, -1);
         return GDC_SUCCESS;
     }
-    out = result = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, args->count);
-    if (args->in_place) {
-        gdc_coll_scratch(sched, args->count * args->dsize);
-        result = gdc_coll_rgn(sched, GDC_COLL_SCRATCH, 0, args->count);
-    }
+    out    = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, args->count);
+    result = gdc_coll_ipc_result(sched);
     last = gdc_coll_ipc_reduce_inputs(sched, result, 0, args->count, 0, -1);
     last = args->op == GDC_AVG ? gdc_coll_avg(sched, result, last) : last;
     gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, last);
