@@ -132,6 +132,19 @@ static void sweep_dtypes(const gdc_coll_algo_t *algo)
     }
 }
 
+/* An earlier algorithm of the table has the same builder (the ipc twins of the cma
+ * algorithms): the same schedules, which differ only in how the executor reaches a peer's
+ * buffer. The reduced sweep leaves them out; the full one covers both ways. */
+static int builder_swept_before(int index)
+{
+    for (int i = 0; i < index; i++) {
+        if (gdc_coll_algos[i].coll == gdc_coll_algos[index].coll && gdc_coll_algos[i].build == gdc_coll_algos[index].build) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void sweep_collective(gdc_coll_type_t coll)
 {
     int found = 0;
@@ -142,6 +155,11 @@ static void sweep_collective(gdc_coll_type_t coll)
             continue;
         }
         found++;
+        if (reduced && builder_swept_before(i)) {
+            print_message("# GDC_TEST_REDUCED: %s %s left out (its builder was swept as another algorithm)\n",
+                          gdc_coll_type_name(coll), algo->name);
+            continue;
+        }
         cfg.chunk_bytes = 256 * 1024;
         sweep_algorithm(algo);
         cfg.chunk_bytes     = 96; /* many chunks per block: the pipelines' hard cases */
@@ -356,7 +374,8 @@ static void test_summary(void **state)
                   not_applicable, sim_total_steps, sim_total_messages);
     assert_true(runs > 10000);
     for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
-        if (!(gdc_coll_algos[i].flags & GDC_COLL_ALGO_FLAG_HIER) && ran[i] < 200) {
+        if (!(gdc_coll_algos[i].flags & GDC_COLL_ALGO_FLAG_HIER) && ran[i] < 200 &&
+            !(reduced && builder_swept_before(i))) {
             fail_msg("%s(%s) ran in %lu simulated calls only (at least 200 expected): most were not applicable",
                      gdc_coll_type_name(gdc_coll_algos[i].coll), gdc_coll_algos[i].name, ran[i]);
         }
