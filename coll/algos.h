@@ -75,6 +75,15 @@ GDC_COLL_BUILDER(gdc_coll_reduce_ipc);
 GDC_COLL_BUILDER(gdc_coll_reduce_scatter_ipc);
 GDC_COLL_SUPPORTS(gdc_coll_ipc_supports);
 GDC_COLL_SUPPORTS(gdc_coll_ipc_out_of_place_supports);
+GDC_COLL_BUILDER(gdc_coll_allreduce_ipc_leader);
+GDC_COLL_BUILDER(gdc_coll_bcast_ipc_leader);
+GDC_COLL_BUILDER(gdc_coll_allgather_ipc_leader);
+GDC_COLL_BUILDER(gdc_coll_reduce_scatter_ipc_leader);
+GDC_COLL_BUILDER(gdc_coll_alltoall_ipc_leader);
+GDC_COLL_BUILDER(gdc_coll_gather_ipc_leader);
+GDC_COLL_BUILDER(gdc_coll_scatter_ipc_leader);
+GDC_COLL_SUPPORTS(gdc_coll_ipc_leader_supports);
+GDC_COLL_SUPPORTS(gdc_coll_ipc_leader_out_of_place_supports);
 GDC_COLL_SUPPORTS(gdc_coll_alltoall_cma_supports);
 
 /* Every rank on one node, shared memory there, host buffers (phase/shm.c). */

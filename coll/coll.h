@@ -70,6 +70,9 @@ typedef struct gdc_coll_args {
     int                      shm_cma;   /* the ranks of a node may copy from and into each other's
                                            buffers by cross-memory attach (process_vm_readv) */
     int                      shm_ipc;   /* the ranks of a node map each other's device buffers (CUDA IPC) */
+    int                      shm_one_gpu; /* ... and they all use one GPU, not shared through MPS: a GPU
+                                             operation from another rank's context than the last
+                                             costs a context switch (~270 us on an H200) */
     int                      on_device; /* buffers in CUDA device memory */
     const gdc_coll_config_t *config;    /* the parameters the algorithms follow; never NULL */
     size_t                   chunk_in;  /* pipelining unit inside a node and between nodes: long */
@@ -101,6 +104,7 @@ typedef enum {
     GDC_COLL_ALGO_ALLREDUCE_HIER_RAILS,
     GDC_COLL_ALGO_ALLREDUCE_IPC,
     GDC_COLL_ALGO_ALLREDUCE_IPC_TWO_SHOT,
+    GDC_COLL_ALGO_ALLREDUCE_IPC_LEADER,
     GDC_COLL_ALGO_BCAST_BINOMIAL,
     GDC_COLL_ALGO_BCAST_CHAIN,
     GDC_COLL_ALGO_BCAST_SCATTER_ALLGATHER,
@@ -109,6 +113,7 @@ typedef enum {
     GDC_COLL_ALGO_BCAST_HIER_RAILS,
     GDC_COLL_ALGO_BCAST_CMA,
     GDC_COLL_ALGO_BCAST_IPC,
+    GDC_COLL_ALGO_BCAST_IPC_LEADER,
     GDC_COLL_ALGO_REDUCE_BINOMIAL,
     GDC_COLL_ALGO_REDUCE_SCATTER_GATHER,
     GDC_COLL_ALGO_REDUCE_IPC,
@@ -120,16 +125,19 @@ typedef enum {
     GDC_COLL_ALGO_ALLGATHER_HIER_RAILS,
     GDC_COLL_ALGO_ALLGATHER_CMA,
     GDC_COLL_ALGO_ALLGATHER_IPC,
+    GDC_COLL_ALGO_ALLGATHER_IPC_LEADER,
     GDC_COLL_ALGO_REDUCE_SCATTER_RING,
     GDC_COLL_ALGO_REDUCE_SCATTER_RECURSIVE_HALVING,
     GDC_COLL_ALGO_REDUCE_SCATTER_SHM_DIRECT,
     GDC_COLL_ALGO_REDUCE_SCATTER_IPC,
+    GDC_COLL_ALGO_REDUCE_SCATTER_IPC_LEADER,
     GDC_COLL_ALGO_ALLTOALL_PAIRWISE,
     GDC_COLL_ALGO_ALLTOALL_BRUCK,
     GDC_COLL_ALGO_ALLTOALL_SHM,
     GDC_COLL_ALGO_ALLTOALL_HIER,
     GDC_COLL_ALGO_ALLTOALL_CMA,
     GDC_COLL_ALGO_ALLTOALL_IPC,
+    GDC_COLL_ALGO_ALLTOALL_IPC_LEADER,
     GDC_COLL_ALGO_ALLTOALLV_PAIRWISE,
     GDC_COLL_ALGO_BARRIER_DISSEMINATION,
     GDC_COLL_ALGO_BARRIER_SHM,
@@ -138,10 +146,12 @@ typedef enum {
     GDC_COLL_ALGO_GATHER_SHM,
     GDC_COLL_ALGO_GATHER_CMA,
     GDC_COLL_ALGO_GATHER_IPC,
+    GDC_COLL_ALGO_GATHER_IPC_LEADER,
     GDC_COLL_ALGO_SCATTER_BINOMIAL,
     GDC_COLL_ALGO_SCATTER_SHM,
     GDC_COLL_ALGO_SCATTER_CMA,
     GDC_COLL_ALGO_SCATTER_IPC,
+    GDC_COLL_ALGO_SCATTER_IPC_LEADER,
     GDC_COLL_ALGO_COUNT
 } gdc_coll_algo_id_t;
 
@@ -155,8 +165,10 @@ enum {
                                                the model's choice: its price is right against the
                                                simulator, but the model's one copy rate cannot tell
                                                where it beats the alternatives (bench/RESULTS.md) */
-    GDC_COLL_ALGO_FLAG_IPC = 1u << 3 /* device buffers of one node's ranks, each mapping its peers'
-                                        (CUDA IPC); hand-offs through the node's shared memory */
+    GDC_COLL_ALGO_FLAG_IPC = 1u << 3, /* device buffers of one node's ranks, each mapping its peers'
+                                         (CUDA IPC); hand-offs through the node's shared memory */
+    GDC_COLL_ALGO_FLAG_ONE_GPU = 1u << 4 /* ... all on one GPU: one rank makes the call's every GPU
+                                            operation (args->shm_one_gpu) */
 };
 
 struct gdc_coll_sched;

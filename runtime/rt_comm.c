@@ -83,10 +83,13 @@ static void drop_shm(struct gdc_comm *comm);
 static gdc_status_t attach_shm(struct gdc_comm *comm, gdc_rt_shm_t *shm, const gdc_rt_shm_locator_t *where)
 {
     int my_node = comm->node_of[comm->rank], local = 0, me = 0, ok, all_ok = 1, all_cma = 1, all_ipc = 1;
+    int                   one_gpu = 1;
+    char                  busid[32] = "";
+    uint32_t              gpu = 0, mine[2];
     gdc_status_t          status;
     int                  *ranks  = malloc((size_t)comm->size * sizeof(int));
     gdc_rt_shm_locator_t *places = malloc((size_t)comm->size * sizeof(*places));
-    int                  *oks    = malloc((size_t)comm->size * sizeof(int));
+    uint32_t             *oks    = malloc((size_t)comm->size * sizeof(mine));
 
     if (ranks == NULL || places == NULL || oks == NULL) {
         status = GDC_ERR_NO_MEMORY;
@@ -101,15 +104,23 @@ static gdc_status_t attach_shm(struct gdc_comm *comm, gdc_rt_shm_t *shm, const g
         }
     }
     /* bit 0: attached; bit 1: cross-memory attach reaches every local peer; bit 2: this
-     * rank can map the peers' device buffers (CUDA IPC) */
+     * rank can map the peers' device buffers (CUDA IPC); bit 3: it sees one device only, not
+     * shared through MPS, the one the second word names */
     ok = local < 2 || (shm != NULL && gdc_rt_shm_attach(shm, local, me, ranks, places) == GDC_SUCCESS);
     ok |= (local < 2 || (ok && shm->cma)) ? 2 : 0;
     ok |= (local < 2 || ((ok & 1) && cuda_ipc_usable())) ? 4 : 0;
-    status = internal_allgather(comm, &ok, oks, sizeof(int));
+    ok |= ((ok & 4) && gdc_rt_cuda_sole_device(&gpu, busid)) ? 8 : 0;
+    mine[0] = (uint32_t)ok;
+    mine[1] = gpu;
+    status  = internal_allgather(comm, mine, oks, sizeof(mine));
     for (int r = 0; r < comm->size && status == GDC_SUCCESS; r++) {
-        all_ok &= oks[r] & 1;
-        all_cma &= (oks[r] >> 1) & 1;
-        all_ipc &= (oks[r] >> 2) & 1;
+        all_ok &= oks[2 * r] & 1;
+        all_cma &= (oks[2 * r] >> 1) & 1;
+        all_ipc &= (oks[2 * r] >> 2) & 1;
+    }
+    /* my node's ranks on one GPU (the algorithms that use it run in one node only) */
+    for (int i = 0; i < local && status == GDC_SUCCESS; i++) {
+        one_gpu &= (oks[2 * ranks[i]] >> 3) & 1 && oks[2 * ranks[i] + 1] == oks[2 * ranks[0] + 1];
     }
     if (shm != NULL) {
         gdc_rt_shm_close_handle(shm);
@@ -118,6 +129,14 @@ static gdc_status_t attach_shm(struct gdc_comm *comm, gdc_rt_shm_t *shm, const g
         shm->cma  = all_cma; /* the same on every rank: the algorithms that use it are chosen alike */
         shm->ipc  = all_ipc && gdc_rt_cuda_ipc_cache_create(&gdc_rt_cuda_ipc_driver_ops, local, GDC_RT_COMM_IPC_MAPPINGS,
                                                             &shm->ipc_cache) == GDC_SUCCESS;
+        shm->one_gpu = shm->ipc && one_gpu;
+        if (shm->one_gpu && me == 0) {
+            GDC_LOG_WARN_ONCE("%d ranks of this node share GPU %s without MPS: a GPU operation from another "
+                              "rank's context than the last costs a switch between contexts (270 us on an H200), "
+                              "so the ipc_leader algorithms make each call's GPU work from one rank; with MPS "
+                              "(nvidia-cuda-mps-control -d) every rank's own would be faster",
+                              local, busid);
+        }
         if (all_ipc && !shm->ipc) {
             GDC_LOG_WARN("communicator ctx %u: no CUDA IPC cache (out of memory): device buffers in this node take "
                          "the staged path",

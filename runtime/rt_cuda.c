@@ -298,6 +298,30 @@ gdc_status_t gdc_rt_cuda_wait_caller(const void *near)
     return GDC_SUCCESS;
 }
 
+int gdc_rt_cuda_sole_device(uint32_t *key, char *busid)
+{
+    gdc_rt_cu_device_t device;
+    int                mps = 0;
+    uint32_t           hash = 2166136261u; /* FNV-1a */
+
+    if (!cuda.available || cuda.device_count != 1 || gdc_rt_cuda.cuDeviceGet == NULL ||
+        gdc_rt_cuda.cuDeviceGetPCIBusId == NULL || gdc_rt_cuda.cuDeviceGet(&device, 0) != GDC_RT_CUDA_SUCCESS ||
+        gdc_rt_cuda.cuDeviceGetPCIBusId(busid, 32, device) != GDC_RT_CUDA_SUCCESS) {
+        return 0;
+    }
+    busid[31] = '\0';
+    if (gdc_rt_cuda.cuDeviceGetAttribute != NULL &&
+        gdc_rt_cuda.cuDeviceGetAttribute(&mps, GDC_RT_CU_DEVICE_ATTRIBUTE_MPS_ENABLED, device) == GDC_RT_CUDA_SUCCESS &&
+        mps) {
+        return 0;
+    }
+    for (const char *c = busid; *c != '\0'; c++) {
+        hash = (hash ^ (uint8_t)*c) * 16777619u;
+    }
+    *key = hash;
+    return 1;
+}
+
 gdc_status_t gdc_rt_cuda_alloc(const void *near, size_t n, void **out)
 {
     gdc_rt_cu_context_t   pushed;

@@ -138,6 +138,7 @@ typedef struct gdc_rt_cu_mem_access_desc  gdc_rt_cu_mem_access_desc_t;
 #define GDC_RT_CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED                      115
 #define GDC_RT_CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED                   116
 #define GDC_RT_CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED                           124
+#define GDC_RT_CU_DEVICE_ATTRIBUTE_MPS_ENABLED                                 133
 #define GDC_RT_CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED                         125
 
 /* Flags of cuStreamCreate, cuEventCreate, cuIpcOpenMemHandle, cuMemHostRegister */
@@ -315,5 +316,10 @@ gdc_status_t gdc_rt_cuda_wait_caller(const void *near);
  * next to a user's device buffer. */
 gdc_status_t gdc_rt_cuda_alloc(const void *near, size_t n, void **out);
 void         gdc_rt_cuda_free(void *ptr);
+
+/* Whether this process sees exactly one device and its contexts there are its own (not
+ * shared through MPS): then *key names the device (its PCI bus id, hashed), so that
+ * processes can tell whether they share it, and *busid (32 bytes) spells it. */
+int gdc_rt_cuda_sole_device(uint32_t *key, char *busid);
 
 #endif

@@ -38,6 +38,7 @@ typedef struct gdc_rt_shm {
     int32_t               *pids;        /* [local_size] their processes */
     int                    cma;         /* cross-memory attach reaches every peer's memory */
     int                    ipc;         /* every local rank maps its peers' device buffers (CUDA IPC) */
+    int                    one_gpu;     /* ... and they all use one GPU, not shared through MPS */
     struct gdc_rt_cuda_ipc_cache *ipc_cache; /* those mappings, when ipc */
     const struct gdc_rt_cuda_ipc_ops *ipc_ops; /* the driver calls of exports (NULL: the driver's;
                                                   tests put fakes here and in the cache) */

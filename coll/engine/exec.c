@@ -219,7 +219,8 @@ static gdc_status_t reach_peers(gdc_coll_exec_t *exec, const gdc_coll_step_t *st
  * results: before a signal to a peer, a message, and the end of the call. */
 static int queue_gpu(const gdc_coll_exec_t *exec)
 {
-    return exec->on_device && exec->sched->peer_user && exec->sched->args.config->device_queue;
+    return exec->on_device && exec->sched->peer_user &&
+           (exec->sched->gpu_queue || exec->sched->args.config->device_queue);
 }
 
 static gdc_status_t drain_gpu(gdc_coll_exec_t *exec)
@@ -302,7 +303,7 @@ static gdc_status_t run_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step
     void                  *dst   = region_ptr(exec, &step->a);
 
     if (peers_direct(exec) && step->a.length > 0 &&
-        (step->kind == GDC_COLL_STEP_REDUCE || step->kind == GDC_COLL_STEP_COPY)) {
+        (step->kind == GDC_COLL_STEP_REDUCE || step->kind == GDC_COLL_STEP_COPY || step->kind == GDC_COLL_STEP_AVG)) {
         gdc_status_t status = reach_peers(exec, step);
 
         if (status != GDC_SUCCESS) {

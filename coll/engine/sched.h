@@ -87,6 +87,8 @@ typedef struct gdc_coll_sched {
     uint32_t               shm_epochs; /* counter values the call uses (shared memory) */
     int                    peer_user;  /* copies from or into peers' buffers (GDC_COLL_PEER_INPUT...), or
                                           lets them copy from or into mine: publishes them at the start */
+    int                    gpu_queue;  /* device steps queued on gdc's stream, waited for once per hand-off
+                                          (the ipc_leader algorithms; GDC_DEVICE_QUEUE for the others) */
     int                    last_signal[GDC_RT_SHM_COUNTERS]; /* per counter, while building: signals go in order */
     int                   *last_wait;      /* [GDC_RT_SHM_COUNTERS * size] per counter and peer, while building */
     gdc_status_t           status;     /* first error while building */

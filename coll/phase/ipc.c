@@ -13,6 +13,45 @@ int gdc_coll_ipc_out_of_place_supports(const gdc_coll_args_t *args)
     return gdc_coll_ipc_supports(args) && !args->in_place;
 }
 
+int gdc_coll_ipc_leader_supports(const gdc_coll_args_t *args)
+{
+    return gdc_coll_ipc_supports(args) && args->shm_one_gpu;
+}
+
+int gdc_coll_ipc_leader_out_of_place_supports(const gdc_coll_args_t *args)
+{
+    return gdc_coll_ipc_leader_supports(args) && !args->in_place;
+}
+
+int gdc_coll_ipc_follow(gdc_coll_sched_t *sched, int leader, int *all_published)
+{
+    gdc_coll_cma_publish(sched);
+    if (sched->args.rank != leader) {
+        gdc_coll_wait(sched, leader, GDC_COLL_SHM_DONE, 1, -1);
+        return 1;
+    }
+    sched->gpu_queue = 1;
+    *all_published   = gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_COPIED, 1, -1);
+    return 0;
+}
+
+gdc_coll_region_t gdc_coll_ipc_user(const gdc_coll_sched_t *sched, gdc_coll_buf_t buf, int p, size_t at,
+                                    size_t count)
+{
+    size_t dsize = sched->args.dsize;
+
+    if (p == sched->args.rank) {
+        return gdc_coll_rgn(sched, buf, at, count);
+    }
+    return gdc_coll_rgn_peer_user(buf == GDC_COLL_INPUT ? GDC_COLL_PEER_INPUT : GDC_COLL_PEER_OUTPUT, p, at * dsize,
+                                  count * dsize);
+}
+
+void gdc_coll_ipc_lead_done(gdc_coll_sched_t *sched, int last)
+{
+    gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, last);
+}
+
 /* Element `at` of rank p's input, as a region of this rank's schedule. */
 static gdc_coll_region_t input_of(const gdc_coll_sched_t *sched, int p, size_t at, size_t count)
 {

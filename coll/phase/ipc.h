@@ -38,4 +38,28 @@ gdc_coll_region_t gdc_coll_ipc_result(gdc_coll_sched_t *sched);
  * rank's input in rank order into the result place, finish (gdc_coll_ipc_finish). */
 void gdc_coll_ipc_reduce_to_output(gdc_coll_sched_t *sched, size_t at);
 
+/*
+ * The ipc_leader algorithms, for ranks that share one GPU (args->shm_one_gpu): a GPU
+ * switches between processes' contexts at every operation that comes from another one
+ * than the last, which costs 270 us on an H200 (tests/gpu/ipc_probe --calls, bench/
+ * RESULTS.md 2026-12-04 18:11), so one rank, the leader, makes every copy and kernel of
+ * the call, reading and writing the others' buffers, queued on its stream and waited for
+ * once; the others publish their buffers and wait for its DONE.
+ */
+int gdc_coll_ipc_leader_supports(const gdc_coll_args_t *args);
+int gdc_coll_ipc_leader_out_of_place_supports(const gdc_coll_args_t *args);
+
+/* A follower's whole part (publish, wait for leader's DONE): returns 1 where this rank is
+ * not the leader and its schedule is built. The leader's schedule gets its publication,
+ * its steps queued, and the wait for every follower's publication (*all_published). */
+int gdc_coll_ipc_follow(gdc_coll_sched_t *sched, int leader, int *all_published);
+
+/* count elements at element `at` of local rank p's INPUT or OUTPUT, as this rank's
+ * schedule names them: its own buffer, or the peer's mapping. */
+gdc_coll_region_t gdc_coll_ipc_user(const gdc_coll_sched_t *sched, gdc_coll_buf_t buf, int p, size_t at,
+                                    size_t count);
+
+/* The leader's end: DONE once `last` is done (the followers return then). */
+void gdc_coll_ipc_lead_done(gdc_coll_sched_t *sched, int last);
+
 #endif

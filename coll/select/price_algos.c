@@ -653,6 +653,63 @@ static double reduce_scatter_ipc(const gdc_coll_price_t *p)
     return p->o + p->sig + (p->n - 1) * ipc_reduce(p, block) + p->o + p->sig + ipc_copy_out(p, block);
 }
 
+/* The ipc_leader algorithms: the followers publish, the leader makes every step one after
+ * another (kernels over `reduced` bytes, copies between two ranks' buffers of `copied`
+ * bytes, and `own` copies inside its own buffers of `owned`), then DONE. */
+static double ipc_leader(const gdc_coll_price_t *p, double kernels, double reduced, double copies, double copied,
+                         double own, double owned)
+{
+    return p->o + p->sig + kernels * ipc_reduce(p, reduced) + copies * gdc_coll_price_cma(p, copied) +
+           own * own_copy(p, owned) + p->o + p->sig;
+}
+
+static double allreduce_ipc_leader(const gdc_coll_price_t *p)
+{
+    double bytes = bytes_of(p, p->args->count);
+
+    return ipc_leader(p, p->n - 1, bytes, p->n - 1, bytes, 0, 0);
+}
+
+static double bcast_ipc_leader(const gdc_coll_price_t *p)
+{
+    double bytes = bytes_of(p, p->args->count);
+
+    return ipc_leader(p, 0, 0, p->n - 1, bytes, 0, 0);
+}
+
+/* Every block into every output: the leader's own block into its own output out of place,
+ * every other copy between two ranks. */
+static double allgather_ipc_leader(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count), n = p->n;
+
+    return p->args->in_place ? ipc_leader(p, 0, 0, n * n - n, block, 0, 0)
+                             : ipc_leader(p, 0, 0, n * n - 1, block, 1, block);
+}
+
+static double alltoall_ipc_leader(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count), n = p->n;
+
+    return ipc_leader(p, 0, 0, n * n - 1, block, 1, block);
+}
+
+/* n blocks, each reduced from every rank's input by n-1 kernels. */
+static double reduce_scatter_ipc_leader(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count);
+
+    return ipc_leader(p, (double)p->n * (p->n - 1), block, 0, 0, 0, 0);
+}
+
+/* The root's copy of each other rank's block, and its own out of place. */
+static double gather_ipc_leader(const gdc_coll_price_t *p)
+{
+    double block = bytes_of(p, p->args->count);
+
+    return ipc_leader(p, 0, 0, p->n - 1, block, !p->args->in_place, block);
+}
+
 static double allreduce_shm(const gdc_coll_price_t *p)
 {
     double chunk  = bytes_of(p, gdc_coll_shm_allreduce_chunk_elems(p->args));
@@ -977,6 +1034,13 @@ static const price_fn_t prices[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_ALLGATHER_CMA]                  = allgather_cma,
     [GDC_COLL_ALGO_ALLREDUCE_IPC]                  = allreduce_ipc,
     [GDC_COLL_ALGO_ALLREDUCE_IPC_TWO_SHOT]         = allreduce_ipc_two_shot,
+    [GDC_COLL_ALGO_ALLREDUCE_IPC_LEADER]           = allreduce_ipc_leader,
+    [GDC_COLL_ALGO_BCAST_IPC_LEADER]               = bcast_ipc_leader,
+    [GDC_COLL_ALGO_ALLGATHER_IPC_LEADER]           = allgather_ipc_leader,
+    [GDC_COLL_ALGO_REDUCE_SCATTER_IPC_LEADER]      = reduce_scatter_ipc_leader,
+    [GDC_COLL_ALGO_ALLTOALL_IPC_LEADER]            = alltoall_ipc_leader,
+    [GDC_COLL_ALGO_GATHER_IPC_LEADER]              = gather_ipc_leader,
+    [GDC_COLL_ALGO_SCATTER_IPC_LEADER]             = gather_ipc_leader, /* the same copies the other way */
     [GDC_COLL_ALGO_REDUCE_IPC]                     = reduce_ipc,
     [GDC_COLL_ALGO_REDUCE_SCATTER_IPC]             = reduce_scatter_ipc,
     [GDC_COLL_ALGO_SCATTER_IPC]                    = scatter_cma,

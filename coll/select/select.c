@@ -137,26 +137,37 @@ void gdc_coll_select_finalize(void)
  * call. Where one can, the others are not chosen: their messages carry device buffers
  * through host memory when UCX has no CUDA transport (230 us for 8 bytes on 2 ranks of an
  * H200, 127 ms for 64 MiB: bench/RESULTS.md 2026-12-04), which the model does not price. */
-static int ipc_can_run(const gdc_coll_args_t *args)
+static int flagged_can_run(const gdc_coll_args_t *args, unsigned flag)
 {
-    if (!args->on_device || !args->shm_ipc) {
-        return 0;
-    }
     for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
         const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
 
-        if (algo->coll == args->coll && (algo->flags & GDC_COLL_ALGO_FLAG_IPC) && supports(algo, args)) {
+        if (algo->coll == args->coll && (algo->flags & flag) && supports(algo, args)) {
             return 1;
         }
     }
     return 0;
 }
 
+static int ipc_can_run(const gdc_coll_args_t *args)
+{
+    return args->on_device && args->shm_ipc && flagged_can_run(args, GDC_COLL_ALGO_FLAG_IPC);
+}
+
+/* Whether an ipc_leader algorithm can: where the ranks share one GPU, the others are not
+ * chosen, since every GPU operation a second rank makes costs a switch between contexts
+ * (270 us on an H200, bench/RESULTS.md 2026-12-04 18:11), which the model does not price. */
+static int leader_can_run(const gdc_coll_args_t *args)
+{
+    return args->on_device && args->shm_one_gpu && flagged_can_run(args, GDC_COLL_ALGO_FLAG_ONE_GPU);
+}
+
 /* Can the model's choice (not forcing, not tuning) fall on algo for this call? */
 static int model_may_choose(const gdc_coll_algo_t *algo, const gdc_coll_args_t *args, const gdc_coll_algo_t *skip)
 {
     return algo->coll == args->coll && algo != skip && !(algo->flags & GDC_COLL_ALGO_FLAG_ON_REQUEST) &&
-           supports(algo, args) && ((algo->flags & GDC_COLL_ALGO_FLAG_IPC) || !ipc_can_run(args));
+           supports(algo, args) && ((algo->flags & GDC_COLL_ALGO_FLAG_IPC) || !ipc_can_run(args)) &&
+           ((algo->flags & GDC_COLL_ALGO_FLAG_ONE_GPU) || !leader_can_run(args));
 }
 
 /* How many algorithms could run the call (skip aside); *first is the first of them. */

@@ -70,6 +70,14 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .flags = GDC_COLL_ALGO_FLAG_IPC | GDC_COLL_ALGO_FLAG_ON_REQUEST,
         .supports = gdc_coll_ipc_supports,
         .build = gdc_coll_allreduce_ipc_two_shot},
+    [GDC_COLL_ALGO_ALLREDUCE_IPC_LEADER] = {
+        .id = GDC_COLL_ALGO_ALLREDUCE_IPC_LEADER, .coll = GDC_COLL_ALLREDUCE, .name = "ipc_leader",
+        .desc = "device buffers, one GPU shared by the node's ranks: rank 0 reduces every "
+                "rank's vector and copies the result into every output, the only rank to use "
+                "the GPU (no switch between contexts)",
+        .flags = GDC_COLL_ALGO_FLAG_IPC | GDC_COLL_ALGO_FLAG_ONE_GPU,
+        .supports = gdc_coll_ipc_leader_supports,
+        .build = gdc_coll_allreduce_ipc_leader},
     [GDC_COLL_ALGO_BCAST_BINOMIAL] = {
         .id = GDC_COLL_ALGO_BCAST_BINOMIAL, .coll = GDC_COLL_BCAST, .name = "binomial",
         .desc = "binomial tree from the root; log2(n) rounds of the whole message",
@@ -174,6 +182,13 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .flags = GDC_COLL_ALGO_FLAG_IPC,
         .supports = gdc_coll_ipc_supports,
         .build = gdc_coll_reduce_scatter_ipc},
+    [GDC_COLL_ALGO_REDUCE_SCATTER_IPC_LEADER] = {
+        .id = GDC_COLL_ALGO_REDUCE_SCATTER_IPC_LEADER, .coll = GDC_COLL_REDUCE_SCATTER, .name = "ipc_leader",
+        .desc = "device buffers, one GPU shared by the node's ranks: rank 0 reduces each block "
+                "straight into its rank's output, the only rank to use the GPU",
+        .flags = GDC_COLL_ALGO_FLAG_IPC | GDC_COLL_ALGO_FLAG_ONE_GPU,
+        .supports = gdc_coll_ipc_leader_out_of_place_supports,
+        .build = gdc_coll_reduce_scatter_ipc_leader},
     [GDC_COLL_ALGO_ALLTOALL_PAIRWISE] = {
         .id = GDC_COLL_ALGO_ALLTOALL_PAIRWISE, .coll = GDC_COLL_ALLTOALL, .name = "pairwise",
         .desc = "n-1 rounds, rank r exchanges with r+k and r-k in round k",
@@ -252,6 +267,13 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .flags = GDC_COLL_ALGO_FLAG_IPC,
         .supports = gdc_coll_ipc_supports,
         .build = gdc_coll_scatter_cma},
+    [GDC_COLL_ALGO_SCATTER_IPC_LEADER] = {
+        .id = GDC_COLL_ALGO_SCATTER_IPC_LEADER, .coll = GDC_COLL_SCATTER, .name = "ipc_leader",
+        .desc = "device buffers, one GPU shared by the node's ranks: the root copies each "
+                "rank's block into that rank's buffer, the only rank to use the GPU",
+        .flags = GDC_COLL_ALGO_FLAG_IPC | GDC_COLL_ALGO_FLAG_ONE_GPU,
+        .supports = gdc_coll_ipc_leader_supports,
+        .build = gdc_coll_scatter_ipc_leader},
     [GDC_COLL_ALGO_GATHER_CMA] = {
         .id = GDC_COLL_ALGO_GATHER_CMA, .coll = GDC_COLL_GATHER, .name = "cma",
         .desc = "one node: each rank writes its block straight into the root's buffer (cross-memory attach)",
@@ -265,6 +287,13 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .flags = GDC_COLL_ALGO_FLAG_IPC,
         .supports = gdc_coll_ipc_supports,
         .build = gdc_coll_gather_cma},
+    [GDC_COLL_ALGO_GATHER_IPC_LEADER] = {
+        .id = GDC_COLL_ALGO_GATHER_IPC_LEADER, .coll = GDC_COLL_GATHER, .name = "ipc_leader",
+        .desc = "device buffers, one GPU shared by the node's ranks: the root copies every "
+                "rank's block into its buffer, the only rank to use the GPU",
+        .flags = GDC_COLL_ALGO_FLAG_IPC | GDC_COLL_ALGO_FLAG_ONE_GPU,
+        .supports = gdc_coll_ipc_leader_supports,
+        .build = gdc_coll_gather_ipc_leader},
     [GDC_COLL_ALGO_BCAST_CMA] = {
         .id = GDC_COLL_ALGO_BCAST_CMA, .coll = GDC_COLL_BCAST, .name = "cma",
         .desc = "one node: each rank reads the vector from the root's buffer while the root writes the last "
@@ -279,6 +308,13 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .flags = GDC_COLL_ALGO_FLAG_IPC,
         .supports = gdc_coll_ipc_supports,
         .build = gdc_coll_bcast_cma},
+    [GDC_COLL_ALGO_BCAST_IPC_LEADER] = {
+        .id = GDC_COLL_ALGO_BCAST_IPC_LEADER, .coll = GDC_COLL_BCAST, .name = "ipc_leader",
+        .desc = "device buffers, one GPU shared by the node's ranks: the root copies the vector "
+                "into every rank's buffer, the only rank to use the GPU",
+        .flags = GDC_COLL_ALGO_FLAG_IPC | GDC_COLL_ALGO_FLAG_ONE_GPU,
+        .supports = gdc_coll_ipc_leader_supports,
+        .build = gdc_coll_bcast_ipc_leader},
     [GDC_COLL_ALGO_ALLTOALL_CMA] = {
         .id = GDC_COLL_ALGO_ALLTOALL_CMA, .coll = GDC_COLL_ALLTOALL, .name = "cma",
         .desc = "one node: each rank reads its block from every other's send buffer (cross-memory attach)",
@@ -292,6 +328,13 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .flags = GDC_COLL_ALGO_FLAG_IPC,
         .supports = gdc_coll_ipc_out_of_place_supports,
         .build = gdc_coll_alltoall_cma},
+    [GDC_COLL_ALGO_ALLTOALL_IPC_LEADER] = {
+        .id = GDC_COLL_ALGO_ALLTOALL_IPC_LEADER, .coll = GDC_COLL_ALLTOALL, .name = "ipc_leader",
+        .desc = "device buffers, one GPU shared by the node's ranks: rank 0 copies every block "
+                "to its place, the only rank to use the GPU",
+        .flags = GDC_COLL_ALGO_FLAG_IPC | GDC_COLL_ALGO_FLAG_ONE_GPU,
+        .supports = gdc_coll_ipc_leader_out_of_place_supports,
+        .build = gdc_coll_alltoall_ipc_leader},
     [GDC_COLL_ALGO_ALLGATHER_CMA] = {
         .id = GDC_COLL_ALGO_ALLGATHER_CMA, .coll = GDC_COLL_ALLGATHER, .name = "cma",
         .desc = "one node: each rank reads every other's block straight from its input (cross-memory attach)",
@@ -305,6 +348,13 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .flags = GDC_COLL_ALGO_FLAG_IPC,
         .supports = gdc_coll_ipc_supports,
         .build = gdc_coll_allgather_cma},
+    [GDC_COLL_ALGO_ALLGATHER_IPC_LEADER] = {
+        .id = GDC_COLL_ALGO_ALLGATHER_IPC_LEADER, .coll = GDC_COLL_ALLGATHER, .name = "ipc_leader",
+        .desc = "device buffers, one GPU shared by the node's ranks: rank 0 copies every block "
+                "into every output, the only rank to use the GPU",
+        .flags = GDC_COLL_ALGO_FLAG_IPC | GDC_COLL_ALGO_FLAG_ONE_GPU,
+        .supports = gdc_coll_ipc_leader_supports,
+        .build = gdc_coll_allgather_ipc_leader},
 };
 
 const gdc_coll_algo_t *gdc_coll_algo_find(gdc_coll_type_t coll, const char *name)

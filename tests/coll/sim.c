@@ -538,6 +538,7 @@ static int setup_rank(sim_t *w, sim_rank_t *sr, const sim_case_t *c, int call, i
      * the ranks (threads of this process) reading each other's buffers directly, as the
      * GPU's ranks do through their CUDA IPC mappings. */
     sr->args.shm_ipc   = w->shms != NULL;
+    sr->args.shm_one_gpu = sr->args.shm_ipc && (c->algo->flags & GDC_COLL_ALGO_FLAG_ONE_GPU) != 0;
     sr->args.on_device = (c->algo->flags & GDC_COLL_ALGO_FLAG_IPC) != 0;
     sr->args.config    = c->config != NULL ? c->config : &gdc_coll_config_defaults;
     sr->args.in_place  = c->in_place && (c->algo->coll == GDC_COLL_SCATTER

@@ -90,6 +90,7 @@ static gdc_coll_args_t call(gdc_coll_type_t coll, size_t bytes, int n, int nodes
     a.shm_bytes = 2 << 20;
     a.shm_cma   = !device;
     a.shm_ipc   = device;
+    a.shm_one_gpu = device; /* the ipc_leader algorithms priced next to the others */
     a.on_device = device;
     a.config    = &live_like;
     return a;

@@ -82,15 +82,16 @@ static int setup_default(void **state)
 }
 
 /* The choice for device buffers of ranks on one node that map each other's memory
- * (shm_ipc), or not. */
+ * (ipc: shm_ipc; 2: and share one GPU, shm_one_gpu), or not. */
 static const char *chosen_on_device(gdc_coll_type_t coll, size_t bytes, int n, int ipc)
 {
     gdc_coll_args_t        a = call(coll, bytes, n, 1);
     const gdc_coll_algo_t *algo;
 
-    a.on_device = 1;
-    a.shm_bytes = 1 << 20;
-    a.shm_ipc   = ipc;
+    a.on_device   = 1;
+    a.shm_bytes   = 1 << 20;
+    a.shm_ipc     = ipc != 0;
+    a.shm_one_gpu = ipc == 2;
     gdc_coll_select_chunks(&a);
     algo = gdc_coll_select(&a);
     assert_non_null(algo);
@@ -129,6 +130,38 @@ static void test_device_buffers_in_a_node(void **state)
     assert_string_equal(chosen_on_device(GDC_COLL_ALLREDUCE, 256 << 20, 4, 1), "ipc");
     assert_string_equal(chosen_on_device(GDC_COLL_ALLTOALLV, 1 << 20, 4, 1), "pairwise");
     assert_true(strncmp(chosen(GDC_COLL_ALLREDUCE, 8, 4, 1, 0), "ipc", 3) != 0);
+}
+
+/* Ranks that share one GPU: every collective with an ipc_leader algorithm runs it (a GPU
+ * operation from a second rank's context costs a switch, 270 us on an H200); reduce ipc
+ * already has one rank, the root, make them all; in place, where the leader cannot, the
+ * other ipc algorithms. */
+static void test_ranks_sharing_one_gpu(void **state)
+{
+    static const gdc_coll_type_t colls[] = {GDC_COLL_ALLREDUCE, GDC_COLL_BCAST,    GDC_COLL_ALLGATHER,
+                                            GDC_COLL_REDUCE_SCATTER, GDC_COLL_ALLTOALL, GDC_COLL_GATHER,
+                                            GDC_COLL_SCATTER};
+    static const size_t          sizes[] = {4, 1024, 1 << 20, 64 << 20};
+    static const int             ranks[] = {2, 3, 4, 8};
+    gdc_coll_args_t              a;
+
+    (void)state;
+    for (size_t c = 0; c < sizeof(colls) / sizeof(colls[0]); c++) {
+        for (size_t b = 0; b < sizeof(sizes) / sizeof(sizes[0]); b++) {
+            for (size_t r = 0; r < sizeof(ranks) / sizeof(ranks[0]); r++) {
+                size_t bytes = colls[c] == GDC_COLL_REDUCE_SCATTER ? sizes[b] / (size_t)ranks[r] * 4 : sizes[b];
+
+                assert_string_equal(chosen_on_device(colls[c], bytes, ranks[r], 2), "ipc_leader");
+                assert_string_not_equal(chosen_on_device(colls[c], bytes, ranks[r], 1), "ipc_leader");
+            }
+        }
+    }
+    assert_string_equal(chosen_on_device(GDC_COLL_REDUCE, 1 << 20, 4, 2), "ipc");
+    a           = call(GDC_COLL_ALLTOALL, 1 << 20, 4, 1);
+    a.on_device = a.shm_ipc = a.shm_one_gpu = a.in_place = 1;
+    a.shm_bytes = 1 << 20;
+    gdc_coll_select_chunks(&a);
+    assert_true(strncmp(gdc_coll_select(&a)->name, "ipc_leader", 10) != 0);
 }
 
 /* Large messages are bandwidth-bound: a 2-rank ring moves S/2 each way twice, S/beta in
@@ -488,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_profile_errors),
         cmocka_unit_test_setup(test_tuning_and_forcing, setup_default),
         cmocka_unit_test_setup(test_device_buffers_in_a_node, setup_default),
+        cmocka_unit_test_setup(test_ranks_sharing_one_gpu, setup_default),
     };
 
     setenv("GDC_LOG", "error", 0);

@@ -97,6 +97,33 @@ for n in 1 2 4; do # what one GPU operation costs when n processes share the GPU
     t=$(find_test ipc_probe) && step "probe-shared-$n" 60 "$t" --shared "$n"
     grep "^probe:" "$out/probe-shared-$n.log" >>"$summary" 2>/dev/null
 done
+for n in 2 4; do # a call's GPU work from every rank's context, or from one
+    t=$(find_test ipc_probe) && step "probe-calls-$n" 60 "$t" --calls "$n"
+    grep "^probe:" "$out/probe-calls-$n.log" >>"$summary" 2>/dev/null
+done
+# The same and a 2-rank allreduce under MPS, where the image has it (one server context for
+# every rank's work: no switch between contexts). Its pipe and log folders are the run's own.
+if command -v nvidia-cuda-mps-control >/dev/null && [ -z "${CUDA_MPS_PIPE_DIRECTORY:-}" ] &&
+    { [ -z "${GDC_CHECK_ONLY:-}" ] || echo mps | grep -Eq "$GDC_CHECK_ONLY"; }; then
+    CUDA_MPS_PIPE_DIRECTORY=$out/mps-pipe CUDA_MPS_LOG_DIRECTORY=$out/mps-log
+    export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+    if nvidia-cuda-mps-control -d; then
+        for n in 2 4; do
+            t=$(find_test ipc_probe) && step "mps-probe-calls-$n" 60 "$t" --calls "$n"
+            sed 's/^probe:/probe (mps):/' "$out/mps-probe-calls-$n.log" 2>/dev/null | grep "^probe" >>"$summary"
+        done
+        step mps-speed-allreduce-2 120 gdrun -n 2 -x GDC_LOG=info gdbench allreduce -d cuda -c -m 8:256M -i 20 -x 2 \
+            --json "$out/mps-speed-allreduce-2.json"
+        echo quit | nvidia-cuda-mps-control
+        sleep 1
+    else
+        say "FAIL mps: nvidia-cuda-mps-control -d did not start"
+    fi
+    unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+else
+    say "# mps: not run (no nvidia-cuda-mps-control, or not asked for)"
+fi
 t=$(find_test test_cuda) && step unit-cuda 60 "$t" || say "FAIL unit-cuda: test_cuda not found"
 t=$(find_test test_reduce_cuda) && step kernels 120 "$t" || say "FAIL kernels: test_reduce_cuda not found"
 

@@ -9,6 +9,10 @@
  *  - the device's own D2D copy rate (one process), the floor device-check compares with.
  * With --shared N: N processes at once, each timing 8-byte copies and their waits and the
  * driver calls of an IPC export (what a GPU operation costs when ranks share the GPU).
+ * With --calls N: N processes emulating collective calls, a host barrier after each: every
+ * process doing one 8-byte copy per call, one process doing all N copies for the others, an
+ * idle sync of the legacy stream, or nothing (what a call costs when its GPU work comes from
+ * one context rather than from every rank's).
  * One line per item, "probe: NAME ok ..." or "probe: NAME FAILED: why"; exit 0 whatever the
  * answers (they are facts about the machine), 1 only when the probe itself broke.
  */
@@ -17,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -295,6 +300,105 @@ fail:
     return 1;
 }
 
+/* A barrier of n processes on a shared page: arrivals counted, the last one moves the
+ * generation on. */
+struct calls_board {
+    volatile int arrived;
+    volatile int generation;
+};
+
+static void board_wait(struct calls_board *board, int n)
+{
+    int gen = __atomic_load_n(&board->generation, __ATOMIC_ACQUIRE);
+
+    if (__atomic_add_fetch(&board->arrived, 1, __ATOMIC_ACQ_REL) == n) {
+        __atomic_store_n(&board->arrived, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&board->generation, gen + 1, __ATOMIC_RELEASE);
+        return;
+    }
+    while (__atomic_load_n(&board->generation, __ATOMIC_ACQUIRE) == gen) {
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* One of n processes making calls: per mode, CALLS calls each ended by the barrier; the
+ * median call (as process 0 saw it) printed by process 0. */
+static int caller(int index, int n, struct calls_board *board)
+{
+    static const char *modes[] = {"each-rank-copies", "one-rank-copies-for-all", "idle-legacy-sync", "host-only"};
+    enum { CALLS = 400 };
+    CUdeviceptr a = 0, b = 0;
+    CUstream    st;
+    double      t[CALLS];
+
+    alarm(60); /* a fork's child has none: a sibling that broke off leaves the others at the barrier */
+    if (open_device() == NULL) {
+        printf("probe: calls-%d rank %d could not open device 0\n", n, index);
+        return 1;
+    }
+    TRY("calls", cuMemAlloc(&a, 4096));
+    TRY("calls", cuMemAlloc(&b, 4096));
+    TRY("calls", cuStreamCreate(&st, CU_STREAM_DEFAULT));
+    TRY("calls", cuMemcpyAsync(b, a, 8, st));
+    TRY("calls", cuStreamSynchronize(st));
+    board_wait(board, n);
+    for (int mode = 0; mode < 4; mode++) {
+        for (int c = 0; c < CALLS; c++) {
+            double t0 = now();
+
+            if (mode == 0 || (mode == 1 && index == 0)) {
+                for (int k = 0; k < (mode == 0 ? 1 : n); k++) {
+                    TRY("calls", cuMemcpyAsync(b + 8 * (CUdeviceptr)k, a, 8, st));
+                }
+                TRY("calls", cuStreamSynchronize(st));
+            } else if (mode == 2) {
+                TRY("calls", cuStreamSynchronize(NULL));
+            }
+            board_wait(board, n);
+            t[c] = now() - t0;
+        }
+        if (index == 0) {
+            qsort(t, CALLS, sizeof(t[0]), cmp_double);
+            printf("probe: calls-%d %s ok: median %.2f us, p90 %.2f us per call\n", n, modes[mode],
+                   t[CALLS / 2] * 1e6, t[CALLS * 9 / 10] * 1e6);
+        }
+    }
+    return 0;
+fail:
+    return 1;
+}
+
+static int calls(int n)
+{
+    struct calls_board *board;
+    pid_t               pids[16];
+    int                 status = 0;
+
+    board = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (n < 1 || n > 16 || board == MAP_FAILED) {
+        return 1;
+    }
+    for (int i = 0; i < n; i++) {
+        pids[i] = fork();
+        if (pids[i] == 0) {
+            _exit(caller(i, n, board));
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        int st = 0;
+
+        waitpid(pids[i], &st, 0);
+        status |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+    }
+    return status;
+}
+
 /* n processes on device 0 at once: what each GPU operation costs when the GPU is shared
  * without MPS (gdc's ranks sharing one GPU wait for every copy and kernel in turn). */
 static int shared(int n)
@@ -335,6 +439,9 @@ int main(int argc, char **argv)
     alarm(60); /* never hang the device run */
     if (argc == 3 && strcmp(argv[1], "--shared") == 0) {
         return shared(atoi(argv[2]));
+    }
+    if (argc == 3 && strcmp(argv[1], "--calls") == 0) {
+        return calls(atoi(argv[2]));
     }
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
         perror("socketpair");
