@@ -129,13 +129,14 @@ static void complete(gdc_coll_exec_t *exec, uint32_t s)
         }
     }
     if (++exec->num_done == exec->sched->num_steps) {
+        /* what is queued lands before the counters below let the peers move on */
+        if (drain_gpu(exec) != GDC_SUCCESS && exec->status == GDC_SUCCESS) {
+            exec->status = GDC_ERR_TRANSPORT;
+        }
         if (exec->shm != NULL && exec->sched->shm_epochs > 0) {
             /* it has stopped reading its peers' segments: DONE says so to the next call's
              * waits, and the other counters follow so that none lags behind */
             gdc_rt_shm_raise_all(exec->shm, exec->shm_base + exec->sched->shm_epochs);
-        }
-        if (drain_gpu(exec) != GDC_SUCCESS && exec->status == GDC_SUCCESS) {
-            exec->status = GDC_ERR_TRANSPORT;
         }
         release_peers(exec);
         exec->finished = 1;
@@ -272,6 +273,65 @@ static gdc_status_t signal_peers(gdc_coll_exec_t *exec, const gdc_coll_step_t *s
     return status;
 }
 
+/* A region of local rank p's user buffer (INPUT or OUTPUT) at the offset and length of
+ * mine, reached (mapped) where it is a peer's, and its address; NULL when it cannot be. */
+static void *user_of(gdc_coll_exec_t *exec, gdc_coll_buf_t buf, int p, const gdc_coll_region_t *mine)
+{
+    gdc_coll_region_t region = *mine;
+
+    if (p != exec->sched->args.rank) {
+        region = gdc_coll_rgn_peer_user(buf == GDC_COLL_INPUT ? GDC_COLL_PEER_INPUT : GDC_COLL_PEER_OUTPUT, p,
+                                        mine->offset, mine->length);
+        if (reach_peer(exec, &region) != GDC_SUCCESS) {
+            return NULL;
+        }
+    }
+    return region_ptr(exec, &region);
+}
+
+/* Every local rank's input at b's offset reduced into a (and every rank's output at a's
+ * offset): on the device one kernel that reads each once and writes each once; in the
+ * simulator, on host memory, two by two into a, then copied. */
+static gdc_status_t reduce_all(gdc_coll_exec_t *exec, const gdc_coll_step_t *step)
+{
+    const gdc_coll_args_t *args  = &exec->sched->args;
+    int                    n     = args->size, ndst = step->slot ? n : 1;
+    size_t                 count = step->a.length / args->dsize;
+    void                  *dst[GDC_COLL_CUDA_MANY_MAX];
+    const void            *src[GDC_COLL_CUDA_MANY_MAX];
+    gdc_status_t           status;
+
+    if (n > GDC_COLL_CUDA_MANY_MAX || step->a.length == 0) {
+        return n > GDC_COLL_CUDA_MANY_MAX ? GDC_ERR_INTERNAL : GDC_SUCCESS;
+    }
+    status = reach_peers(exec, step);
+    dst[0] = region_ptr(exec, &step->a);
+    for (int p = 0; p < n && status == GDC_SUCCESS; p++) {
+        src[p] = user_of(exec, GDC_COLL_INPUT, p, &step->b);
+        if (p > 0 && ndst > 1) {
+            dst[p] = user_of(exec, GDC_COLL_OUTPUT, (args->rank + p) % n, &step->a);
+        }
+        status = src[p] == NULL || (ndst > 1 && dst[p % ndst] == NULL) ? GDC_ERR_INTERNAL : GDC_SUCCESS;
+    }
+    if (status != GDC_SUCCESS || exec->on_device) {
+        exec->gpu_queued |= status == GDC_SUCCESS;
+        return status != GDC_SUCCESS ? status
+                                     : gdc_coll_reduce_many_cuda_queued(dst, ndst, src, n, count, args->dtype,
+                                                                        args->op, n);
+    }
+    gdc_coll_reduce_host(dst[0], src[0], src[1], count, args->dtype, args->op);
+    for (int p = 2; p < n; p++) {
+        gdc_coll_reduce_host(dst[0], dst[0], src[p], count, args->dtype, args->op);
+    }
+    if (args->op == GDC_AVG) {
+        gdc_coll_avg_finish_host(dst[0], count, args->dtype, n);
+    }
+    for (int d = 1; d < ndst; d++) {
+        memcpy(dst[d], dst[0], step->a.length);
+    }
+    return GDC_SUCCESS;
+}
+
 /* A device step of an ipc algorithm, queued (GDC_DEVICE_QUEUE). */
 static gdc_status_t queue_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step, void *dst, size_t count)
 {
@@ -310,6 +370,9 @@ static gdc_status_t run_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step
             return status;
         }
         dst = region_ptr(exec, &step->a);
+    }
+    if (step->kind == GDC_COLL_STEP_REDUCE_ALL) {
+        return reduce_all(exec, step);
     }
     if (queue_gpu(exec) && step->kind != GDC_COLL_STEP_NOP && step->kind != GDC_COLL_STEP_SIGNAL) {
         return queue_local(exec, step, dst, count);

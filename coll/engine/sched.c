@@ -119,6 +119,12 @@ int gdc_coll_avg(gdc_coll_sched_t *sched, gdc_coll_region_t region, int dep)
     return add_step(sched, GDC_COLL_STEP_AVG, -1, 0, region, no_region, no_region, dep);
 }
 
+int gdc_coll_reduce_all(gdc_coll_sched_t *sched, gdc_coll_region_t dst, gdc_coll_region_t src, int to_every, int dep)
+{
+    sched->peer_user = 1;
+    return add_step(sched, GDC_COLL_STEP_REDUCE_ALL, -1, to_every ? 1 : 0, dst, src, no_region, dep);
+}
+
 int gdc_coll_join(gdc_coll_sched_t *sched, const int *deps, int n)
 {
     int step = add_step(sched, GDC_COLL_STEP_NOP, -1, 0, no_region, no_region, no_region, -1);
@@ -306,6 +312,7 @@ const char *gdc_coll_step_kind_name(gdc_coll_step_kind_t kind)
     case GDC_COLL_STEP_REDUCE: return "reduce";
     case GDC_COLL_STEP_COPY: return "copy";
     case GDC_COLL_STEP_AVG: return "avg";
+    case GDC_COLL_STEP_REDUCE_ALL: return "reduce_all";
     case GDC_COLL_STEP_NOP: return "join";
     case GDC_COLL_STEP_SIGNAL: return "signal";
     case GDC_COLL_STEP_WAIT: return "wait";

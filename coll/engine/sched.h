@@ -50,7 +50,10 @@ typedef enum {
     GDC_COLL_STEP_AVG,      /* a = a / communicator size (GDC_AVG's last step) */
     GDC_COLL_STEP_NOP,      /* nothing: joins several dependencies into one */
     GDC_COLL_STEP_SIGNAL,   /* raise my shared-memory counter `counter` to `slot` */
-    GDC_COLL_STEP_WAIT      /* until local rank `peer`'s counter `counter` reaches `slot` */
+    GDC_COLL_STEP_WAIT,     /* until local rank `peer`'s counter `counter` reaches `slot` */
+    GDC_COLL_STEP_REDUCE_ALL /* a = every local rank's INPUT at b's offset reduced in rank order, AVG's
+                                division included; with slot 1, every local rank's OUTPUT at a's
+                                offset too (device buffers one node: peers addressed directly) */
 } gdc_coll_step_kind_t;
 
 typedef struct gdc_coll_step {
@@ -153,6 +156,10 @@ int gdc_coll_reduce(gdc_coll_sched_t *sched, gdc_coll_region_t dst, gdc_coll_reg
                     gdc_coll_region_t b, int dep);
 int gdc_coll_copy(gdc_coll_sched_t *sched, gdc_coll_region_t dst, gdc_coll_region_t src, int dep);
 int gdc_coll_avg(gdc_coll_sched_t *sched, gdc_coll_region_t region, int dep);
+/* dst = the reduction of every local rank's input at src's offset (src: a region of my
+ * INPUT), in rank order, AVG's division included; to_every: into every local rank's OUTPUT
+ * at dst's offset (dst a region of my OUTPUT) too. */
+int gdc_coll_reduce_all(gdc_coll_sched_t *sched, gdc_coll_region_t dst, gdc_coll_region_t src, int to_every, int dep);
 /* A step that completes when deps[0..n) have (entries < 0 skipped). */
 int gdc_coll_join(gdc_coll_sched_t *sched, const int *deps, int n);
 /* Shared memory: raise my counter to value; wait until local rank peer's reaches value

@@ -70,6 +70,72 @@ __global__ void reduce_kernel(typename Op::type *dst, const typename Op::type *a
     }
 }
 
+/* Up to GDC_COLL_CUDA_MANY_MAX buffers of each side, by value (a kernel parameter). */
+template <typename T>
+struct many_t {
+    T       *dst[GDC_COLL_CUDA_MANY_MAX];
+    const T *src[GDC_COLL_CUDA_MANY_MAX];
+    int      ndst;
+    int      nsrc;
+    int      avg_n; /* GDC_AVG: divide by it before the stores */
+};
+
+/* No division: the ops other than GDC_AVG. */
+struct no_avg {
+    template <typename T>
+    static __device__ __forceinline__ T apply(T x, int)
+    {
+        return x;
+    }
+};
+
+/*
+ * dst[d][i] = Avg(src[0][i] OP src[1][i] OP ... OP src[nsrc-1][i]) for every d, in that
+ * order (the bits of the same reduction made two by two), grid-stride, packed as
+ * reduce_kernel. Every source is read once and every destination written once, where a
+ * chain of two-operand kernels and copies reads and writes each many times. A destination
+ * may be a source: a thread reads all of its element before it writes any.
+ */
+template <typename Op, typename Avg>
+__global__ void reduce_many_kernel(many_t<typename Op::type> m, size_t count, int packed)
+{
+    typedef typename Op::type T;
+    size_t first  = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t stride = (size_t)blockDim.x * gridDim.x;
+    size_t packs  = packed ? count / pack_t<T>::count : 0;
+
+    for (size_t p = first; p < packs; p += stride) {
+        pack_t<T> acc, x;
+
+        acc.raw = reinterpret_cast<const uint4 *>(m.src[0])[p];
+        for (int s = 1; s < m.nsrc; s++) {
+            x.raw = reinterpret_cast<const uint4 *>(m.src[s])[p];
+#pragma unroll
+            for (unsigned k = 0; k < pack_t<T>::count; k++) {
+                acc.elem[k] = Op::apply(acc.elem[k], x.elem[k]);
+            }
+        }
+#pragma unroll
+        for (unsigned k = 0; k < pack_t<T>::count; k++) {
+            acc.elem[k] = Avg::apply(acc.elem[k], m.avg_n);
+        }
+        for (int d = 0; d < m.ndst; d++) {
+            reinterpret_cast<uint4 *>(m.dst[d])[p] = acc.raw;
+        }
+    }
+    for (size_t i = packs * pack_t<T>::count + first; i < count; i += stride) {
+        T acc = m.src[0][i];
+
+        for (int s = 1; s < m.nsrc; s++) {
+            acc = Op::apply(acc, m.src[s][i]);
+        }
+        acc = Avg::apply(acc, m.avg_n);
+        for (int d = 0; d < m.ndst; d++) {
+            m.dst[d][i] = acc;
+        }
+    }
+}
+
 /* buf[i] = buf[i] / n, the same way. */
 template <typename Avg>
 __global__ void avg_kernel(typename Avg::type *buf, size_t count, int n, int packed)
@@ -147,6 +213,15 @@ struct launch_t {
 typedef void (*reduce_launch_fn)(void *dst, const void *a, const void *b, size_t count,
                                  const launch_t *launch);
 typedef void (*avg_launch_fn)(void *buf, size_t count, int n, const launch_t *launch);
+/* The buffers of a many-operand reduction, untyped. */
+struct many_ptrs_t {
+    void       *dst[GDC_COLL_CUDA_MANY_MAX];
+    const void *src[GDC_COLL_CUDA_MANY_MAX];
+    int         ndst;
+    int         nsrc;
+    int         avg_n;
+};
+typedef void (*reduce_many_launch_fn)(const many_ptrs_t *m, size_t count, const launch_t *launch);
 
 /* Enough threads for one pack (or element) each, up to the device's resident limit. */
 template <typename T>
@@ -168,6 +243,36 @@ void launch_reduce(void *dst, const void *a, const void *b, size_t count, const 
         launch->packed);
 }
 
+template <typename Op, typename Avg>
+void launch_reduce_many(const many_ptrs_t *m, size_t count, const launch_t *launch)
+{
+    typedef typename Op::type T;
+    many_t<T> typed;
+
+    for (int d = 0; d < m->ndst; d++) {
+        typed.dst[d] = static_cast<T *>(m->dst[d]);
+    }
+    for (int s = 0; s < m->nsrc; s++) {
+        typed.src[s] = static_cast<const T *>(m->src[s]);
+    }
+    typed.ndst  = m->ndst;
+    typed.nsrc  = m->nsrc;
+    typed.avg_n = m->avg_n;
+    reduce_many_kernel<Op, Avg><<<grid_size<T>(count, launch), threads_per_block, 0, launch->stream>>>(
+        typed, count, launch->packed);
+}
+
+/* The launcher of a (dtype, op) pair's two-operand kernel and of its many-operand one
+ * without division, picked by the same table. */
+template <typename Op>
+struct two_operands {
+    static reduce_launch_fn get() { return launch_reduce<Op>; }
+};
+template <typename Op>
+struct many_operands {
+    static reduce_many_launch_fn get() { return launch_reduce_many<Op, no_avg>; }
+};
+
 template <typename Avg>
 void launch_avg(void *buf, size_t count, int n, const launch_t *launch)
 {
@@ -183,44 +288,47 @@ int aligned_16(const void *p)
 }
 
 /* The same mapping as the host table: an integer type's MIN / MAX in its own signedness,
- * everything else on the unsigned bits; GDC_AVG sums. */
-template <typename Sum, typename Prod, typename Min, typename Max, typename Band,
-          typename Bor, typename Bxor>
-reduce_launch_fn int_launcher(gdc_op_t op)
+ * everything else on the unsigned bits; GDC_AVG sums. Pick<Op>::get() is the launcher. */
+template <template <typename> class Pick, typename Sum, typename Prod, typename Min, typename Max,
+          typename Band, typename Bor, typename Bxor>
+auto int_launcher(gdc_op_t op) -> decltype(Pick<Sum>::get())
 {
     switch (op) {
     case GDC_SUM:
-    case GDC_AVG: return launch_reduce<Sum>;
-    case GDC_PROD: return launch_reduce<Prod>;
-    case GDC_MIN: return launch_reduce<Min>;
-    case GDC_MAX: return launch_reduce<Max>;
-    case GDC_BAND: return launch_reduce<Band>;
-    case GDC_BOR: return launch_reduce<Bor>;
-    case GDC_BXOR: return launch_reduce<Bxor>;
+    case GDC_AVG: return Pick<Sum>::get();
+    case GDC_PROD: return Pick<Prod>::get();
+    case GDC_MIN: return Pick<Min>::get();
+    case GDC_MAX: return Pick<Max>::get();
+    case GDC_BAND: return Pick<Band>::get();
+    case GDC_BOR: return Pick<Bor>::get();
+    case GDC_BXOR: return Pick<Bxor>::get();
     }
     return nullptr;
 }
 
-template <typename Sum, typename Prod, typename Min, typename Max>
-reduce_launch_fn float_launcher(gdc_op_t op)
+template <template <typename> class Pick, typename Sum, typename Prod, typename Min, typename Max>
+auto float_launcher(gdc_op_t op) -> decltype(Pick<Sum>::get())
 {
     switch (op) {
     case GDC_SUM:
-    case GDC_AVG: return launch_reduce<Sum>;
-    case GDC_PROD: return launch_reduce<Prod>;
-    case GDC_MIN: return launch_reduce<Min>;
-    case GDC_MAX: return launch_reduce<Max>;
+    case GDC_AVG: return Pick<Sum>::get();
+    case GDC_PROD: return Pick<Prod>::get();
+    case GDC_MIN: return Pick<Min>::get();
+    case GDC_MAX: return Pick<Max>::get();
     default: return nullptr;
     }
 }
 
 #define GDC_CUDA_INT_LAUNCHER(_suffix, _unsigned)                                             \
-    int_launcher<op_sum_##_unsigned, op_prod_##_unsigned, op_min_##_suffix, op_max_##_suffix, \
-                 op_band_##_unsigned, op_bor_##_unsigned, op_bxor_##_unsigned>(op)
+    int_launcher<Pick, op_sum_##_unsigned, op_prod_##_unsigned, op_min_##_suffix,             \
+                 op_max_##_suffix, op_band_##_unsigned, op_bor_##_unsigned,                   \
+                 op_bxor_##_unsigned>(op)
 #define GDC_CUDA_FLOAT_LAUNCHER(_suffix)                                                      \
-    float_launcher<op_sum_##_suffix, op_prod_##_suffix, op_min_##_suffix, op_max_##_suffix>(op)
+    float_launcher<Pick, op_sum_##_suffix, op_prod_##_suffix, op_min_##_suffix,               \
+                   op_max_##_suffix>(op)
 
-reduce_launch_fn find_reduce_launcher(gdc_dtype_t dtype, gdc_op_t op)
+template <template <typename> class Pick>
+auto find_launcher(gdc_dtype_t dtype, gdc_op_t op) -> decltype(Pick<op_sum_u8>::get())
 {
     switch (dtype) {
     case GDC_INT8: return GDC_CUDA_INT_LAUNCHER(i8, u8);
@@ -238,6 +346,37 @@ reduce_launch_fn find_reduce_launcher(gdc_dtype_t dtype, gdc_op_t op)
     case GDC_BYTE: return nullptr;
     }
     return nullptr;
+}
+
+reduce_launch_fn find_reduce_launcher(gdc_dtype_t dtype, gdc_op_t op)
+{
+    return find_launcher<two_operands>(dtype, op);
+}
+
+/* GDC_AVG's many-operand kernel: the sum of the dtype's bits, then its own division. */
+reduce_many_launch_fn find_avg_many_launcher(gdc_dtype_t dtype)
+{
+    switch (dtype) {
+    case GDC_INT8: return launch_reduce_many<op_sum_u8, avg_i8>;
+    case GDC_UINT8: return launch_reduce_many<op_sum_u8, avg_u8>;
+    case GDC_INT16: return launch_reduce_many<op_sum_u16, avg_i16>;
+    case GDC_UINT16: return launch_reduce_many<op_sum_u16, avg_u16>;
+    case GDC_INT32: return launch_reduce_many<op_sum_u32, avg_i32>;
+    case GDC_UINT32: return launch_reduce_many<op_sum_u32, avg_u32>;
+    case GDC_INT64: return launch_reduce_many<op_sum_u64, avg_i64>;
+    case GDC_UINT64: return launch_reduce_many<op_sum_u64, avg_u64>;
+    case GDC_FLOAT16: return launch_reduce_many<op_sum_f16, avg_f16>;
+    case GDC_BFLOAT16: return launch_reduce_many<op_sum_bf16, avg_bf16>;
+    case GDC_FLOAT32: return launch_reduce_many<op_sum_f32, avg_f32>;
+    case GDC_FLOAT64: return launch_reduce_many<op_sum_f64, avg_f64>;
+    case GDC_BYTE: return nullptr;
+    }
+    return nullptr;
+}
+
+reduce_many_launch_fn find_reduce_many_launcher(gdc_dtype_t dtype, gdc_op_t op)
+{
+    return op == GDC_AVG ? find_avg_many_launcher(dtype) : find_launcher<many_operands>(dtype, op);
 }
 
 avg_launch_fn find_avg_launcher(gdc_dtype_t dtype)
@@ -507,6 +646,57 @@ extern "C" gdc_status_t gdc_coll_reduce_cuda_queued(void *dst, const void *a, co
 extern "C" gdc_status_t gdc_coll_avg_finish_cuda_queued(void *buf, size_t count, gdc_dtype_t dtype, int n)
 {
     return avg_on_device("gdc_coll_avg_finish_cuda_queued", buf, count, dtype, n, 0);
+}
+
+extern "C" gdc_status_t gdc_coll_reduce_many_cuda_queued(void *const *dst, int ndst, const void *const *src, int nsrc,
+                                                         size_t count, gdc_dtype_t dtype, gdc_op_t op, int avg_n)
+{
+    call_t       call = {"gdc_coll_reduce_many_cuda_queued", 0, 0, nullptr};
+    const void  *buffers[2 * GDC_COLL_CUDA_MANY_MAX];
+    many_ptrs_t  m;
+    int          packed = 1;
+    gdc_status_t status = gdc_coll_cuda_available();
+
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    if (ndst < 1 || ndst > GDC_COLL_CUDA_MANY_MAX || nsrc < 1 || nsrc > GDC_COLL_CUDA_MANY_MAX ||
+        (op == GDC_AVG && avg_n < 1) || !gdc_coll_reduce_supported(dtype, op)) {
+        GDC_LOG_ERROR("%s: cannot reduce %d buffers into %d (op %s, dtype %s; at most %d of each)", call.fn, nsrc,
+                      ndst, gdc_rt_op_name(op), gdc_rt_dtype_name(dtype), GDC_COLL_CUDA_MANY_MAX);
+        return GDC_ERR_INVALID_ARG;
+    }
+    for (int d = 0; d < ndst; d++) {
+        for (int s = 0; s < nsrc; s++) {
+            if (gdc_coll_buffers_partially_overlap(dst[d], src[s], src[s], count * gdc_dtype_size(dtype))) {
+                GDC_LOG_ERROR("%s: dst %p partially overlaps source %p", call.fn, dst[d], src[s]);
+                return GDC_ERR_INVALID_ARG;
+            }
+        }
+    }
+    if (count == 0) {
+        return GDC_SUCCESS;
+    }
+    for (int d = 0; d < ndst; d++) {
+        m.dst[d]          = dst[d];
+        buffers[d]        = dst[d];
+        packed           &= aligned_16(dst[d]);
+    }
+    for (int s = 0; s < nsrc; s++) {
+        m.src[s]          = src[s];
+        buffers[ndst + s] = src[s];
+        packed           &= aligned_16(src[s]);
+    }
+    m.ndst  = ndst;
+    m.nsrc  = nsrc;
+    m.avg_n = op == GDC_AVG ? avg_n : 1;
+    status  = enter_device(&call, buffers, ndst + nsrc);
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
+    launch_t launch = launch_config(&call, packed);
+    find_reduce_many_launcher(dtype, op)(&m, count, &launch);
+    return leave_device(&call, "many-operand reduce kernel", 0);
 }
 
 extern "C" gdc_status_t gdc_coll_cuda_copy_queued(void *dst, const void *src, size_t bytes)

@@ -37,6 +37,12 @@ gdc_status_t gdc_coll_reduce_cuda_queued(void *dst, const void *a, const void *b
                                          gdc_op_t op);
 gdc_status_t gdc_coll_avg_finish_cuda_queued(void *buf, size_t count, gdc_dtype_t dtype, int n);
 gdc_status_t gdc_coll_cuda_copy_queued(void *dst, const void *src, size_t bytes);
+/* dst[d] = src[0] OP src[1] OP ... OP src[nsrc-1] (in that order; GDC_AVG divided by avg_n)
+ * for each of the ndst destinations, in one kernel that reads every source once and writes
+ * every destination once, queued. A destination may be a source, not overlap one in part. */
+#define GDC_COLL_CUDA_MANY_MAX 16
+gdc_status_t gdc_coll_reduce_many_cuda_queued(void *const *dst, int ndst, const void *const *src, int nsrc,
+                                              size_t count, gdc_dtype_t dtype, gdc_op_t op, int avg_n);
 gdc_status_t gdc_coll_cuda_drain(const void *near);
 
 #ifdef __cplusplus

@@ -59,6 +59,12 @@ gdc_status_t gdc_coll_avg_finish_cuda_queued(void *buf, size_t count, gdc_dtype_
     return unsupported("gdc_coll_avg_finish_cuda_queued");
 }
 
+gdc_status_t gdc_coll_reduce_many_cuda_queued(void *const *dst, int ndst, const void *const *src, int nsrc,
+                                              size_t count, gdc_dtype_t dtype, gdc_op_t op, int avg_n)
+{
+    return unsupported("gdc_coll_reduce_many_cuda_queued");
+}
+
 gdc_status_t gdc_coll_cuda_copy_queued(void *dst, const void *src, size_t bytes)
 {
     return unsupported("gdc_coll_cuda_copy_queued");

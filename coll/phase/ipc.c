@@ -1,5 +1,6 @@
 #include "phase/ipc.h"
 
+#include "kernels/reduce_cuda.h"
 #include "phase/shm.h"
 
 int gdc_coll_ipc_supports(const gdc_coll_args_t *args)
@@ -15,7 +16,9 @@ int gdc_coll_ipc_out_of_place_supports(const gdc_coll_args_t *args)
 
 int gdc_coll_ipc_leader_supports(const gdc_coll_args_t *args)
 {
-    return gdc_coll_ipc_supports(args) && args->shm_one_gpu;
+    /* a kernel takes every rank's buffers at once; more processes than that on one GPU
+     * would be past their memory anyway (each context holds hundreds of MiB) */
+    return gdc_coll_ipc_supports(args) && args->shm_one_gpu && args->size <= GDC_COLL_CUDA_MANY_MAX;
 }
 
 int gdc_coll_ipc_leader_out_of_place_supports(const gdc_coll_args_t *args)

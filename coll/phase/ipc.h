@@ -46,6 +46,7 @@ void gdc_coll_ipc_reduce_to_output(gdc_coll_sched_t *sched, size_t at);
  * the call, reading and writing the others' buffers, queued on its stream and waited for
  * once; the others publish their buffers and wait for its DONE.
  */
+/* ... up to GDC_COLL_CUDA_MANY_MAX ranks. */
 int gdc_coll_ipc_leader_supports(const gdc_coll_args_t *args);
 int gdc_coll_ipc_leader_out_of_place_supports(const gdc_coll_args_t *args);
 

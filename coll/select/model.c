@@ -697,12 +697,23 @@ static double arrival(model_t *md, int a, int b, size_t len, double t)
     }
 }
 
+/* The bytes a step's kernel moves, in units of a two-operand reduction's (which reads two
+ * vectors and writes one): a reduce_all reads every rank's and writes one or every one. */
+double gdc_coll_model_reduce_all_units(int ranks, int to_every)
+{
+    return (ranks + (to_every ? ranks : 1)) / 3.0;
+}
+
 static double local_cost(const model_t *md, const gdc_coll_step_t *step)
 {
     const gdc_coll_machine_t *m      = md->m;
     double                    reduce = md->on_device ? m->reduce_bw_gpu : m->reduce_bw;
     double                    copy   = md->on_device ? m->copy_bw_gpu : m->copy_bw;
 
+    if (step->kind == GDC_COLL_STEP_REDUCE_ALL) {
+        return m->step_overhead + (md->gpu_steps ? m->gpu_latency : 0) +
+               gdc_coll_model_reduce_all_units(md->args->size, step->slot) * (double)step->a.length / reduce;
+    }
     if (md->gpu_steps) {
         double rate = step->kind == GDC_COLL_STEP_COPY ? copy : reduce;
 

@@ -79,6 +79,9 @@ void gdc_coll_machine_chunks(const gdc_coll_machine_t *m, gdc_coll_args_t *args)
  * (1 - cores / ranks) that the peer is not running, times switch_time; else 0. Only for
  * calls on one node: there every rank counts the same cores, so every rank prices alike. */
 double gdc_coll_machine_wait(const gdc_coll_machine_t *m, const gdc_coll_args_t *args);
+/* What a reduce_all step over one vector of `ranks` ranks moves, in two-operand reductions
+ * of it (the model's and the prices' one measure of it). */
+double gdc_coll_model_reduce_all_units(int ranks, int to_every);
 
 /* The class between ranks a and b of args on machine m. */
 gdc_link_class_t gdc_coll_machine_class(const gdc_coll_machine_t *m, const gdc_coll_args_t *args, int a, int b,

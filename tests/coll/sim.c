@@ -372,7 +372,9 @@ static void check_schedule(sim_t *w, sim_rank_t *sr)
     for (uint32_t i = 0; i < s->num_steps; i++) {
         const gdc_coll_step_t *st = &s->steps[i];
         int                    n_regions =
-            st->kind == GDC_COLL_STEP_REDUCE ? 3 : st->kind == GDC_COLL_STEP_COPY ? 2 : st->kind == GDC_COLL_STEP_NOP ? 0 : 1;
+            st->kind == GDC_COLL_STEP_REDUCE ? 3
+            : st->kind == GDC_COLL_STEP_COPY || st->kind == GDC_COLL_STEP_REDUCE_ALL ? 2
+            : st->kind == GDC_COLL_STEP_NOP ? 0 : 1;
         const gdc_coll_region_t *regions[3] = {&st->a, &st->b, &st->c};
 
         for (int j = 0; j < n_regions; j++) {
@@ -384,7 +386,7 @@ static void check_schedule(sim_t *w, sim_rank_t *sr)
                 return;
             }
         }
-        if (st->kind == GDC_COLL_STEP_REDUCE || st->kind == GDC_COLL_STEP_COPY) {
+        if (st->kind == GDC_COLL_STEP_REDUCE || st->kind == GDC_COLL_STEP_COPY || st->kind == GDC_COLL_STEP_REDUCE_ALL) {
             if (st->b.length != st->a.length || (st->kind == GDC_COLL_STEP_REDUCE && st->c.length != st->a.length)) {
                 fail(w, "rank %d step %u (%s): operand lengths differ", sr->rank, i, gdc_coll_step_kind_name(st->kind));
                 return;

@@ -157,6 +157,8 @@ static void test_ranks_sharing_one_gpu(void **state)
         }
     }
     assert_string_equal(chosen_on_device(GDC_COLL_REDUCE, 1 << 20, 4, 2), "ipc");
+    /* more ranks than the leader's kernel takes buffers */
+    assert_string_equal(chosen_on_device(GDC_COLL_ALLREDUCE, 1 << 20, 17, 2), "ipc");
     a           = call(GDC_COLL_ALLTOALL, 1 << 20, 4, 1);
     a.on_device = a.shm_ipc = a.shm_one_gpu = a.in_place = 1;
     a.shm_bytes = 1 << 20;

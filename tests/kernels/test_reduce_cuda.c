@@ -41,6 +41,8 @@ static int check_unsupported_everywhere(void)
            gdc_coll_reduce_cuda_queued(&x, &x, &x, 1, GDC_FLOAT32, GDC_SUM) != GDC_ERR_UNSUPPORTED ||
            gdc_coll_avg_finish_cuda_queued(&x, 1, GDC_FLOAT32, 2) != GDC_ERR_UNSUPPORTED ||
            gdc_coll_cuda_copy_queued(&x, &x, sizeof(x)) != GDC_ERR_UNSUPPORTED ||
+           gdc_coll_reduce_many_cuda_queued((void *const[]){&x}, 1, (const void *const[]){&x}, 1, 1, GDC_FLOAT32,
+                                            GDC_SUM, 1) != GDC_ERR_UNSUPPORTED ||
            gdc_coll_cuda_drain(&x) != GDC_ERR_UNSUPPORTED || x != 1.0f;
 }
 
@@ -210,6 +212,89 @@ static void test_device_queued_in_order(void **state)
     free(a);
 }
 
+/* One many-operand case: nsrc vectors reduced into nsrc outputs (the first of them the
+ * first source: in place), against the host's reductions two by two in the same order. */
+static int many_case(gdc_dtype_t dtype, gdc_op_t op, int nsrc, size_t count, size_t offset, char *dev,
+                     uint64_t *rng)
+{
+    size_t         size = gdc_dtype_size(dtype), bytes = count * size, stride = (count + 16) * size;
+    unsigned char *host = malloc(bytes * (size_t)nsrc), *want = malloc(bytes), *got = malloc(bytes);
+    void          *dst[GDC_COLL_CUDA_MANY_MAX];
+    const void    *src[GDC_COLL_CUDA_MANY_MAX];
+    char           what[112];
+    int            mismatches = 0;
+
+    assert_non_null(host && want && got);
+    for (int s = 0; s < nsrc; s++) {
+        ref_fill(host + (size_t)s * bytes, count, dtype, rng);
+        src[s] = dev + (size_t)s * stride + offset * size;
+        dst[s] = s == 0 ? (void *)src[0] : dev + (size_t)(nsrc + s) * stride + offset * size;
+        assert_int_equal(gdc_coll_cuda_memcpy((void *)src[s], host + (size_t)s * bytes, bytes), GDC_SUCCESS);
+    }
+    memcpy(want, host, bytes);
+    for (int s = 1; s < nsrc; s++) {
+        gdc_coll_reduce_host(want, want, host + (size_t)s * bytes, count, dtype, op);
+    }
+    if (op == GDC_AVG) {
+        gdc_coll_avg_finish_host(want, count, dtype, nsrc);
+    }
+    assert_int_equal(gdc_coll_reduce_many_cuda_queued(dst, nsrc, src, nsrc, count, dtype, op, nsrc), GDC_SUCCESS);
+    assert_int_equal(gdc_coll_cuda_drain(dst[0]), GDC_SUCCESS);
+    for (int d = 0; d < nsrc; d++) {
+        assert_int_equal(gdc_coll_cuda_memcpy(got, dst[d], bytes), GDC_SUCCESS);
+        snprintf(what, sizeof(what), "device many %s %s, %d sources, %zu elements, offset %zu, output %d",
+                 ref_dtype_name(dtype), ref_op_name(op), nsrc, count, offset, d);
+        mismatches += ref_compare(what, want, got, NULL, NULL, count, dtype) != count;
+    }
+    free(got);
+    free(want);
+    free(host);
+    return mismatches;
+}
+
+/* The one-kernel reduction of the ipc_leader algorithms: every dtype x op (GDC_AVG's
+ * division included), 1 to GDC_COLL_CUDA_MANY_MAX sources, packed and not, every output
+ * the same bits as the host's reductions two by two. */
+static void test_device_many_matches_host(void **state)
+{
+    static const int    nsrcs[]  = {1, 2, 3, 5, GDC_COLL_CUDA_MANY_MAX};
+    static const size_t counts[] = {1, 1031, 100003};
+    size_t              stride   = (counts[2] + 16) * 8;
+    char               *dev      = NULL;
+    uint64_t            rng      = 8;
+    int                 failures = 0;
+
+    (void)state;
+    assert_int_equal(gdc_coll_cuda_malloc((void **)&dev, stride * 2 * GDC_COLL_CUDA_MANY_MAX), GDC_SUCCESS);
+    for (int d = 0; d < GDC_COLL_NUM_DTYPES; d++) {
+        for (int o = 0; o < GDC_COLL_NUM_OPS; o++) {
+            if (!gdc_coll_reduce_supported((gdc_dtype_t)d, (gdc_op_t)o)) {
+                continue;
+            }
+            for (size_t k = 0; k < sizeof(nsrcs) / sizeof(nsrcs[0]); k++) {
+                for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+                    failures += many_case((gdc_dtype_t)d, (gdc_op_t)o, nsrcs[k], counts[c], c % 2, dev, &rng);
+                }
+            }
+        }
+    }
+    /* more sources than the kernel takes */
+    {
+        void       *dst[GDC_COLL_CUDA_MANY_MAX + 1];
+        const void *src[GDC_COLL_CUDA_MANY_MAX + 1];
+
+        for (int s = 0; s <= GDC_COLL_CUDA_MANY_MAX; s++) {
+            dst[s] = dev;
+            src[s] = dev;
+        }
+        assert_int_equal(gdc_coll_reduce_many_cuda_queued(dst, 1, src, GDC_COLL_CUDA_MANY_MAX + 1, 4, GDC_FLOAT32,
+                                                          GDC_SUM, 1),
+                         GDC_ERR_INVALID_ARG);
+    }
+    assert_int_equal(gdc_coll_cuda_free(dev), GDC_SUCCESS);
+    assert_int_equal(failures, 0);
+}
+
 static void test_device_refusals(void **state)
 {
     device_buffers_t dev;
@@ -236,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_device_matches_host),
         cmocka_unit_test(test_device_avg_matches_host),
         cmocka_unit_test(test_device_queued_in_order),
+        cmocka_unit_test(test_device_many_matches_host),
         cmocka_unit_test(test_device_refusals),
     };
 
