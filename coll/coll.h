@@ -44,6 +44,8 @@ typedef struct gdc_coll_config {
     int    check;            /* compare every rank's signature of each call first (GDC_CHECK) */
     int    device_queue;     /* the ipc algorithms' device steps queued, waited for only before a
                                 signal, a message or the call's end (GDC_DEVICE_QUEUE) */
+    int    device_fused;     /* the ipc_leader reductions in one kernel over every rank's buffers
+                                (GDC_DEVICE_FUSED) */
 } gdc_coll_config_t;
 
 /* The built-in values of every parameter (stream_bytes resolved for a 32 MiB cache). */

@@ -156,9 +156,14 @@ static const gdc_rt_param_t coll_params[] = {
      parse_flag, &live.check},
     {"GDC_DEVICE_QUEUE", "0",
      "1: the ipc algorithms queue their kernels and copies on gdc's stream and wait only before telling a peer "
-     "(a signal), a message or the end of the call; 0: each is waited for (the path proven on a GPU; 1 has not "
-     "run on one yet)",
+     "(a signal), a message or the end of the call (the ipc_leader ones always do); 0: each is waited for (the "
+     "path proven on a GPU; 1 has run there for speed, not yet with its results checked)",
      parse_flag, &live.device_queue},
+    {"GDC_DEVICE_FUSED", "0",
+     "1: the ipc_leader allreduce and reduce_scatter reduce every rank's input with one kernel that reads each "
+     "input once and writes each output once; 0: two inputs at a time, then copies (the path proven on a GPU; "
+     "1 has not run on one yet)",
+     parse_flag, &live.device_fused},
     {"GDC_PROFILE", "", "machine profile for the cost model: a name (share/profiles) or a path", parse_name,
      &live_select.profile},
     {"GDC_TUNING", "", "tuning file pinning algorithms by size: lines \"COLLECTIVE MIN-MAX ALGORITHM\"", parse_name,

@@ -663,10 +663,16 @@ static double ipc_leader(const gdc_coll_price_t *p, double kernels, double reduc
            own * own_copy(p, owned) + p->o + p->sig;
 }
 
-/* One kernel reducing every input into every output. */
+/* n-1 two-operand kernels, then n-1 copies; fused, one kernel reducing every input into
+ * every output. */
 static double allreduce_ipc_leader(const gdc_coll_price_t *p)
 {
-    return ipc_leader(p, 1, gdc_coll_model_reduce_all_units(p->n, 1) * bytes_of(p, p->args->count), 0, 0, 0, 0);
+    double bytes = bytes_of(p, p->args->count);
+
+    if (p->args->config->device_fused) {
+        return ipc_leader(p, 1, gdc_coll_model_reduce_all_units(p->n, 1) * bytes, 0, 0, 0, 0);
+    }
+    return ipc_leader(p, p->n - 1, bytes, p->n - 1, bytes, 0, 0);
 }
 
 static double bcast_ipc_leader(const gdc_coll_price_t *p)
@@ -693,10 +699,15 @@ static double alltoall_ipc_leader(const gdc_coll_price_t *p)
     return ipc_leader(p, 0, 0, n * n - 1, block, 1, block);
 }
 
-/* n blocks, each reduced from every rank's input by one kernel. */
+/* n blocks, each reduced from every rank's input by n-1 kernels (fused: by one). */
 static double reduce_scatter_ipc_leader(const gdc_coll_price_t *p)
 {
-    return ipc_leader(p, p->n, gdc_coll_model_reduce_all_units(p->n, 0) * bytes_of(p, p->args->count), 0, 0, 0, 0);
+    double block = bytes_of(p, p->args->count);
+
+    if (p->args->config->device_fused) {
+        return ipc_leader(p, p->n, gdc_coll_model_reduce_all_units(p->n, 0) * block, 0, 0, 0, 0);
+    }
+    return ipc_leader(p, (double)p->n * (p->n - 1), block, 0, 0, 0, 0);
 }
 
 /* The root's copy of each other rank's block, and its own out of place. */

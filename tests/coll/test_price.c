@@ -300,6 +300,45 @@ static double choices_cost(const gdc_coll_machine_t *m, int n, double *made)
     return least / *made;
 }
 
+/* GDC_DEVICE_FUSED's schedules of the ipc_leader reductions (one kernel over every rank's
+ * buffers) priced within 10% of the simulator, on every shape the leader takes. */
+static void test_fused_leader_prices(void **state)
+{
+    static const gdc_coll_type_t colls[] = {GDC_COLL_ALLREDUCE, GDC_COLL_REDUCE_SCATTER};
+    static const int             sizes[] = {2, 3, 4, 5, 7, 8, 12, 16};
+    static const size_t          bytes[] = {8, 1024, 65536, 1 << 20, 16 << 20};
+    gdc_coll_machine_t           m;
+    int                          cases = 0;
+
+    (void)state;
+    assert_int_equal(gdc_coll_machine_load(&m, GDC_SRCDIR "/share/profiles/dgx-h100.prof"), GDC_SUCCESS);
+    live_like.device_fused = 1;
+    for (size_t c = 0; c < sizeof(colls) / sizeof(colls[0]); c++) {
+        const gdc_coll_algo_t *algo = gdc_coll_algo_find(colls[c], "ipc_leader");
+
+        for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+            for (size_t bi = 0; bi < sizeof(bytes) / sizeof(bytes[0]); bi++) {
+                gdc_coll_args_t       a = call(colls[c], bytes[bi], sizes[si], 1, 1, 0);
+                gdc_coll_prediction_t sim;
+                double                price;
+
+                gdc_coll_machine_chunks(&m, &a);
+                layout(sizes[si], 1, 0);
+                assert_true(algo->supports(&a));
+                assert_int_equal(gdc_coll_price(&m, algo, &a, NULL, &price), GDC_SUCCESS);
+                assert_int_equal(gdc_coll_predict(&m, algo, &a, 1, &sim), GDC_SUCCESS);
+                if (price < 0.9 * sim.seconds || price > 1.1 * sim.seconds) {
+                    fail_msg("%s ipc_leader fused, %zu B on %d ranks: price %.2f us, simulator %.2f us",
+                             gdc_coll_type_name(colls[c]), bytes[bi], sizes[si], price * 1e6, sim.seconds * 1e6);
+                }
+                cases++;
+            }
+        }
+    }
+    live_like.device_fused = 0;
+    print_message("# ipc_leader fused: %d prices within 10%% of the simulator\n", cases);
+}
+
 static void test_pricing_cost(void **state)
 {
     gdc_coll_machine_t       m;
@@ -324,6 +363,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prices_follow_the_simulator),
+        cmocka_unit_test(test_fused_leader_prices),
         cmocka_unit_test(test_pricing_cost),
     };
 

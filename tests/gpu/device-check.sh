@@ -12,7 +12,8 @@
 #  1. what gdc sees: gdinfo (devices, links, what it would do), and what two processes may
 #     share on the GPU (tests/gpu/ipc_probe: CUDA IPC memory and events, VMM memory as a
 #     file descriptor, the D2D copy rate; a small copy's cost with 1, 2 and 4 processes on
-#     the GPU at once);
+#     the GPU at once; a call's GPU work made by every process or by one, with and without
+#     MPS where the image has nvidia-cuda-mps-control);
 #  2. the CUDA driver wrapper's unit test and the reduction kernels for every dtype x op
 #     against the host reference (test_cuda, test_reduce_cuda);
 #  3. every collective on device buffers with every result checked (gdbench -d cuda -c),
@@ -22,6 +23,8 @@
 #     memory ones and those that need several nodes);
 #  4b. the same with GDC_DEVICE_QUEUE=1 (the ipc algorithms' steps queued, one wait per
 #     hand-off): every collective checked at 4 ranks, in place at 3, speed at 2 and 4;
+#  4c. GDC_DEVICE_FUSED=1 (the ipc_leader reductions in one kernel): allreduce and
+#     reduce_scatter checked at 2, 4 and 8 ranks, in place and other dtypes at 3, speed;
 #  5. speed: gdbench -d cuda allreduce, bcast, allgather, alltoall from 8 B to 256 MiB at 2
 #     and 4 ranks (JSON and text kept).
 # Without a CUDA device it prints "SKIPPED: no CUDA device" and exits 77. Exit 1 when a
@@ -153,6 +156,22 @@ for n in 2 4; do
         step "queue-speed-$c-$n" 120 gdrun -n "$n" -x GDC_DEVICE_QUEUE=1 gdbench "$c" -d cuda -m 8:256M -i 20 -x 2 \
             --json "$out/queue-speed-$c-$n.json"
     done
+done
+
+# GDC_DEVICE_FUSED=1: the ipc_leader reductions in one kernel over every rank's buffers
+for n in 2 4 8; do
+    for c in allreduce reduce_scatter; do
+        step "fused-check-$c-$n" 120 gdrun -n "$n" -x GDC_DEVICE_FUSED=1 gdbench "$c" -d cuda -c -m 1:64M -i 5 -x 1
+    done
+done
+step "fused-inplace-allreduce-3" 60 gdrun -n 3 -x GDC_DEVICE_FUSED=1 gdbench allreduce -d cuda -c -l -m 1:16M -i 5 -x 1
+for t in float16:sum bfloat16:max float64:prod int64:min int32:bxor float32:avg; do
+    step "fused-dtype-allreduce-${t%%:*}-${t#*:}-3" 60 gdrun -n 3 -x GDC_DEVICE_FUSED=1 gdbench allreduce -d cuda -c \
+        -T "${t%%:*}" -o "${t#*:}" -m 1:4M -i 5 -x 1
+done
+for n in 2 4; do
+    step "fused-speed-allreduce-$n" 120 gdrun -n "$n" -x GDC_DEVICE_FUSED=1 gdbench allreduce -d cuda -m 8:256M -i 20 -x 2 \
+        --json "$out/fused-speed-allreduce-$n.json"
 done
 
 gdinfo --algorithms >"$out/algorithms.txt" 2>&1
