@@ -10,19 +10,6 @@
 
 GDC_COLL_BUILDER(gdc_coll_alltoall_ipc_leader)
 {
-    size_t blk = args->count;
-    int    published, last;
-
-    if (gdc_coll_ipc_follow(sched, 0, &published)) {
-        return GDC_SUCCESS;
-    }
-    last = published;
-    for (int to = 0; to < args->size; to++) {
-        for (int from = 0; from < args->size; from++) {
-            last = gdc_coll_copy(sched, gdc_coll_ipc_user(sched, GDC_COLL_OUTPUT, to, blk * (size_t)from, blk),
-                                 gdc_coll_ipc_user(sched, GDC_COLL_INPUT, from, blk * (size_t)to, blk), last);
-        }
-    }
-    gdc_coll_ipc_lead_done(sched, last);
+    gdc_coll_ipc_lead_blocks(sched, 1);
     return GDC_SUCCESS;
 }

@@ -9,20 +9,6 @@
 
 GDC_COLL_BUILDER(gdc_coll_gather_ipc_leader)
 {
-    size_t blk = args->count;
-    int    published, last;
-
-    if (gdc_coll_ipc_follow(sched, args->root, &published)) {
-        return GDC_SUCCESS;
-    }
-    last = published;
-    for (int from = 0; from < args->size; from++) {
-        if (args->in_place && from == args->root) {
-            continue;
-        }
-        last = gdc_coll_copy(sched, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)from, blk),
-                             gdc_coll_ipc_user(sched, GDC_COLL_INPUT, from, 0, blk), last);
-    }
-    gdc_coll_ipc_lead_done(sched, last);
+    gdc_coll_ipc_lead_rooted(sched, 1);
     return GDC_SUCCESS;
 }

@@ -55,6 +55,49 @@ void gdc_coll_ipc_lead_done(gdc_coll_sched_t *sched, int last)
     gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, last);
 }
 
+void gdc_coll_ipc_lead_blocks(gdc_coll_sched_t *sched, int alltoall)
+{
+    const gdc_coll_args_t *args = &sched->args;
+    size_t                 blk  = args->count;
+    int                    last;
+
+    if (gdc_coll_ipc_follow(sched, 0, &last)) {
+        return;
+    }
+    for (int to = 0; to < args->size; to++) {
+        for (int from = 0; from < args->size; from++) {
+            if (args->in_place && from == to) {
+                continue;
+            }
+            last = gdc_coll_copy(sched, gdc_coll_ipc_user(sched, GDC_COLL_OUTPUT, to, blk * (size_t)from, blk),
+                                 gdc_coll_ipc_user(sched, GDC_COLL_INPUT, from, alltoall ? blk * (size_t)to : 0, blk),
+                                 last);
+        }
+    }
+    gdc_coll_ipc_lead_done(sched, last);
+}
+
+void gdc_coll_ipc_lead_rooted(gdc_coll_sched_t *sched, int into_root)
+{
+    const gdc_coll_args_t *args = &sched->args;
+    size_t                 blk  = args->count;
+    int                    last;
+
+    if (gdc_coll_ipc_follow(sched, args->root, &last)) {
+        return;
+    }
+    for (int p = 0; p < args->size; p++) {
+        gdc_coll_region_t mine = gdc_coll_rgn(sched, into_root ? GDC_COLL_OUTPUT : GDC_COLL_INPUT, blk * (size_t)p, blk);
+
+        if (args->in_place && p == args->root) {
+            continue;
+        }
+        last = into_root ? gdc_coll_copy(sched, mine, gdc_coll_ipc_user(sched, GDC_COLL_INPUT, p, 0, blk), last)
+                         : gdc_coll_copy(sched, gdc_coll_ipc_user(sched, GDC_COLL_OUTPUT, p, 0, blk), mine, last);
+    }
+    gdc_coll_ipc_lead_done(sched, last);
+}
+
 /* Element `at` of rank p's input, as a region of this rank's schedule. */
 static gdc_coll_region_t input_of(const gdc_coll_sched_t *sched, int p, size_t at, size_t count)
 {

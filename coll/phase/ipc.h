@@ -63,4 +63,13 @@ gdc_coll_region_t gdc_coll_ipc_user(const gdc_coll_sched_t *sched, gdc_coll_buf_
 /* The leader's end: DONE once `last` is done (the followers return then). */
 void gdc_coll_ipc_lead_done(gdc_coll_sched_t *sched, int last);
 
+/* A whole ipc_leader allgather (alltoall 0) or alltoall (1): the leader copies block
+ * `from` of every rank's output from rank from's input, at its start (allgather) or at
+ * block `to` of it (alltoall); in place (allgather) each output's own block is there. */
+void gdc_coll_ipc_lead_blocks(gdc_coll_sched_t *sched, int alltoall);
+
+/* A whole ipc_leader gather (into_root 1) or scatter (0): the root copies every rank's
+ * block between its buffer and that rank's (its own block too, out of place). */
+void gdc_coll_ipc_lead_rooted(gdc_coll_sched_t *sched, int into_root);
+
 #endif
