@@ -150,9 +150,9 @@ static const gdc_rt_param_t coll_params[] = {
      "and recursive doubling up to it",
      parse_bytes, &live.hier_ring_bytes},
     {"GDC_CHECK", "0",
-     "1: before each collective, compare every rank's call (collective, count, dtype, op, root) and fail "
-     "mismatches with GDC_ERR_INVALID_ARG on every rank instead of moving wrong data (costs about one small "
-     "allgather per call); 0: off",
+     "1: before each collective, compare every rank's call (collective, count, dtype, op, root, device or host "
+     "memory) and fail mismatches with GDC_ERR_INVALID_ARG on every rank instead of moving wrong data (costs "
+     "about one small allgather per call); 0: off",
      parse_flag, &live.check},
     {"GDC_DEVICE_QUEUE", "0",
      "1: the ipc algorithms queue their kernels and copies on gdc's stream and wait only before telling a peer "

@@ -135,7 +135,11 @@ gdc_status_t gdc_coll_run_blocking_unchecked(struct gdc_comm *comm, const gdc_co
 gdc_status_t gdc_coll_run_blocking(struct gdc_comm *comm, const gdc_coll_args_t *args, const gdc_coll_buffers_t *bufs)
 {
     if (gdc_coll_check_on(args)) {
-        gdc_status_t status = gdc_coll_check_blocking(comm, args, 0);
+        gdc_coll_args_t signed_args = *args;
+        gdc_status_t    status;
+
+        signed_args.on_device = gdc_coll_buffers_on_device(bufs);
+        status                = gdc_coll_check_blocking(comm, &signed_args, 0);
         if (status != GDC_SUCCESS) {
             return status;
         }

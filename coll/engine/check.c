@@ -20,6 +20,7 @@ gdc_coll_sig_t gdc_coll_sig_of(const gdc_coll_args_t *args, uint32_t seq, int re
     sig.dtype    = (uint8_t)args->dtype;
     sig.op       = (uint8_t)args->op;
     sig.rejected = (uint8_t)(rejected != 0);
+    sig.device   = (uint8_t)(args->on_device != 0);
     return sig;
 }
 
@@ -63,6 +64,9 @@ static void describe_difference(const gdc_coll_sig_t *a, int ra, const gdc_coll_
                  gdc_rt_op_name((gdc_op_t)b->op));
     } else if (a->root != b->root) {
         snprintf(buf, len, "rank %d root %d, rank %d root %d", ra, a->root, rb, b->root);
+    } else if (a->device != b->device) {
+        snprintf(buf, len, "rank %d passes %s memory, rank %d %s memory (every rank's buffers must be of one kind)",
+                 ra, a->device ? "device" : "host", rb, b->device ? "device" : "host");
     } else {
         snprintf(buf, len, "rank %d is at call %u, rank %d at call %u", ra, a->seq, rb, b->seq);
     }
@@ -71,7 +75,7 @@ static void describe_difference(const gdc_coll_sig_t *a, int ra, const gdc_coll_
 static int same_call(const gdc_coll_sig_t *a, const gdc_coll_sig_t *b)
 {
     return !a->rejected && !b->rejected && a->coll == b->coll && a->count == b->count && a->dtype == b->dtype &&
-           a->op == b->op && a->root == b->root && a->seq == b->seq;
+           a->op == b->op && a->root == b->root && a->device == b->device && a->seq == b->seq;
 }
 
 gdc_status_t gdc_coll_check_verify(const gdc_coll_sig_t *all, int size, int me)

@@ -22,7 +22,9 @@ typedef struct gdc_coll_sig {
     uint8_t  dtype;
     uint8_t  op;
     uint8_t  rejected; /* this rank refused its own arguments */
-    uint32_t reserved;
+    uint8_t  device;   /* its buffers are device memory: every rank's must be, or none (the
+                          device algorithms address the peers' buffers directly) */
+    uint8_t  reserved[3];
 } gdc_coll_sig_t;
 
 /* Is GDC_CHECK on for args's calls? */

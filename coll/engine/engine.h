@@ -22,6 +22,9 @@ gdc_status_t gdc_coll_start(struct gdc_comm *comm, const gdc_coll_args_t *args, 
  * start and wait. */
 gdc_status_t gdc_coll_run_blocking(struct gdc_comm *comm, const gdc_coll_args_t *args, const gdc_coll_buffers_t *bufs);
 
+/* Whether the call's buffers are CUDA device memory (GDC_CHECK's signatures say so). */
+int gdc_coll_buffers_on_device(const gdc_coll_buffers_t *bufs);
+
 /* GDC_ERR_PEER_FAILED when a rank of comm has failed (gdc_rt_comm_failed_member): no
  * collective on it can complete, and none starts. */
 gdc_status_t gdc_coll_comm_usable(struct gdc_comm *comm);

@@ -5,6 +5,11 @@
 #include "engine/engine.h"
 #include "engine/run.h"
 
+int gdc_coll_buffers_on_device(const gdc_coll_buffers_t *bufs)
+{
+    return gdc_rt_memtype_of(bufs->input) == GDC_RT_MEM_CUDA || gdc_rt_memtype_of(bufs->output) == GDC_RT_MEM_CUDA;
+}
+
 /* Host, or CUDA device memory (a device buffer and a host one in one call is refused). */
 static gdc_status_t buffers_memtype(const gdc_coll_args_t *args, const gdc_coll_buffers_t *bufs, int *on_device)
 {

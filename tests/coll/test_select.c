@@ -16,6 +16,7 @@
 
 #include "builder.h"
 #include "engine/cache.h"
+#include "engine/check.h"
 #include "engine/sched.h"
 #include "select/model.h"
 #include "select/price.h"
@@ -164,6 +165,25 @@ static void test_ranks_sharing_one_gpu(void **state)
     a.shm_bytes = 1 << 20;
     gdc_coll_select_chunks(&a);
     assert_true(strncmp(gdc_coll_select(&a)->name, "ipc_leader", 10) != 0);
+}
+
+/* GDC_CHECK tells a rank that passes device buffers from one that passes host buffers: on
+ * one node they would choose different algorithms (ipc or shared memory) and wait for each
+ * other forever. */
+static void test_check_tells_memory_kinds_apart(void **state)
+{
+    gdc_coll_args_t a = call(GDC_COLL_ALLREDUCE, 1024, 2, 1);
+    gdc_coll_sig_t  sigs[2];
+
+    (void)state;
+    sigs[0] = gdc_coll_sig_of(&a, 7, 0);
+    sigs[1] = gdc_coll_sig_of(&a, 7, 0);
+    assert_int_equal(gdc_coll_check_verify(sigs, 2, 0), GDC_SUCCESS);
+    a.on_device = 1;
+    sigs[1]     = gdc_coll_sig_of(&a, 7, 0);
+    assert_int_equal(gdc_coll_check_verify(sigs, 2, 0), GDC_ERR_INVALID_ARG);
+    sigs[0] = gdc_coll_sig_of(&a, 7, 0);
+    assert_int_equal(gdc_coll_check_verify(sigs, 2, 1), GDC_SUCCESS);
 }
 
 /* Large messages are bandwidth-bound: a 2-rank ring moves S/2 each way twice, S/beta in
@@ -524,6 +544,7 @@ int main(void)
         cmocka_unit_test_setup(test_tuning_and_forcing, setup_default),
         cmocka_unit_test_setup(test_device_buffers_in_a_node, setup_default),
         cmocka_unit_test_setup(test_ranks_sharing_one_gpu, setup_default),
+        cmocka_unit_test(test_check_tells_memory_kinds_apart),
     };
 
     setenv("GDC_LOG", "error", 0);
