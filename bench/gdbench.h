@@ -244,6 +244,10 @@ int  gdbench_mem_alloc(gdbench_memory_t memory, size_t bytes, void **ptr);
 void gdbench_mem_free(gdbench_memory_t memory, void *ptr);
 int  gdbench_mem_put(gdbench_memory_t memory, void *dst, const void *host_src, size_t bytes);
 int  gdbench_mem_get(gdbench_memory_t memory, void *host_dst, const void *src, size_t bytes);
+/* -d cuda: this rank's GPU copying 64 MiB device to device (cudaMemcpy, the median of 5),
+ * in GB/s counting the bytes once: the floor the results are read against. 0 when it
+ * cannot be measured (no CUDA, or an error). */
+double gdbench_mem_cuda_copy_gbps(void);
 
 /* ---------------------------------------------------------------------------------------
  * Results and their presentation (gdbench_output.c, gdbench_json.c, gdbench_svg.c)
@@ -273,6 +277,7 @@ typedef struct {
     gdbench_row_t           *rows;
     size_t                   nrows, capacity;
     int                      validation_failed;
+    double                   d2d_gbps;     /* -d cuda: gdbench_mem_cuda_copy_gbps on rank 0 (0: none) */
 } gdbench_report_t;
 
 int  gdbench_report_add(gdbench_report_t *report, const gdbench_row_t *row);

@@ -90,6 +90,13 @@ int gdbench_json_write(const gdbench_report_t *report, const char *status, const
     }
     fprintf(f, "  \"in_place\": %s,\n", o->in_place ? "true" : "false");
     json_key_string(f, "memory", o->memory == GDBENCH_MEM_CUDA ? "cuda" : "host");
+    fputs("  \"d2d_copy_gbps\": ", f);
+    if (report->d2d_gbps > 0) {
+        json_number(f, report->d2d_gbps);
+    } else {
+        fputs("null", f);
+    }
+    fputs(",\n", f);
     json_key_string(f, "algorithm", o->algorithm);
     fprintf(f, "  \"validate\": %s,\n", o->validate ? "true" : "false");
     fprintf(f, "  \"with_barrier\": %s,\n", o->with_barrier ? "true" : "false");

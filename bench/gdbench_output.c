@@ -65,6 +65,11 @@ void gdbench_output_header(const gdbench_report_t *report)
     if (strcmp(report->library, report->library_long) != 0) {
         printf("# %s\n", report->library_long);
     }
+    if (report->d2d_gbps > 0) {
+        printf("# device copy floor: rank 0's GPU copies 64 MiB device to device at %.0f GB/s (bytes counted "
+               "once; cudaMemcpy, median of 5)\n",
+               report->d2d_gbps);
+    }
     printf("%-*s", COL_SIZE_WIDTH, "# Size");
     if (is_bandwidth_test(o->test)) {
         printf("%*s", COL_FIELD_WIDTH, "Bandwidth (MB/s)");
