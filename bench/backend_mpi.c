@@ -198,7 +198,7 @@ int gdbench_be_check_support(const gdbench_options_t *opts)
                           gdbench_dtype_info(opts->dtype)->name, gdbench_dtype_info(opts->dtype)->name);
         return GDBENCH_UNSUPPORTED;
     }
-    if (opts->memory == GDBENCH_MEM_CUDA) {
+    if (opts->memory != GDBENCH_MEM_HOST) {
         if (cuda_aware() == 0) {
             gdbench_set_error("-d cuda: %s is not CUDA-aware (MPIX_Query_cuda_support() returned 0)", library_short);
             return GDBENCH_UNSUPPORTED;

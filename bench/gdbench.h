@@ -144,8 +144,12 @@ float    gdbench_bfloat16_to_float(uint16_t bits);
  */
 typedef enum {
     GDBENCH_MEM_HOST = 0,
-    GDBENCH_MEM_CUDA
+    GDBENCH_MEM_CUDA,     /* cudaMalloc */
+    GDBENCH_MEM_CUDA_POOL /* cudaMallocAsync: a memory pool's, which has no legacy CUDA IPC handle */
 } gdbench_memory_t;
+
+/* "host", "cuda", "cuda-pool": -d's names. */
+const char *gdbench_memory_name(gdbench_memory_t memory);
 
 typedef struct {
     gdbench_test_t   test;

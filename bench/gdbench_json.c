@@ -89,7 +89,7 @@ int gdbench_json_write(const gdbench_report_t *report, const char *status, const
         fputs("  \"root\": null,\n", f);
     }
     fprintf(f, "  \"in_place\": %s,\n", o->in_place ? "true" : "false");
-    json_key_string(f, "memory", o->memory == GDBENCH_MEM_CUDA ? "cuda" : "host");
+    json_key_string(f, "memory", gdbench_memory_name(o->memory));
     fputs("  \"d2d_copy_gbps\": ", f);
     if (report->d2d_gbps > 0) {
         json_number(f, report->d2d_gbps);

@@ -16,6 +16,16 @@
 /* Host buffers are page-aligned, as OSU's are, so that no size straddles pages oddly. */
 #define HOST_ALIGNMENT 4096
 
+const char *gdbench_memory_name(gdbench_memory_t memory)
+{
+    switch (memory) {
+    case GDBENCH_MEM_HOST: return "host";
+    case GDBENCH_MEM_CUDA: return "cuda";
+    case GDBENCH_MEM_CUDA_POOL: return "cuda-pool";
+    }
+    return "?";
+}
+
 int gdbench_mem_cuda_built(void)
 {
 #ifdef GDC_HAVE_CUDA
@@ -87,9 +97,10 @@ int gdbench_mem_alloc(gdbench_memory_t memory, size_t bytes, void **ptr)
         return GDBENCH_OK;
     }
 #ifdef GDC_HAVE_CUDA
-    cudaError_t err = cudaMalloc(&p, bytes);
+    cudaError_t err = memory == GDBENCH_MEM_CUDA_POOL ? cudaMallocAsync(&p, bytes, 0) : cudaMalloc(&p, bytes);
     if (err != cudaSuccess) {
-        gdbench_set_error("cudaMalloc(%zu) failed: %s", bytes, cudaGetErrorString(err));
+        gdbench_set_error("%s(%zu) failed: %s", memory == GDBENCH_MEM_CUDA_POOL ? "cudaMallocAsync" : "cudaMalloc",
+                          bytes, cudaGetErrorString(err));
         return GDBENCH_ERR;
     }
     err = cudaMemset(p, 0, bytes);
@@ -116,6 +127,11 @@ void gdbench_mem_free(gdbench_memory_t memory, void *ptr)
         return;
     }
 #ifdef GDC_HAVE_CUDA
+    if (memory == GDBENCH_MEM_CUDA_POOL) {
+        cudaFreeAsync(ptr, 0);
+        cudaStreamSynchronize(0);
+        return;
+    }
     cudaFree(ptr);
 #endif
 }

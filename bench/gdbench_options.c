@@ -52,7 +52,7 @@ void gdbench_usage(FILE *out)
             "  -r ROOT        root of bcast, reduce, gather, scatter (default 0)\n"
             "  -l             in place (allreduce, reduce, reduce_scatter, allgather, alltoall,\n"
             "                 gather, scatter)\n"
-            "  -d host|cuda   where the buffers are (default host)\n"
+            "  -d host|cuda|cuda-pool  where the buffers are (default host; cuda-pool: cudaMallocAsync)\n"
             "  -a ALGORITHM   force the collective's algorithm (gdc: sets GDC_<COLL>_ALGO)\n"
             "  --json FILE    write the parameters and every row as JSON\n"
             "  --plot FILE    draw latency and bus bandwidth against size as SVG\n"
@@ -228,8 +228,10 @@ static int parse(int argc, char **argv, gdbench_options_t *o, int *exit_now)
                 o->memory = GDBENCH_MEM_HOST;
             } else if (strcmp(optarg, "cuda") == 0) {
                 o->memory = GDBENCH_MEM_CUDA;
+            } else if (strcmp(optarg, "cuda-pool") == 0) {
+                o->memory = GDBENCH_MEM_CUDA_POOL;
             } else {
-                return usage_error("-d: '%s' is neither host nor cuda", optarg);
+                return usage_error("-d: '%s' is none of host, cuda, cuda-pool", optarg);
             }
             break;
         case 'a': o->algorithm = optarg; break;

@@ -55,8 +55,8 @@ void gdbench_output_header(const gdbench_report_t *report)
     if (o->in_place) {
         printf(", in place");
     }
-    if (o->memory == GDBENCH_MEM_CUDA) {
-        printf(", cuda buffers");
+    if (o->memory != GDBENCH_MEM_HOST) {
+        printf(", %s buffers", gdbench_memory_name(o->memory));
     }
     if (o->algorithm != NULL) {
         printf(", algorithm %s", o->algorithm);

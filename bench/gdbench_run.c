@@ -517,7 +517,7 @@ int gdbench_run(const gdbench_options_t *opts, gdbench_report_t *report, int ran
     if (alloc_buffers(&run, sizes, nsizes) != GDBENCH_OK) {
         fail_now(&run, "allocating the buffers");
     }
-    if (rank == 0 && opts->memory == GDBENCH_MEM_CUDA) {
+    if (rank == 0 && opts->memory != GDBENCH_MEM_HOST) {
         report->d2d_gbps = gdbench_mem_cuda_copy_gbps();
     }
     for (int i = 0; i < nsizes; i++) {

@@ -242,7 +242,7 @@ static void write_svg(FILE *f, const gdbench_report_t *rep)
              rep->library, rep->nranks, (flags & GDBENCH_F_NO_DATA) ? "" : ", ",
              (flags & GDBENCH_F_NO_DATA) ? "" : gdbench_dtype_info(o->dtype)->name,
              (flags & GDBENCH_F_REDUCTION) ? " " : "", (flags & GDBENCH_F_REDUCTION) ? gdbench_op_name(o->op) : "",
-             o->memory == GDBENCH_MEM_CUDA ? ", cuda buffers" : "");
+             o->memory != GDBENCH_MEM_HOST ? ", device buffers" : "");
     fprintf(f,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "

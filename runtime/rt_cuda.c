@@ -298,6 +298,20 @@ gdc_status_t gdc_rt_cuda_wait_caller(const void *near)
     return GDC_SUCCESS;
 }
 
+int gdc_rt_cuda_ipc_capable(const void *ptr)
+{
+    int capable = 0;
+
+    if (!cuda.available) {
+        return 0;
+    }
+    if (gdc_rt_cuda.cuPointerGetAttribute(&capable, GDC_RT_CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE,
+                                          gdc_rt_cuda_ptr(ptr)) != GDC_RT_CUDA_SUCCESS) {
+        return 1; /* a driver that does not say has only cuMemAlloc'd memory to share */
+    }
+    return capable;
+}
+
 int gdc_rt_cuda_sole_device(uint32_t *key, char *busid)
 {
     gdc_rt_cu_device_t device;

@@ -317,6 +317,10 @@ gdc_status_t gdc_rt_cuda_wait_caller(const void *near);
 gdc_status_t gdc_rt_cuda_alloc(const void *near, size_t n, void **out);
 void         gdc_rt_cuda_free(void *ptr);
 
+/* Whether peers can map ptr's allocation with legacy CUDA IPC (cuMemAlloc'd memory can;
+ * cuMemCreate'd and memory-pool memory cannot). */
+int gdc_rt_cuda_ipc_capable(const void *ptr);
+
 /* Whether this process sees exactly one device and its contexts there are its own (not
  * shared through MPS): then *key names the device (its PCI bus id, hashed), so that
  * processes can tell whether they share it, and *busid (32 bytes) spells it. */

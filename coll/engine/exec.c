@@ -51,6 +51,7 @@ void gdc_coll_exec_reset(gdc_coll_exec_t *exec, char *const base[GDC_COLL_NUM_BU
     const gdc_coll_sched_t *sched = exec->sched;
 
     memcpy(exec->base, base, sizeof(exec->base));
+    exec->user_output   = NULL;
     exec->stream_output = stream_worth(&sched->args);
     exec->queue_head = exec->queue_tail = 0;
     exec->num_inflight = exec->num_done = 0;
@@ -66,6 +67,10 @@ void gdc_coll_exec_reset(gdc_coll_exec_t *exec, char *const base[GDC_COLL_NUM_BU
 
 void gdc_coll_exec_fini(gdc_coll_exec_t *exec)
 {
+    for (int i = 0; i < 2; i++) {
+        gdc_rt_cuda_free(exec->shadow[i]);
+        exec->shadow[i] = NULL;
+    }
     free(exec->peer_ptr);
     free(exec->peer_entry);
     exec->peer_ptr   = NULL;
@@ -131,6 +136,11 @@ static void complete(gdc_coll_exec_t *exec, uint32_t s)
     if (++exec->num_done == exec->sched->num_steps) {
         /* what is queued lands before the counters below let the peers move on */
         if (drain_gpu(exec) != GDC_SUCCESS && exec->status == GDC_SUCCESS) {
+            exec->status = GDC_ERR_TRANSPORT;
+        }
+        if (exec->user_output != NULL && exec->status == GDC_SUCCESS &&
+            gdc_rt_cuda_copy(exec->user_output, exec->shadow[GDC_COLL_OUTPUT],
+                             gdc_coll_output_bytes(&exec->sched->args)) != GDC_SUCCESS) {
             exec->status = GDC_ERR_TRANSPORT;
         }
         if (exec->shm != NULL && exec->sched->shm_epochs > 0) {
@@ -453,13 +463,77 @@ static void run_ready(gdc_coll_exec_t *exec)
     }
 }
 
+/* A copy of a device buffer that peers cannot map, in gdc's own device memory (grown as
+ * calls need): the buffer's contents copied in (an output's too: in place, or where the call
+ * writes only part of it, the rest must come back unchanged). */
+static gdc_status_t shadow(gdc_coll_exec_t *exec, int which, size_t bytes)
+{
+    char        *user = exec->base[which];
+    gdc_status_t status;
+
+    if (exec->shadow_bytes[which] < bytes) {
+        gdc_rt_cuda_free(exec->shadow[which]);
+        exec->shadow[which]       = NULL;
+        exec->shadow_bytes[which] = 0;
+        status                    = gdc_rt_cuda_alloc(user, bytes, (void **)&exec->shadow[which]);
+        if (status != GDC_SUCCESS) {
+            return status;
+        }
+        exec->shadow_bytes[which] = bytes;
+    }
+    status = bytes > 0 ? gdc_rt_cuda_copy(exec->shadow[which], user, bytes) : GDC_SUCCESS;
+    if (status == GDC_SUCCESS) {
+        exec->base[which] = exec->shadow[which];
+    }
+    return status;
+}
+
+/* Device buffers from cuMemCreate or a memory pool have no legacy CUDA IPC handle: the
+ * ipc algorithms run on shadows of them, and the output's goes back at the end. */
+static gdc_status_t shadow_unmappable(gdc_coll_exec_t *exec)
+{
+    const gdc_coll_args_t *args      = &exec->sched->args;
+    char                  *in        = exec->base[GDC_COLL_INPUT], *out = exec->base[GDC_COLL_OUTPUT];
+    int                    in_shadow = in != NULL && !gdc_rt_cuda_ipc_capable(in);
+    int                    out_shadow = out != NULL && !gdc_rt_cuda_ipc_capable(out);
+    gdc_status_t           status    = GDC_SUCCESS;
+
+    if (!in_shadow && !out_shadow) {
+        return GDC_SUCCESS;
+    }
+    GDC_LOG_WARN_ONCE("a device buffer of a %s has no CUDA IPC handle (cuMemCreate or memory-pool memory): gdc "
+                      "copies it through its own device memory for the peers, one device copy each way per call; "
+                      "buffers from cudaMalloc need none",
+                      gdc_coll_type_name(args->coll));
+    if (out_shadow) {
+        size_t out_bytes = gdc_coll_output_bytes(args), in_bytes = gdc_coll_input_bytes(args);
+
+        /* in place the one buffer holds the input (reduce_scatter's is the larger) */
+        exec->user_output = out;
+        status = shadow(exec, GDC_COLL_OUTPUT, in == out && in_bytes > out_bytes ? in_bytes : out_bytes);
+    }
+    if (status == GDC_SUCCESS && in_shadow) {
+        if (in == out) {
+            exec->base[GDC_COLL_INPUT] = exec->base[GDC_COLL_OUTPUT];
+        } else {
+            status = shadow(exec, GDC_COLL_INPUT, gdc_coll_input_bytes(args));
+        }
+    }
+    return status;
+}
+
 void gdc_coll_exec_start(gdc_coll_exec_t *exec)
 {
     if (exec->sched->peer_user) {
         /* before any step: the first signal (a release) makes it visible */
         if (exec->on_device) {
-            if (gdc_rt_cuda_wait_caller(device_of(exec)) != GDC_SUCCESS) {
-                fail(exec, GDC_ERR_TRANSPORT);
+            gdc_status_t status = gdc_rt_cuda_wait_caller(device_of(exec));
+
+            if (status == GDC_SUCCESS) {
+                status = shadow_unmappable(exec);
+            }
+            if (status != GDC_SUCCESS) {
+                fail(exec, status);
                 return;
             }
             gdc_rt_shm_publish_user_ipc(exec->shm, exec->base[GDC_COLL_INPUT], exec->base[GDC_COLL_OUTPUT]);

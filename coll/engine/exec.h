@@ -45,6 +45,11 @@ typedef struct gdc_coll_exec {
     void                           **peer_ptr;
     struct gdc_rt_cuda_ipc_entry   **peer_entry;
     int                              gpu_queued; /* kernels or copies queued, not waited for */
+    /* device buffers that peers cannot map (cuMemCreate, pools): the run works on copies in
+     * gdc's own device memory ([INPUT], [OUTPUT]), kept for the next call */
+    char                            *shadow[2];
+    size_t                           shadow_bytes[2];
+    char                            *user_output; /* where the output shadow goes at the end */
 } gdc_coll_exec_t;
 
 /* Prepare exec to run sched over transport; base[] are the input, output and scratch

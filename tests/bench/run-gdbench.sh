@@ -115,7 +115,7 @@ expect_case "-o on a data-movement test" 2 "not a reduction" "$bench/gdbench" bc
 expect_case "-r on a test without root" 2 "has no root" "$bench/gdbench" allreduce -r 1
 expect_case "-l on bcast" 2 "no in-place form" "$bench/gdbench" bcast -l
 expect_case "-a on a point-to-point test" 2 "no algorithm to choose" "$bench/gdbench" latency -a ring
-expect_case "-d neither host nor cuda" 2 "neither host nor cuda" "$bench/gdbench" allreduce -d gpu
+expect_case "-d none of host, cuda, cuda-pool" 2 "none of host, cuda, cuda-pool" "$bench/gdbench" allreduce -d gpu
 expect_case "-m on barrier" 2 "moves no data" "$bench/gdbench" barrier -m 8
 expect_case "missing option argument" 2 "needs an argument" "$bench/gdbench" allreduce -m
 expect_case "--with-barrier on a point-to-point test" 2 "collectives only" "$bench/gdbench" latency --with-barrier

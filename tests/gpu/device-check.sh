@@ -25,6 +25,8 @@
 #     hand-off): every collective checked at 4 ranks, in place at 3, speed at 2 and 4;
 #  4c. GDC_DEVICE_FUSED=1 (the ipc_leader reductions in one kernel): allreduce and
 #     reduce_scatter checked at 2, 4 and 8 ranks, in place and other dtypes at 3, speed;
+#  4d. buffers from a memory pool (gdbench -d cuda-pool): every collective checked at 4
+#     ranks by default and at 2 with the per-rank ipc algorithms forced, in place at 3;
 #  5. speed: gdbench -d cuda allreduce, bcast, allgather, alltoall from 8 B to 256 MiB at 2
 #     and 4 ranks (JSON and text kept).
 # Without a CUDA device it prints "SKIPPED: no CUDA device" and exits 77. Exit 1 when a
@@ -173,6 +175,15 @@ for n in 2 4; do
     step "fused-speed-allreduce-$n" 120 gdrun -n "$n" -x GDC_DEVICE_FUSED=1 gdbench allreduce -d cuda -m 8:256M -i 20 -x 2 \
         --json "$out/fused-speed-allreduce-$n.json"
 done
+
+# Buffers from a memory pool (cudaMallocAsync): no legacy CUDA IPC handle, so gdc runs the
+# ipc algorithms on copies in its own device memory; default selection and per-rank ipc
+for c in allreduce bcast reduce allgather reduce_scatter alltoall gather scatter; do
+    step "pool-check-$c-4" 120 gdrun -n 4 gdbench "$c" -d cuda-pool -c -m 1:16M -i 5 -x 1
+    step "pool-ipc-$c-2" 120 gdrun -n 2 gdbench "$c" -d cuda-pool -a ipc -c -m 1:16M -i 5 -x 1
+done
+step "pool-inplace-allreduce-3" 60 gdrun -n 3 gdbench allreduce -d cuda-pool -c -l -m 1:16M -i 5 -x 1
+step "pool-inplace-allgather-3" 60 gdrun -n 3 gdbench allgather -d cuda-pool -c -l -m 1:16M -i 5 -x 1
 
 gdinfo --algorithms >"$out/algorithms.txt" 2>&1
 while read -r c a rest; do
