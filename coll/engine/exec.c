@@ -494,8 +494,10 @@ static gdc_status_t shadow_unmappable(gdc_coll_exec_t *exec)
 {
     const gdc_coll_args_t *args      = &exec->sched->args;
     char                  *in        = exec->base[GDC_COLL_INPUT], *out = exec->base[GDC_COLL_OUTPUT];
-    int                    in_shadow = in != NULL && !gdc_rt_cuda_ipc_capable(in);
-    int                    out_shadow = out != NULL && !gdc_rt_cuda_ipc_capable(out);
+    size_t                 in_bytes  = gdc_coll_input_bytes(args), out_bytes = gdc_coll_output_bytes(args);
+    /* a buffer of no bytes here (a reduce's output off the root) is never reached */
+    int                    in_shadow = in != NULL && in_bytes > 0 && !gdc_rt_cuda_ipc_capable(in);
+    int                    out_shadow = out != NULL && out_bytes > 0 && !gdc_rt_cuda_ipc_capable(out);
     gdc_status_t           status    = GDC_SUCCESS;
 
     if (!in_shadow && !out_shadow) {
@@ -506,17 +508,15 @@ static gdc_status_t shadow_unmappable(gdc_coll_exec_t *exec)
                       "buffers from cudaMalloc need none",
                       gdc_coll_type_name(args->coll));
     if (out_shadow) {
-        size_t out_bytes = gdc_coll_output_bytes(args), in_bytes = gdc_coll_input_bytes(args);
-
         /* in place the one buffer holds the input (reduce_scatter's is the larger) */
         exec->user_output = out;
         status = shadow(exec, GDC_COLL_OUTPUT, in == out && in_bytes > out_bytes ? in_bytes : out_bytes);
     }
     if (status == GDC_SUCCESS && in_shadow) {
-        if (in == out) {
+        if (in == out && out_shadow) {
             exec->base[GDC_COLL_INPUT] = exec->base[GDC_COLL_OUTPUT];
         } else {
-            status = shadow(exec, GDC_COLL_INPUT, gdc_coll_input_bytes(args));
+            status = shadow(exec, GDC_COLL_INPUT, in_bytes);
         }
     }
     return status;
