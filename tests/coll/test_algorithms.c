@@ -168,10 +168,12 @@ static void sweep_collective(gdc_coll_type_t coll)
         sweep_algorithm(algo);
         cfg = gdc_coll_config_defaults;
         sweep_dtypes(algo);
-        if (algo->flags & GDC_COLL_ALGO_FLAG_ONE_GPU) { /* with GDC_DEVICE_FUSED too */
+        if ((algo->flags & GDC_COLL_ALGO_FLAG_ONE_GPU) && reduces(coll)) { /* GDC_DEVICE_FUSED's schedules */
             cfg.device_fused = 1;
             sweep_algorithm(algo);
-            sweep_dtypes(algo);
+            if (!reduced) {
+                sweep_dtypes(algo);
+            }
             cfg = gdc_coll_config_defaults;
         }
     }
