@@ -44,9 +44,9 @@ void gdc_coll_ipc_reduce_to_output(gdc_coll_sched_t *sched, size_t at);
  * than the last, which costs 270 us on an H200 (tests/gpu/ipc_probe --calls, bench/
  * RESULTS.md 2026-12-04 18:11), so one rank, the leader, makes every copy and kernel of
  * the call, reading and writing the others' buffers, queued on its stream and waited for
- * once; the others publish their buffers and wait for its DONE.
+ * once; the others publish their buffers and wait for its DONE. Up to
+ * GDC_COLL_CUDA_MANY_MAX ranks.
  */
-/* ... up to GDC_COLL_CUDA_MANY_MAX ranks. */
 int gdc_coll_ipc_leader_supports(const gdc_coll_args_t *args);
 int gdc_coll_ipc_leader_out_of_place_supports(const gdc_coll_args_t *args);
 

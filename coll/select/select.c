@@ -133,10 +133,7 @@ void gdc_coll_select_finalize(void)
     chunks_config = NULL;
 }
 
-/* Whether an ipc algorithm (device buffers read and written where they lie) can run the
- * call. Where one can, the others are not chosen: their messages carry device buffers
- * through host memory when UCX has no CUDA transport (230 us for 8 bytes on 2 ranks of an
- * H200, 127 ms for 64 MiB: bench/RESULTS.md 2026-12-04), which the model does not price. */
+/* Whether an algorithm of the call's collective with that flag supports the call. */
 static int flagged_can_run(const gdc_coll_args_t *args, unsigned flag)
 {
     for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
@@ -149,6 +146,10 @@ static int flagged_can_run(const gdc_coll_args_t *args, unsigned flag)
     return 0;
 }
 
+/* Whether an ipc algorithm (device buffers read and written where they lie) can run the
+ * call. Where one can, the others are not chosen: their messages carry device buffers
+ * through host memory when UCX has no CUDA transport (230 us for 8 bytes on 2 ranks of an
+ * H200, 127 ms for 64 MiB: bench/RESULTS.md 2026-12-04), which the model does not price. */
 static int ipc_can_run(const gdc_coll_args_t *args)
 {
     return args->on_device && args->shm_ipc && flagged_can_run(args, GDC_COLL_ALGO_FLAG_IPC);
