@@ -311,23 +311,29 @@ static gdc_status_t reduce_all(gdc_coll_exec_t *exec, const gdc_coll_step_t *ste
     const void            *src[GDC_COLL_CUDA_MANY_MAX];
     gdc_status_t           status;
 
-    if (n > GDC_COLL_CUDA_MANY_MAX || step->a.length == 0) {
-        return n > GDC_COLL_CUDA_MANY_MAX ? GDC_ERR_INTERNAL : GDC_SUCCESS;
+    if (n > GDC_COLL_CUDA_MANY_MAX) {
+        return GDC_ERR_INTERNAL;
+    }
+    if (step->a.length == 0) {
+        return GDC_SUCCESS;
     }
     status = reach_peers(exec, step);
+    if (status != GDC_SUCCESS) {
+        return status;
+    }
     dst[0] = region_ptr(exec, &step->a);
-    for (int p = 0; p < n && status == GDC_SUCCESS; p++) {
+    for (int p = 0; p < n; p++) {
         src[p] = user_of(exec, GDC_COLL_INPUT, p, &step->b);
-        if (p > 0 && ndst > 1) {
+        if (p > 0 && p < ndst) {
             dst[p] = user_of(exec, GDC_COLL_OUTPUT, (args->rank + p) % n, &step->a);
         }
-        status = src[p] == NULL || (ndst > 1 && dst[p % ndst] == NULL) ? GDC_ERR_INTERNAL : GDC_SUCCESS;
+        if (src[p] == NULL || (p < ndst && dst[p] == NULL)) {
+            return GDC_ERR_INTERNAL;
+        }
     }
-    if (status != GDC_SUCCESS || exec->on_device) {
-        exec->gpu_queued |= status == GDC_SUCCESS;
-        return status != GDC_SUCCESS ? status
-                                     : gdc_coll_reduce_many_cuda_queued(dst, ndst, src, n, count, args->dtype,
-                                                                        args->op, n);
+    if (exec->on_device) {
+        exec->gpu_queued = 1;
+        return gdc_coll_reduce_many_cuda_queued(dst, ndst, src, n, count, args->dtype, args->op, n);
     }
     gdc_coll_reduce_host(dst[0], src[0], src[1], count, args->dtype, args->op);
     for (int p = 2; p < n; p++) {
