@@ -46,12 +46,13 @@ typedef struct gdc_rt_shm {
 
 /* After each segment's data area, a ring of slots for small calls: a call publishes in
  * slot (its first counter value mod the ring), so that a writer waits for its readers of
- * the call a ring before, not of the last one. A slot holds 64 KiB: where ranks outnumber
- * the cores, a call in the ring is 0.2 to 0.6 times as long as in the data area (each wait
+ * the call a ring before, not of the last one. A slot holds 256 KiB: where ranks outnumber
+ * the cores, a call in the ring is 0.25 to 0.6 times as long as in the data area (each wait
  * on a peer there may cost a context switch), and on two ranks no slower (bench/RESULTS.md,
- * 2026-12-04). */
+ * 2026-12-04 21:10). The ring is 2 MiB of each rank's segment, touched only as far as
+ * calls fill its slots. */
 #define GDC_RT_SHM_RING_SLOTS      8
-#define GDC_RT_SHM_RING_SLOT_BYTES 65536
+#define GDC_RT_SHM_RING_SLOT_BYTES 262144
 
 /* Counters sit one cache line apart. */
 #define GDC_RT_SHM_COUNTER_STRIDE 8 /* uint64_t */

@@ -13,10 +13,12 @@
 #include <stddef.h>
 
 #include "coll.h"
+#include "rt_shm.h"
 
 /* The data area of each rank's shared-memory segment (shared-memory algorithms run on
- * single-node calls only). */
-#define SIM_SHM_BYTES (256 * 1024)
+ * single-node calls only): twice a ring slot, so that a call too large for the ring still
+ * fits it whole (allreduce shm_direct). */
+#define SIM_SHM_BYTES (2 * GDC_RT_SHM_RING_SLOT_BYTES)
 
 typedef struct sim_case {
     const gdc_coll_algo_t *algo;
