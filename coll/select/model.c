@@ -624,28 +624,9 @@ static void post(model_t *md, int src, int dst, uint32_t slot, int is_send, doub
     *b    = p;
 }
 
-/* The start of the first gap of len from earliest in rx, booked; -1 when out of memory. */
-static double book_rx(model_t *md, model_rx_t *rx, double earliest, double len)
+/* Room for one more span in rx; 0 on success. */
+static int rx_grow(model_t *md, model_rx_t *rx)
 {
-    uint32_t gone = 0, i;
-    double   start = earliest;
-
-    while (gone < rx->len && rx->spans[gone].end <= md->now) {
-        gone++;
-    }
-    if (gone > 0) {
-        rx->len -= gone;
-        memmove(rx->spans, rx->spans + gone, rx->len * sizeof(*rx->spans));
-    }
-    for (i = 0; i < rx->len; i++) {
-        if (rx->spans[i].end <= start) {
-            continue;
-        }
-        if (rx->spans[i].start >= start + len) {
-            break;
-        }
-        start = rx->spans[i].end;
-    }
     if (rx->len == rx->cap) {
         uint32_t      cap   = rx->cap > 0 ? 2 * rx->cap : 8;
         model_span_t *spans = realloc(rx->spans, cap * sizeof(*spans));
@@ -656,10 +637,51 @@ static double book_rx(model_t *md, model_rx_t *rx, double earliest, double len)
         rx->spans = spans;
         rx->cap   = cap;
     }
-    memmove(rx->spans + i + 1, rx->spans + i, (rx->len - i) * sizeof(*rx->spans));
-    rx->spans[i] = (model_span_t){start, start + len};
-    rx->len++;
-    return start;
+    return 0;
+}
+
+/* Books len of rx's free time from earliest on, in the first gaps there are, and returns
+ * when the last piece ends (-1 when out of memory). A message too long for a gap fills it
+ * and goes on after the span that ends it: a link that receives from several senders
+ * interleaves their messages, it does not idle for a gap that one of them does not fit. */
+static double book_rx(model_t *md, model_rx_t *rx, double earliest, double len)
+{
+    uint32_t gone = 0, i = 0;
+    double   at = earliest, left = len;
+
+    while (gone < rx->len && rx->spans[gone].end <= md->now) {
+        gone++;
+    }
+    if (gone > 0) {
+        rx->len -= gone;
+        memmove(rx->spans, rx->spans + gone, rx->len * sizeof(*rx->spans));
+    }
+    while (left > 0) {
+        double piece;
+
+        while (i < rx->len && rx->spans[i].end <= at) {
+            i++;
+        }
+        if (i < rx->len && rx->spans[i].start <= at) { /* busy at `at`: on after that span */
+            at = rx->spans[i].end;
+            continue;
+        }
+        piece = i < rx->len && rx->spans[i].start - at < left ? rx->spans[i].start - at : left;
+        if (i > 0 && rx->spans[i - 1].end == at) { /* joins the span before */
+            rx->spans[i - 1].end = at + piece;
+        } else {
+            if (rx_grow(md, rx) != 0) {
+                return -1;
+            }
+            memmove(rx->spans + i + 1, rx->spans + i, (rx->len - i) * sizeof(*rx->spans));
+            rx->spans[i] = (model_span_t){at, at + piece};
+            rx->len++;
+            i++;
+        }
+        at += piece;
+        left -= piece;
+    }
+    return at;
 }
 
 /* When a message of len bytes from a, ready at t, is all there at b. A link carries one
@@ -684,16 +706,15 @@ static double arrival(model_t *md, int a, int b, size_t len, double t)
          * receiver delays the arrival, not the sender's next message */
         start = t > *tx ? t : *tx;
         *tx   = start + xfer;
-        start = book_rx(md, &md->nic_rx[md->args->node_of[b] * nics + md->ranks[b].local_index % nics], start, xfer);
-        return start + lc->latency + xfer;
+        return book_rx(md, &md->nic_rx[md->args->node_of[b] * nics + md->ranks[b].local_index % nics], start, xfer) +
+               lc->latency;
     }
     {
         double *tx = &md->ranks[a].tx_free;
 
         start = t > *tx ? t : *tx;
         *tx   = start + xfer;
-        start = book_rx(md, &md->ranks[b].rx, start, xfer);
-        return start + lc->latency + md->wait + xfer;
+        return book_rx(md, &md->ranks[b].rx, start, xfer) + lc->latency + md->wait;
     }
 }
 
