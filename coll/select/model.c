@@ -442,10 +442,10 @@ gdc_link_class_t gdc_coll_machine_class(const gdc_coll_machine_t *m, const gdc_c
  */
 
 /* A link's receive side (a NIC's, or a rank's own inside the node): the spans it is
- * booked, in time order. A message takes the first gap it fits from when it can start,
- * which may come before spans booked for messages that were sent earlier but start later
- * (behind their own sender's queue): a link receiving from several others interleaves
- * them, it does not idle for a message still queued elsewhere. */
+ * booked, in time order. A message takes the free time from when it can start, gap after
+ * gap, which may come before spans booked for messages that were sent earlier but start
+ * later (behind their own sender's queue): a link receiving from several others
+ * interleaves them, it does not idle for a message still queued elsewhere. */
 typedef struct model_span {
     double start, end;
 } model_span_t;
