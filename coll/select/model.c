@@ -48,7 +48,10 @@ void gdc_coll_machine_default(gdc_coll_machine_t *m)
     m->gpu_latency   = 10e-6;
     m->step_overhead  = 0.05e-6;
     m->signal_latency = 0.1e-6;
-    m->switch_time    = 5e-6; /* measured: shm barrier 0.17 us on 2 ranks, 1.8 on 3, 2.7 on 4 (2 cores) */
+    /* measured on 2 cores: allreduce shm_direct of 256 B to 4 KiB, one wait on every peer,
+     * 6.3 to 7.5 us on 3 ranks and 9.8 to 11.0 on 4; priced with this, 7.2 and 10.7
+     * (bench/RESULTS.md, 2026-12-04 21:50) */
+    m->switch_time    = 20e-6;
     m->cores_per_node = 0;
     m->nics_per_node = 1;
     m->gpus_per_node = 0;
@@ -714,7 +717,9 @@ static double arrival(model_t *md, int a, int b, size_t len, double t)
 
         start = t > *tx ? t : *tx;
         *tx   = start + xfer;
-        return book_rx(md, &md->ranks[b].rx, start, xfer) + lc->latency + md->wait;
+        /* on an oversubscribed node, two peers that may not be running: the receiver takes
+         * the message in, the sender learns it was taken (UCX's rendezvous) */
+        return book_rx(md, &md->ranks[b].rx, start, xfer) + lc->latency + 2 * md->wait;
     }
 }
 
@@ -793,8 +798,10 @@ static void wait_counter(model_t *md, const model_event_t *ev, const gdc_coll_st
     model_counter_t *mc = &md->ranks[step->peer].counters[step->counter];
     model_waiter_t  *w;
 
-    if (step->slot <= step->msg) { /* what the calls before did: done */
-        complete(md, ev->rank, ev->step, ev->time);
+    if (step->slot <= step->msg) {
+        /* what the calls before did: done, but the readers of the call just before (no
+         * ring: msg 0) may be waiting for a core where ranks outnumber the cores */
+        complete(md, ev->rank, ev->step, ev->time + (step->msg == 0 ? md->wait : 0));
         return;
     }
     if (mc->value >= step->slot) {

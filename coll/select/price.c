@@ -554,7 +554,9 @@ void gdc_coll_price_init(gdc_coll_price_t *p, const gdc_coll_machine_t *m, const
     p->gamma  = dev ? m->reduce_bw_gpu : m->reduce_bw;
     p->kappa  = dev ? m->copy_bw_gpu : m->copy_bw;
     p->in     = m->link[dev ? m->intra_device : m->intra_host];
-    p->in.latency += gdc_coll_machine_wait(m, args); /* a peer on an oversubscribed node */
+    /* on an oversubscribed node, two peers that may not be running: the receiver, and the
+     * sender learning the message was taken (as the simulator has it) */
+    p->in.latency += 2 * gdc_coll_machine_wait(m, args);
     p->out    = m->link[dev ? m->inter_device : m->inter_host];
     p->nics   = m->nics_per_node > 0 ? m->nics_per_node : 1;
     p->dsize  = args->dsize > 0 ? args->dsize : 1;

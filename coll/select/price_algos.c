@@ -477,6 +477,14 @@ static double scatter_binomial(const gdc_coll_price_t *p)
  * Shared memory inside a node
  */
 
+/* A call through the data area first waits for every reader of the call before to be done
+ * there, a peer that may be waiting for a core where ranks outnumber the cores; a call in a
+ * ring slot waits for the call a ring before, long done (coll/phase/shm.h). */
+static double reuse_wait(const gdc_coll_price_t *p, size_t ring_bytes)
+{
+    return gdc_coll_shm_in_ring(ring_bytes) ? 0 : gdc_coll_machine_wait(p->m, p->args);
+}
+
 static double barrier_shm(const gdc_coll_price_t *p)
 {
     return p->o + p->sig;
@@ -486,15 +494,16 @@ static double allreduce_shm_direct(const gdc_coll_price_t *p)
 {
     double bytes = bytes_of(p, p->args->count);
 
-    return gdc_coll_price_copy(p, bytes) + p->o + p->sig + (p->n - 1) * gdc_coll_price_reduce(p, bytes) +
-           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
+    return reuse_wait(p, p->args->count * p->args->dsize) + gdc_coll_price_copy(p, bytes) + p->o + p->sig +
+           (p->n - 1) * gdc_coll_price_reduce(p, bytes) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
 }
 
 static double reduce_scatter_shm_direct(const gdc_coll_price_t *p)
 {
     double block = bytes_of(p, p->args->count);
 
-    return gdc_coll_price_copy(p, block * p->n) + p->o + p->sig + (p->n - 1) * gdc_coll_price_reduce(p, block) +
+    return reuse_wait(p, p->args->count * p->args->dsize * (size_t)p->n) + gdc_coll_price_copy(p, block * p->n) +
+           p->o + p->sig + (p->n - 1) * gdc_coll_price_reduce(p, block) +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
 }
 
@@ -504,7 +513,10 @@ static double bcast_shm(const gdc_coll_price_t *p)
     double bytes  = bytes_of(p, p->args->count);
     double chunks = ceil(bytes / chunk), c = bytes / chunks;
 
-    return (chunks + 1) * (gdc_coll_price_copy(p, c) + p->o) + p->sig;
+    /* from chunk 2 on the root waits for the readers of the chunk two back (double
+     * buffering), each a wait on peers that may not be running */
+    return reuse_wait(p, p->args->count * p->args->dsize) + (chunks + 1) * (gdc_coll_price_copy(p, c) + p->o) + p->sig +
+           (chunks > 2 ? chunks - 2 : 0) * gdc_coll_machine_wait(p->m, p->args);
 }
 
 static double allgather_shm(const gdc_coll_price_t *p)
@@ -513,7 +525,8 @@ static double allgather_shm(const gdc_coll_price_t *p)
     double chunk  = bytes_of(p, gdc_coll_shm_chunk_elems(p->args, 1));
     double chunks = ceil(block / chunk), c = block / chunks;
 
-    return (p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
+    /* my own block while I wait for the readers of the call before */
+    return max2(reuse_wait(p, p->args->count * p->args->dsize), p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
            chunks * (p->n * gdc_coll_price_copy(p, c) + 2 * p->o) + p->sig;
 }
 
@@ -523,7 +536,9 @@ static double alltoall_shm(const gdc_coll_price_t *p)
     double chunk  = bytes_of(p, gdc_coll_shm_chunk_elems(p->args, (size_t)p->n));
     double chunks = ceil(block / chunk), c = block / chunks;
 
-    return (p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
+    /* my own block while I wait for the readers of the call before */
+    return max2(reuse_wait(p, p->args->count * p->args->dsize * (size_t)p->n),
+                p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
            chunks * (2 * (p->n - 1) * gdc_coll_price_copy(p, c) + 2 * p->o) + p->sig;
 }
 
@@ -536,7 +551,8 @@ static double gather_shm(const gdc_coll_price_t *p)
     double chunks = ceil(block / chunk), c = block / chunks;
     double own    = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
 
-    return max2(own, gdc_coll_price_copy(p, c) + p->o + p->sig) + chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o);
+    return max2(own, reuse_wait(p, p->args->count * p->args->dsize) + gdc_coll_price_copy(p, c) + p->o + p->sig) +
+           chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o);
 }
 
 /* The root copies the others' chunks in one after another, then its own block while they
@@ -548,8 +564,8 @@ static double scatter_shm(const gdc_coll_price_t *p)
     double chunks = ceil(block / chunk), c = block / chunks;
     double own    = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
 
-    return chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o) +
-           max2(own, gdc_coll_price_copy(p, c) + p->o + p->sig);
+    return reuse_wait(p, p->args->count * p->args->dsize * (size_t)p->n) +
+           chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o) + max2(own, gdc_coll_price_copy(p, c) + p->o + p->sig);
 }
 
 /* The root publishes its buffer and copies its own block while every other rank reads its
@@ -576,7 +592,8 @@ static double bcast_cma(const gdc_coll_price_t *p)
     double read  = p->o + p->sig + gdc_coll_price_cma(p, bytes - part);
     double write = p->o + p->sig + (p->n - 1) * gdc_coll_price_cma(p, part) + p->o;
 
-    return max2(read + p->o, write + p->sig) + p->sig;
+    /* every rank is done once both have been signalled */
+    return max2(read + p->o, write) + p->sig;
 }
 
 /* A rank's copy of its own block: on the device (the ipc twins) a copy-engine copy started
@@ -728,7 +745,10 @@ static double allreduce_shm(const gdc_coll_price_t *p)
     double per    = (p->n - 1 + owners - 1) * gdc_coll_price_copy(p, part) + (p->n - 1) * gdc_coll_price_reduce(p, part) +
                  gdc_coll_price_copy(p, part) + 3 * p->o;
 
-    return chunks * per + 2 * p->sig + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, part) * chunks : 0);
+    /* never in a ring slot: it first waits for the readers of the call before, and from
+     * chunk 2 on for its peers' reductions of the chunk two back (double buffering) */
+    return (1 + (chunks > 2 ? chunks - 2 : 0)) * gdc_coll_machine_wait(p->m, p->args) + chunks * per + 2 * p->sig +
+           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, part) * chunks : 0);
 }
 
 /* ---------------------------------------------------------------------------------------
