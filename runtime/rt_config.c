@@ -94,7 +94,7 @@ static const gdc_rt_param_t runtime_params[] = {
      "UCX 1.13 that means TCP even inside a node)",
      parse_err_mode, &gdc_rt_config.err_mode},
     {"GDC_SHM_SIZE", "2M",
-     "shared memory per rank and communicator for collectives inside a node (a ring of 8 slots of 64 KiB "
+     "shared memory per rank and communicator for collectives inside a node (a ring of 8 slots of 256 KiB "
      "for small calls comes on top); 0 turns it off",
      parse_shm_size, &gdc_rt_shm_bytes},
     {"GDC_CALIBRATION", "off",
