@@ -49,7 +49,7 @@ typedef struct gdc_rt_shm {
  * the call a ring before, not of the last one. A slot holds 256 KiB: where ranks outnumber
  * the cores, a call in the ring is 0.25 to 0.6 times as long as in the data area (each wait
  * on a peer there may cost a context switch), and on two ranks no slower (bench/RESULTS.md,
- * 2026-12-04 21:10). The ring is 2 MiB of each rank's segment, touched only as far as
+ * 2026-12-04 21:05). The ring is 2 MiB of each rank's segment, touched only as far as
  * calls fill its slots. */
 #define GDC_RT_SHM_RING_SLOTS      8
 #define GDC_RT_SHM_RING_SLOT_BYTES 262144

@@ -49,8 +49,8 @@ void gdc_coll_machine_default(gdc_coll_machine_t *m)
     m->step_overhead  = 0.05e-6;
     m->signal_latency = 0.1e-6;
     /* measured on 2 cores: allreduce shm_direct of 256 B to 4 KiB, one wait on every peer,
-     * 6.3 to 7.5 us on 3 ranks and 9.8 to 11.0 on 4; priced with this, 7.2 and 10.7
-     * (bench/RESULTS.md, 2026-12-04 21:40) */
+     * 6.3 to 7.5 us on 3 ranks and 9.8 to 11.0 on 4; priced with this, 7.0 to 7.9 and
+     * 10.4 to 11.6 (bench/RESULTS.md, 2026-12-04 21:40) */
     m->switch_time    = 20e-6;
     m->cores_per_node = 0;
     m->nics_per_node = 1;
