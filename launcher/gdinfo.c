@@ -41,8 +41,9 @@ static void usage(FILE *out)
             "                   message of B bytes (K/M/G suffixes; what gdbench's Size column means\n"
             "                   for COLL) on N ranks over K nodes (ranks spread in blocks), marking\n"
             "                   the one gdc would choose; on this machine's model (GDC_PROFILE,\n"
-            "                   GDC_LINK_*) or on a profile (dgx-a100, dgx-h100, pcie-node, a path),\n"
-            "                   which also gives the ranks per node; --device prices GPU buffers;\n"
+            "                   GDC_LINK_*, this node's cores) or on a profile (dgx-a100, dgx-h100,\n"
+            "                   pcie-node, a path), which also gives the ranks and cores per node;\n"
+            "                   --device prices GPU buffers;\n"
             "                   --simulate also runs the simulator (every rank's schedule, the\n"
             "                   reference the prices are held to) and shows its time, messages and\n"
             "                   bytes per link class (up to 4096 ranks)\n"
@@ -208,6 +209,7 @@ static int plan(const plan_opts_t *o)
         return 2;
     }
     gdc_coll_register_params();
+    gdc_rt_topo_register_params();
     if (gdc_rt_config_load() != GDC_SUCCESS) {
         return 1;
     }
@@ -220,6 +222,10 @@ static int plan(const plan_opts_t *o)
     }
     if (gdc_coll_select_init(&select) != GDC_SUCCESS) {
         return 1;
+    }
+    if (o->profile == NULL && m->cores_per_node == 0) {
+        /* as a job on this node would count them: ranks that outnumber them wait longer */
+        m->cores_per_node = gdinfo_topo_cores();
     }
     device = o->device || m->gpus_per_node > 0;
     n      = o->ranks > 0 ? o->ranks : nodes * (m->gpus_per_node > 0 ? m->gpus_per_node : usable_cores());

@@ -99,6 +99,20 @@ static void print_findings(const gdc_topo_node_t *node, const gdinfo_ucx_info_t 
     }
 }
 
+int gdinfo_topo_cores(void)
+{
+    gdc_topo_node_t *node;
+    int              cores;
+
+    if (gdc_rt_topo_probe_node(xml_path(), &node) != GDC_SUCCESS) {
+        return 0;
+    }
+    cores = node->num_cores;
+    gdc_rt_topo_node_free(node);
+    gdc_rt_topo_probe_unload();
+    return cores;
+}
+
 int gdinfo_topo_summary(void)
 {
     gdc_topo_node_t  *node;

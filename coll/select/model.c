@@ -387,8 +387,8 @@ void gdc_coll_machine_print(const gdc_coll_machine_t *m, FILE *out)
             m->cma_latency * 1e6, m->cma_bw / 1e9, m->gpu_latency * 1e6, m->step_overhead * 1e6,
             m->signal_latency * 1e6, m->nics_per_node);
     if (m->cores_per_node > 0) {
-        fprintf(out, "#   %d cores per node: on one node with more ranks, a signal waits (1 - cores/ranks) x %.1f us "
-                     "more\n",
+        fprintf(out, "#   %d cores per node: on one node with more ranks, a wait on a peer costs (1 - cores/ranks) x "
+                     "%.1f us more\n",
                 m->cores_per_node, m->switch_time * 1e6);
     }
 }

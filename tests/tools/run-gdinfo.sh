@@ -1,6 +1,6 @@
 #!/bin/sh
-# gdinfo's single-process reports: build summary, algorithm list, parameters, bad options;
-# and gdc_init refusing a GDC_<COLL>_ALGO that names no algorithm.
+# gdinfo's single-process reports: build summary, algorithm list, parameters, bad options,
+# plans on the node's cores; and gdc_init refusing a GDC_<COLL>_ALGO that names no algorithm.
 . "${top_srcdir:-.}/tests/common/tap.sh"
 gdinfo=${top_builddir:-.}/launcher/gdinfo
 out=${TMPDIR:-/tmp}/gdc-gdinfo.$$
@@ -34,5 +34,17 @@ tap_check "an unknown GDC_ALLREDUCE_ALGO fails gdc_init and lists the valid name
 GDC_TIMEOUT=soon "${top_builddir:-.}/share/examples/ring" >"$out" 2>&1
 [ $? != 0 ] && grep -q 'GDC_TIMEOUT=soon is not valid' "$out"
 tap_check "a malformed GDC_TIMEOUT fails gdc_init and says why" $? "$out"
-rm -f "$out"
+# --plan prices with the node's cores: 4 ranks on 2 cores wait for peers that are not
+# running, and take the one-shot shm_direct for a 4 KiB allreduce; on 4 cores, the two-shot
+prof=${TMPDIR:-/tmp}/gdc-gdinfo-prof.$$
+printf 'cores_per_node 2\n' >"$prof"
+"$gdinfo" --plan allreduce --bytes 4K --ranks 4 --profile "$prof" >"$out" 2>&1 &&
+    grep -q '^  \* shm_direct ' "$out" && grep -q '^#   2 cores per node' "$out"
+tap_check "gdinfo --plan: 4 ranks on 2 cores take allreduce shm_direct at 4 KiB" $? "$out"
+printf 'cores_per_node 4\n' >"$prof"
+"$gdinfo" --plan allreduce --bytes 4K --ranks 4 --profile "$prof" >"$out" 2>&1 && grep -q '^  \* shm ' "$out"
+tap_check "gdinfo --plan: 4 ranks on 4 cores take allreduce shm at 4 KiB" $? "$out"
+"$gdinfo" --plan allreduce --bytes 4K --ranks 4 >"$out" 2>&1 && grep -q '^#   [0-9][0-9]* cores per node: ' "$out"
+tap_check "gdinfo --plan without a profile counts this node's cores" $? "$out"
+rm -f "$out" "$prof"
 tap_done
