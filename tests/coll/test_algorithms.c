@@ -253,6 +253,18 @@ static void test_shm_sequences(void **state)
     cfg.shm_chunk_bytes = 256 * 1024;
 }
 
+/* The fewest int32 a block of a call too large for a ring slot has: a call's measure is its
+ * n blocks where the algorithm's own block is a part of them (scatter, alltoall,
+ * reduce_scatter: coll/phase/shm.h), else one block. */
+static size_t past_ring(gdc_coll_type_t coll, int n)
+{
+    size_t block = GDC_RT_SHM_RING_SLOT_BYTES / 4 + 52;
+
+    return coll == GDC_COLL_SCATTER || coll == GDC_COLL_ALLTOALL || coll == GDC_COLL_REDUCE_SCATTER
+               ? block / (size_t)n + 52
+               : block;
+}
+
 /* Every algorithm with a blocking fast path: its fast-path ranks (each in a thread of its
  * own, as a process) against ranks that run its schedule, in every mix. Sequences put it
  * between other shared-memory algorithms and give it calls too large for its fast path (a
@@ -262,8 +274,8 @@ static void test_fast_paths(void **state)
 {
     static const unsigned masks[]   = {~0u, 1u, ~1u, 0x55555555u, 0xaaaaaaaau};
     static const int      shapes[]  = {2, 3, 4, 5, 8};
-    /* 300 int32 are more than one 256-byte chunk but fit a ring slot; the last do not */
-    static const size_t   counts[]  = {1, 7, 60, 300, GDC_RT_SHM_RING_SLOT_BYTES / 4 + 52};
+    /* 300 int32 are more than one 256-byte chunk but fit a ring slot; the last (0) do not */
+    static const size_t   counts[]  = {1, 7, 60, 300, 0};
     static const struct {
         gdc_coll_type_t coll;
         const char     *name;
@@ -298,9 +310,7 @@ static void test_fast_paths(void **state)
                         at       = gdc_coll_algo_find(others[o].coll, others[o].name);
                     }
                     count = counts[(i / 2 + (size_t)mi) % 5];
-                    if (at->coll == GDC_COLL_REDUCE_SCATTER && count * 4 * (size_t)n > SIM_SHM_BYTES) {
-                        count = SIM_SHM_BYTES / 4 / (size_t)n; /* its n blocks in the data area */
-                    }
+                    count = count > 0 ? count : past_ring(at->coll, n);
                     calls[i] = (sim_case_t){at, n, count, GDC_INT32, GDC_SUM,
                                             (int)((pick >> 12) % (unsigned)n), in_place_if_any(at->coll, at->name, pick),
                                             (unsigned)mi, 1, 0, &cfg, masks[mi], 0};
