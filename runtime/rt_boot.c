@@ -313,9 +313,17 @@ gdc_status_t gdc_rt_boot_init(void)
 
     memset(b, 0, sizeof(*b));
     rc = PMIx_Init(&my_proc, NULL, 0);
-    if (rc == PMIX_ERR_UNREACH || (rc != PMIX_SUCCESS && getenv("PMIX_NAMESPACE") == NULL)) {
+    if (rc != PMIX_SUCCESS && getenv("PMIX_NAMESPACE") == NULL) {
         GDC_LOG_DEBUG("no PMIx server (%s): running as a singleton", PMIx_Error_string(rc));
         return init_singleton();
+    }
+    if (rc == PMIX_ERR_UNREACH) {
+        /* a launcher started this process: alone, it would run the job's work by itself
+         * while its peers wait for it */
+        GDC_LOG_ERROR("started by a launcher (PMIx namespace %s), but its PMIx server cannot be reached (%s): "
+                      "this process cannot join its job",
+                      getenv("PMIX_NAMESPACE"), PMIx_Error_string(rc));
+        return GDC_ERR_TRANSPORT;
     }
     if (rc != PMIX_SUCCESS) {
         return pmix_error("init", rc);

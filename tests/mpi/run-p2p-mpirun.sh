@@ -19,4 +19,14 @@ done
 
 # No launcher at all: a singleton of size 1 (PMIx variables of an outer job removed).
 tap_run "singleton without a launcher" 60 env -i PATH="$PATH" HOME="${HOME:-/}" "$bin" singleton
+# A launcher's variables but its PMIx server unreachable (refused): gdc_init fails and says
+# so, rather than running alone while the job's other ranks wait for this one.
+out=${TMPDIR:-/tmp}/gdc-unreach.$$
+env -i PATH="$PATH" HOME="${HOME:-/}" PMIX_NAMESPACE=gdc-unreach PMIX_RANK=0 \
+    PMIX_SERVER_URI41="gdc-unreach.0;tcp4://127.0.0.1:1" PMIX_SERVER_URI4="gdc-unreach.0;tcp4://127.0.0.1:1" \
+    PMIX_SERVER_URI3="gdc-unreach.0;tcp4://127.0.0.1:1" PMIX_SERVER_URI2="gdc-unreach.0;tcp4://127.0.0.1:1" \
+    timeout -k 5 60 "$bin" singleton >"$out" 2>&1
+[ $? != 0 ] && grep -q "its PMIx server cannot be reached" "$out" && ! grep -q "^ok" "$out"
+tap_check "a launcher's rank whose PMIx server cannot be reached fails gdc_init, saying so" $? "$out"
+rm -f "$out"
 tap_done
