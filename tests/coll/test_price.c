@@ -101,6 +101,7 @@ static void compare(const gdc_coll_machine_t *m, gdc_coll_type_t coll, size_t by
 {
     gdc_coll_args_t a = call(coll, bytes, n, nodes, device, root);
     double          best_sim = 0, chosen_sim = 0, best_price = 0, chosen_ratio = 1;
+    const char     *best_name = "", *chosen_name = "";
     int             have = 0;
 
     gdc_coll_machine_chunks(m, &a);
@@ -134,18 +135,25 @@ static void compare(const gdc_coll_machine_t *m, gdc_coll_type_t coll, size_t by
                      rr ? "round robin" : "blocks", device ? "device" : "host", root, sim.seconds * 1e6, price * 1e6);
         }
         if (!have || sim.seconds < best_sim) {
-            best_sim = sim.seconds;
+            best_sim  = sim.seconds;
+            best_name = algo->name;
         }
         if (!have || price < best_price) {
             best_price   = price;
             chosen_sim   = sim.seconds;
             chosen_ratio = ratio;
+            chosen_name  = algo->name;
         }
         have = 1;
     }
     if (have) {
         choices.choices++;
         choices.good_choices += chosen_sim <= 1.1 * best_sim;
+        if (verbose && chosen_sim > 1.1 * best_sim) {
+            printf("# poor choice: %s %zu B %d ranks on %d nodes (%s) %s root %d: %s x%.2f the best, %s\n",
+                   gdc_coll_type_name(coll), bytes, n, nodes, rr ? "round robin" : "blocks", device ? "device" : "host",
+                   root, chosen_name, chosen_sim / best_sim, best_name);
+        }
         choices.chosen_within += chosen_ratio >= 0.9 && chosen_ratio <= 1.1;
         if (best_sim > 0 && chosen_sim / best_sim > choices.worst_choice) {
             choices.worst_choice = chosen_sim / best_sim;
