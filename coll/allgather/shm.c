@@ -12,7 +12,7 @@
 GDC_COLL_BUILDER(gdc_coll_allgather_shm)
 {
     int    n = args->size, me = args->rank;
-    int    ring = gdc_coll_shm_in_ring(args->count * args->dsize), published = -1;
+    int    ring = gdc_coll_shm_in_ring(args), published = -1;
     size_t blk = args->count, chunk = ring && blk > 0 ? blk : gdc_coll_shm_chunk_elems(args, 1);
     size_t nchunks = (blk + chunk - 1) / chunk;
     gdc_coll_region_t mine = args->in_place ? gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)me, blk)
@@ -64,7 +64,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_allgather_shm_run_blocking)
 {
     int    me    = fast->shm->local_index;
     size_t bytes = args->count * args->dsize;
-    int    ring  = gdc_coll_shm_in_ring(bytes);
+    int    ring  = gdc_coll_shm_in_ring(args);
 
     if (!ring && args->count > gdc_coll_shm_chunk_elems(args, 1)) {
         return 0;

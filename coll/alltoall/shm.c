@@ -17,7 +17,7 @@
 GDC_COLL_BUILDER(gdc_coll_alltoall_shm)
 {
     int    n = args->size, me = args->rank;
-    int    ring = gdc_coll_shm_in_ring(args->count * args->dsize * (size_t)n);
+    int    ring = gdc_coll_shm_in_ring(args);
     size_t blk = args->count, chunk = ring && blk > 0 ? blk : gdc_coll_shm_chunk_elems(args, (size_t)n);
     size_t nchunks = (blk + chunk - 1) / chunk;
     int   *given   = malloc((size_t)n * sizeof(int)), published = -1;
@@ -76,15 +76,10 @@ static size_t room(const gdc_coll_args_t *args, int ring)
     return ring ? args->count * args->dsize : gdc_coll_shm_chunk_elems(args, (size_t)args->size) * args->dsize;
 }
 
-static int in_ring(const gdc_coll_args_t *args)
-{
-    return gdc_coll_shm_in_ring(args->count * args->dsize * (size_t)args->size);
-}
-
 /* Where p's place holds its block for me: at my room among p's blocks. */
 static size_t slot_for_me(const gdc_coll_args_t *args, int p)
 {
-    return room(args, in_ring(args)) * (size_t)args->rank;
+    return room(args, gdc_coll_shm_in_ring(args)) * (size_t)args->rank;
 }
 
 /* The fast path, for blocks of one chunk: my block for p in my segment at p's place, mine
@@ -94,7 +89,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_alltoall_shm_run_blocking)
 {
     int    me    = fast->shm->local_index;
     size_t bytes = args->count * args->dsize;
-    int    ring  = in_ring(args);
+    int    ring  = gdc_coll_shm_in_ring(args);
     char  *mine  = gdc_coll_fast_place(fast, me, ring);
 
     if (!ring && args->count > gdc_coll_shm_chunk_elems(args, (size_t)args->size)) {

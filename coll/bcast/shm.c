@@ -13,7 +13,7 @@
 GDC_COLL_BUILDER(gdc_coll_bcast_shm)
 {
     int    me    = args->rank, root = args->root;
-    int    ring  = gdc_coll_shm_in_ring(args->count * args->dsize);
+    int    ring  = gdc_coll_shm_in_ring(args);
     size_t chunk = ring && args->count > 0 ? args->count : gdc_coll_shm_chunk_elems(args, 1);
     size_t nchunks = (args->count + chunk - 1) / chunk;
 
@@ -49,7 +49,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_bcast_shm_run_blocking)
 {
     int    me    = fast->shm->local_index, root = args->root;
     size_t bytes = args->count * args->dsize;
-    int    ring  = gdc_coll_shm_in_ring(bytes);
+    int    ring  = gdc_coll_shm_in_ring(args);
 
     if (!ring && args->count > gdc_coll_shm_chunk_elems(args, 1)) {
         return 0;

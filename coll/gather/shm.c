@@ -76,7 +76,7 @@ static void build_root(gdc_coll_sched_t *sched, const gdc_coll_args_t *args, int
 
 GDC_COLL_BUILDER(gdc_coll_gather_shm)
 {
-    int    ring  = gdc_coll_shm_in_ring(args->count * args->dsize);
+    int    ring  = gdc_coll_shm_in_ring(args);
     size_t chunk = ring && args->count > 0 ? args->count : gdc_coll_shm_chunk_elems(args, 1);
 
     if (args->rank == args->root) {
@@ -103,7 +103,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_gather_shm_run_blocking)
 {
     int    me    = fast->shm->local_index;
     size_t bytes = args->count * args->dsize;
-    int    ring  = gdc_coll_shm_in_ring(bytes);
+    int    ring  = gdc_coll_shm_in_ring(args);
 
     if (!ring && args->count > gdc_coll_shm_chunk_elems(args, 1)) {
         return 0;

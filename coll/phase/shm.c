@@ -86,9 +86,23 @@ void gdc_coll_cma_read_blocks(gdc_coll_sched_t *sched, size_t at, int dep)
     gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, 1, -1);
 }
 
-int gdc_coll_shm_in_ring(size_t bytes)
+size_t gdc_coll_shm_published_bytes(const gdc_coll_args_t *args)
 {
-    return bytes <= GDC_RT_SHM_RING_SLOT_BYTES;
+    size_t block = args->count * args->dsize;
+
+    switch (args->coll) {
+    case GDC_COLL_SCATTER:
+    case GDC_COLL_ALLTOALL:
+    case GDC_COLL_REDUCE_SCATTER:
+        return block * (size_t)args->size;
+    default:
+        return block;
+    }
+}
+
+int gdc_coll_shm_in_ring(const gdc_coll_args_t *args)
+{
+    return gdc_coll_shm_published_bytes(args) <= GDC_RT_SHM_RING_SLOT_BYTES;
 }
 
 gdc_coll_region_t gdc_coll_shm_place(int owner, int me, int ring, size_t offset, size_t length)

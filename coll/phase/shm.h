@@ -49,8 +49,12 @@ void gdc_coll_cma_read_blocks(gdc_coll_sched_t *sched, size_t at, int dep);
 /* Small calls publish through the segments' rings (rt_shm.h): a call that needs at most a
  * ring slot per rank goes in one chunk, into the call's slot, once every reader is done with
  * the call a ring before, not with the last one; so a loop of small calls need not wait for
- * its readers every time. Whether `bytes` (what one rank publishes) fit a slot: */
-int gdc_coll_shm_in_ring(size_t bytes);
+ * its readers every time. What one rank of the call publishes: the call's n blocks where
+ * a rank's block is a part of them (scatter, alltoall, reduce_scatter), else its block. */
+size_t gdc_coll_shm_published_bytes(const gdc_coll_args_t *args);
+/* Whether the call's shared-memory algorithm goes through the ring: its published bytes
+ * fit a slot. */
+int gdc_coll_shm_in_ring(const gdc_coll_args_t *args);
 
 /* Where local rank owner publishes `length` bytes at `offset` of this call's place: its
  * ring slot (ring) or its data area. */

@@ -21,7 +21,7 @@ GDC_COLL_BUILDER(gdc_coll_reduce_scatter_shm_direct)
 {
     int               n = args->size, me = args->rank;
     size_t            block = args->count * args->dsize, bytes = block * (size_t)n, mine = block * (size_t)me;
-    int               ring  = gdc_coll_shm_in_ring(bytes);
+    int               ring  = gdc_coll_shm_in_ring(args);
     gdc_coll_region_t out   = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, 0, args->count);
     int               free_slot, copied, all;
 
@@ -41,7 +41,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_reduce_scatter_shm_direct_run_blocking)
 {
     int    me    = fast->shm->local_index;
     size_t block = args->count * args->dsize, bytes = block * (size_t)args->size, mine = block * (size_t)me;
-    int    ring  = gdc_coll_shm_in_ring(bytes);
+    int    ring  = gdc_coll_shm_in_ring(args);
 
     if ((*status = gdc_coll_fast_share_all(fast, bufs->input, bytes, ring)) == GDC_SUCCESS) {
         gdc_coll_fast_reduce_places(fast, args, bufs->output, ring, mine);

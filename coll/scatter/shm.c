@@ -11,11 +11,6 @@
 #include "engine/fast.h"
 #include "phase/shm.h"
 
-static int in_ring(const gdc_coll_args_t *args)
-{
-    return gdc_coll_shm_in_ring(args->count * args->dsize * (size_t)args->size);
-}
-
 /* A block's room in the root's place: a chunk, or in a ring slot the block itself. */
 static size_t room(const gdc_coll_args_t *args, int ring)
 {
@@ -81,9 +76,9 @@ static void build_reader(gdc_coll_sched_t *sched, const gdc_coll_args_t *args, i
 GDC_COLL_BUILDER(gdc_coll_scatter_shm)
 {
     if (args->rank == args->root) {
-        build_root(sched, args, in_ring(args));
+        build_root(sched, args, gdc_coll_shm_in_ring(args));
     } else {
-        build_reader(sched, args, in_ring(args));
+        build_reader(sched, args, gdc_coll_shm_in_ring(args));
     }
     return GDC_SUCCESS;
 }
@@ -94,7 +89,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_scatter_shm_run_blocking)
 {
     int    me    = fast->shm->local_index, root = args->root;
     size_t bytes = args->count * args->dsize;
-    int    ring  = in_ring(args);
+    int    ring  = gdc_coll_shm_in_ring(args);
 
     if (!ring && args->count > gdc_coll_shm_chunk_elems(args, (size_t)args->size)) {
         return 0;

@@ -480,9 +480,9 @@ static double scatter_binomial(const gdc_coll_price_t *p)
 /* A call through the data area first waits for every reader of the call before to be done
  * there, a peer that may be waiting for a core where ranks outnumber the cores; a call in a
  * ring slot waits for the call a ring before, long done (coll/phase/shm.h). */
-static double reuse_wait(const gdc_coll_price_t *p, size_t ring_bytes)
+static double reuse_wait(const gdc_coll_price_t *p)
 {
-    return gdc_coll_shm_in_ring(ring_bytes) ? 0 : gdc_coll_machine_wait(p->m, p->args);
+    return gdc_coll_shm_in_ring(p->args) ? 0 : gdc_coll_machine_wait(p->m, p->args);
 }
 
 static double barrier_shm(const gdc_coll_price_t *p)
@@ -494,7 +494,7 @@ static double allreduce_shm_direct(const gdc_coll_price_t *p)
 {
     double bytes = bytes_of(p, p->args->count);
 
-    return reuse_wait(p, p->args->count * p->args->dsize) + gdc_coll_price_copy(p, bytes) + p->o + p->sig +
+    return reuse_wait(p) + gdc_coll_price_copy(p, bytes) + p->o + p->sig +
            (p->n - 1) * gdc_coll_price_reduce(p, bytes) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
 }
 
@@ -502,7 +502,7 @@ static double reduce_scatter_shm_direct(const gdc_coll_price_t *p)
 {
     double block = bytes_of(p, p->args->count);
 
-    return reuse_wait(p, p->args->count * p->args->dsize * (size_t)p->n) + gdc_coll_price_copy(p, block * p->n) +
+    return reuse_wait(p) + gdc_coll_price_copy(p, block * p->n) +
            p->o + p->sig + (p->n - 1) * gdc_coll_price_reduce(p, block) +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
 }
@@ -515,7 +515,7 @@ static double bcast_shm(const gdc_coll_price_t *p)
 
     /* from chunk 2 on the root waits for the readers of the chunk two back (double
      * buffering), each a wait on peers that may not be running */
-    return reuse_wait(p, p->args->count * p->args->dsize) + (chunks + 1) * (gdc_coll_price_copy(p, c) + p->o) + p->sig +
+    return reuse_wait(p) + (chunks + 1) * (gdc_coll_price_copy(p, c) + p->o) + p->sig +
            (chunks > 2 ? chunks - 2 : 0) * gdc_coll_machine_wait(p->m, p->args);
 }
 
@@ -526,7 +526,7 @@ static double allgather_shm(const gdc_coll_price_t *p)
     double chunks = ceil(block / chunk), c = block / chunks;
 
     /* my own block while I wait for the readers of the call before */
-    return max2(reuse_wait(p, p->args->count * p->args->dsize), p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
+    return max2(reuse_wait(p), p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
            chunks * (p->n * gdc_coll_price_copy(p, c) + 2 * p->o) + p->sig;
 }
 
@@ -537,7 +537,7 @@ static double alltoall_shm(const gdc_coll_price_t *p)
     double chunks = ceil(block / chunk), c = block / chunks;
 
     /* my own block while I wait for the readers of the call before */
-    return max2(reuse_wait(p, p->args->count * p->args->dsize * (size_t)p->n),
+    return max2(reuse_wait(p),
                 p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
            chunks * (2 * (p->n - 1) * gdc_coll_price_copy(p, c) + 2 * p->o) + p->sig;
 }
@@ -551,7 +551,7 @@ static double gather_shm(const gdc_coll_price_t *p)
     double chunks = ceil(block / chunk), c = block / chunks;
     double own    = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
 
-    return max2(own, reuse_wait(p, p->args->count * p->args->dsize) + gdc_coll_price_copy(p, c) + p->o + p->sig) +
+    return max2(own, reuse_wait(p) + gdc_coll_price_copy(p, c) + p->o + p->sig) +
            chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o);
 }
 
@@ -564,7 +564,7 @@ static double scatter_shm(const gdc_coll_price_t *p)
     double chunks = ceil(block / chunk), c = block / chunks;
     double own    = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
 
-    return reuse_wait(p, p->args->count * p->args->dsize * (size_t)p->n) +
+    return reuse_wait(p) +
            chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o) + max2(own, gdc_coll_price_copy(p, c) + p->o + p->sig);
 }
 

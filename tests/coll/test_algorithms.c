@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "builder.h"
+#include "phase/shm.h"
 #include "select/table.h"
 #include "sim.h"
 
@@ -253,16 +254,14 @@ static void test_shm_sequences(void **state)
     cfg.shm_chunk_bytes = 256 * 1024;
 }
 
-/* The fewest int32 a block of a call too large for a ring slot has: a call's measure is its
- * n blocks where the algorithm's own block is a part of them (scatter, alltoall,
- * reduce_scatter: coll/phase/shm.h), else one block. */
+/* The fewest int32 a block of a call too large for a ring slot has: what a rank of the call
+ * publishes is its n blocks or one (gdc_coll_shm_published_bytes). */
 static size_t past_ring(gdc_coll_type_t coll, int n)
 {
-    size_t block = GDC_RT_SHM_RING_SLOT_BYTES / 4 + 52;
+    gdc_coll_args_t one_byte = {.coll = coll, .size = n, .count = 1, .dsize = 1};
+    size_t          blocks   = gdc_coll_shm_published_bytes(&one_byte);
 
-    return coll == GDC_COLL_SCATTER || coll == GDC_COLL_ALLTOALL || coll == GDC_COLL_REDUCE_SCATTER
-               ? block / (size_t)n + 52
-               : block;
+    return (GDC_RT_SHM_RING_SLOT_BYTES / 4 + 52) / blocks + 52;
 }
 
 /* Every algorithm with a blocking fast path: its fast-path ranks (each in a thread of its
