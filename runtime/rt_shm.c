@@ -50,7 +50,7 @@ static gdc_status_t index_segments(gdc_rt_shm_t *shm);
 /* The header, the data area, then the ring of small calls' slots. */
 static size_t total_bytes(size_t data_bytes)
 {
-    return GDC_RT_SHM_HEADER + data_bytes + GDC_RT_SHM_RING_SLOTS * GDC_RT_SHM_RING_SLOT_BYTES;
+    return GDC_RT_SHM_HEADER + gdc_rt_shm_ring_offset(data_bytes) + GDC_RT_SHM_RING_BYTES;
 }
 
 /* Unique to this segment among those a peer could open by mistake. */
@@ -281,6 +281,11 @@ gdc_status_t gdc_rt_shm_init_private(gdc_rt_shm_t *shms, int n, size_t data_byte
             return GDC_ERR_NO_MEMORY;
         }
         memset(segs[i], 0, GDC_RT_SHM_HEADER);
+        for (int s = 0; s < GDC_RT_SHM_RING_SLOTS; s++) { /* no stamp a call could take for its own */
+            memset((char *)segs[i] + GDC_RT_SHM_HEADER + gdc_rt_shm_ring_offset(data_bytes) +
+                       (size_t)s * GDC_RT_SHM_RING_STRIDE,
+                   0, GDC_RT_SHM_RING_STAMP);
+        }
         segs[i]->magic      = GDC_RT_SHM_MAGIC;
         segs[i]->data_bytes = data_bytes;
         segs[i]->self       = (uint64_t)(uintptr_t)segs[i];

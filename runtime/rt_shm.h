@@ -50,9 +50,22 @@ typedef struct gdc_rt_shm {
  * the cores, a call in the ring is 0.25 to 0.6 times as long as in the data area (each wait
  * on a peer there may cost a context switch), and on two ranks no slower (bench/RESULTS.md,
  * 2026-12-04 21:05). The ring is 2 MiB of each rank's segment, touched only as far as
- * calls fill its slots. */
+ * calls fill its slots.
+ * A slot starts with a stamp, its data right after it in the same cache line: a fast path
+ * (engine/fast.h) that publishes in the slot writes the call's counter value there after
+ * the data, so a reader that polls the stamp has a small call's data with the line it
+ * polled: one line from core to core, where a counter and the data are two. */
 #define GDC_RT_SHM_RING_SLOTS      8
-#define GDC_RT_SHM_RING_SLOT_BYTES 262144
+#define GDC_RT_SHM_RING_SLOT_BYTES 262144 /* of data */
+#define GDC_RT_SHM_RING_STAMP      8      /* bytes before a slot's data */
+#define GDC_RT_SHM_RING_STRIDE     (GDC_RT_SHM_RING_SLOT_BYTES + 64) /* slots one line apart */
+#define GDC_RT_SHM_RING_BYTES      (GDC_RT_SHM_RING_SLOTS * GDC_RT_SHM_RING_STRIDE)
+
+/* Where a segment's ring starts: after its data area, on a cache line. */
+static inline size_t gdc_rt_shm_ring_offset(size_t data_bytes)
+{
+    return (data_bytes + 63) & ~(size_t)63;
+}
 
 /* Counters sit one cache line apart. */
 #define GDC_RT_SHM_COUNTER_STRIDE 8 /* uint64_t */
@@ -84,10 +97,17 @@ static inline void *gdc_rt_shm_data(const gdc_rt_shm_t *shm, int i)
     return shm->data[i];
 }
 
-/* Local rank i's ring slot of the call whose counters start after `base`. */
+/* The stamp of local rank i's ring slot of the call whose counters start after `base`. */
+static inline volatile uint64_t *gdc_rt_shm_ring_stamp(const gdc_rt_shm_t *shm, int i, uint64_t base)
+{
+    return (volatile uint64_t *)(shm->data[i] + gdc_rt_shm_ring_offset(shm->data_bytes) +
+                                 (size_t)(base % GDC_RT_SHM_RING_SLOTS) * GDC_RT_SHM_RING_STRIDE);
+}
+
+/* That slot's data. */
 static inline void *gdc_rt_shm_ring_slot(const gdc_rt_shm_t *shm, int i, uint64_t base)
 {
-    return shm->data[i] + shm->data_bytes + (size_t)(base % GDC_RT_SHM_RING_SLOTS) * GDC_RT_SHM_RING_SLOT_BYTES;
+    return (char *)gdc_rt_shm_ring_stamp(shm, i, base) + GDC_RT_SHM_RING_STAMP;
 }
 
 static inline volatile uint64_t *gdc_rt_shm_counter(const gdc_rt_shm_t *shm, int i, int which)

@@ -76,7 +76,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_allgather_shm_run_blocking)
         return 1;
     }
     memcpy(gdc_coll_fast_place(fast, me, ring), bufs->input, bytes);
-    gdc_coll_fast_publish(fast);
+    gdc_coll_fast_publish(fast, ring);
     *status = gdc_coll_fast_collect(fast, args, bufs->output, ring, slot_start, block_of);
     return 1;
 }

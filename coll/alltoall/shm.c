@@ -106,7 +106,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_alltoall_shm_run_blocking)
             memcpy(mine + room(args, ring) * (size_t)p, (const char *)bufs->input + block_of(args, p), bytes);
         }
     }
-    gdc_coll_fast_publish(fast);
+    gdc_coll_fast_publish(fast, ring);
     *status = gdc_coll_fast_collect(fast, args, bufs->output, ring, slot_for_me, block_of);
     return 1;
 }

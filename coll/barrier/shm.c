@@ -15,7 +15,7 @@ GDC_COLL_BUILDER(gdc_coll_barrier_shm)
 /* The fast path: raise, wait for everyone. */
 GDC_COLL_RUN_BLOCKING(gdc_coll_barrier_shm_run_blocking)
 {
-    gdc_coll_fast_publish(fast);
+    gdc_coll_fast_publish(fast, 0);
     *status = fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, -1);
     return 1;
 }

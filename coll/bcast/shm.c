@@ -57,11 +57,11 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_bcast_shm_run_blocking)
     if (me == root) {
         if ((*status = gdc_coll_fast_wait_free(fast, ring)) == GDC_SUCCESS) {
             memcpy(gdc_coll_fast_place(fast, me, ring), bufs->output, bytes);
-            gdc_coll_fast_publish(fast);
+            gdc_coll_fast_publish(fast, ring);
         }
         return 1;
     }
-    if ((*status = fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, root)) == GDC_SUCCESS) {
+    if ((*status = gdc_coll_fast_wait_published(fast, root, ring)) == GDC_SUCCESS) {
         memcpy(bufs->output, gdc_coll_fast_place(fast, root, ring), bytes);
     }
     return 1;

@@ -21,11 +21,12 @@ typedef struct spin_waiter {
     uint64_t               target;
     int                    only; /* one peer, or -1: every other rank */
     int                    next; /* the peer not there yet */
+    unsigned               polls;
 } spin_waiter_t;
 
-static int reached(const spin_waiter_t *w, int p)
+static int reached(spin_waiter_t *w, int p)
 {
-    return gdc_rt_shm_reached(w->fast->shm, p, w->counter, w->target);
+    return gdc_coll_fast_reached(w->fast, p, w->counter, w->target, w->polls++);
 }
 
 static int spin_ready(void *arg)
@@ -70,6 +71,7 @@ static gdc_status_t spin_wait(const gdc_coll_fast_t *fast, int counter, uint64_t
     w->target  = target;
     w->only    = peer;
     w->next    = 0;
+    w->polls   = 0;
     return spin_ready(w) ? GDC_SUCCESS : gdc_rt_spin_wait(&spin);
 }
 

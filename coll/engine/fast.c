@@ -30,8 +30,8 @@ gdc_status_t gdc_coll_fast_share_all(const gdc_coll_fast_t *fast, const void *in
         return status;
     }
     memcpy(gdc_coll_fast_place(fast, fast->shm->local_index, ring), input, bytes);
-    gdc_coll_fast_publish(fast);
-    return fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, -1);
+    gdc_coll_fast_publish(fast, ring);
+    return gdc_coll_fast_wait_published(fast, -1, ring);
 }
 
 void gdc_coll_fast_reduce_places(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output, int ring,
@@ -60,7 +60,7 @@ gdc_status_t gdc_coll_fast_collect(const gdc_coll_fast_t *fast, const gdc_coll_a
         if (p == shm->local_index) {
             continue;
         }
-        if ((status = fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, p)) != GDC_SUCCESS) {
+        if ((status = gdc_coll_fast_wait_published(fast, p, ring)) != GDC_SUCCESS) {
             return status;
         }
         memcpy((char *)output + to(args, p), (char *)gdc_coll_fast_place(fast, p, ring) + from(args, p), bytes);
@@ -68,9 +68,32 @@ gdc_status_t gdc_coll_fast_collect(const gdc_coll_fast_t *fast, const gdc_coll_a
     return GDC_SUCCESS;
 }
 
-void gdc_coll_fast_publish(const gdc_coll_fast_t *fast)
+void gdc_coll_fast_publish(const gdc_coll_fast_t *fast, int ring)
 {
+    if (ring) {
+        gdc_rt_shm_raise(gdc_rt_shm_ring_stamp(fast->shm, fast->shm->local_index, fast->base), fast->base + 1);
+    }
     gdc_rt_shm_raise(gdc_rt_shm_counter(fast->shm, fast->shm->local_index, GDC_COLL_SHM_COPIED), fast->base + 1);
+}
+
+gdc_status_t gdc_coll_fast_wait_published(const gdc_coll_fast_t *fast, int peer, int ring)
+{
+    return fast->wait(fast, ring ? GDC_COLL_FAST_PUBLISHED : GDC_COLL_SHM_COPIED, fast->base + 1, peer);
+}
+
+int gdc_coll_fast_reached(const gdc_coll_fast_t *fast, int peer, int counter, uint64_t target, unsigned polls)
+{
+    if (counter == GDC_COLL_FAST_PUBLISHED) {
+        /* the stamp is the call's value exactly, or an earlier call's in this slot */
+        if (gdc_rt_shm_read(gdc_rt_shm_ring_stamp(fast->shm, peer, target - 1)) == target) {
+            return 1;
+        }
+        if (polls % GDC_COLL_FAST_COPIED_POLLS != 0) {
+            return 0;
+        }
+        counter = GDC_COLL_SHM_COPIED;
+    }
+    return gdc_rt_shm_reached(fast->shm, peer, counter, target);
 }
 
 void gdc_coll_fast_finish(const gdc_coll_fast_t *fast)

@@ -45,8 +45,21 @@ gdc_status_t gdc_coll_fast_share_all(const gdc_coll_fast_t *fast, const void *in
 void gdc_coll_fast_reduce_places(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output, int ring,
                                  size_t offset);
 
-/* Publish: raise my COPIED counter to the call's value (base + 1). */
-void gdc_coll_fast_publish(const gdc_coll_fast_t *fast);
+/* Publish: in the ring, stamp my slot with the call's value (base + 1), then raise my
+ * COPIED counter to it (which a rank running the schedule waits for). */
+void gdc_coll_fast_publish(const gdc_coll_fast_t *fast, int ring);
+/* fast->wait's counter for "has published this call": COPIED, or in the ring the slot's
+ * stamp (in the line of a small call's data; a schedule's publisher raises COPIED only). */
+#define GDC_COLL_FAST_PUBLISHED (-1)
+/* Wait until local rank peer (peer < 0: every other local rank) has published this call. */
+gdc_status_t gdc_coll_fast_wait_published(const gdc_coll_fast_t *fast, int peer, int ring);
+/* What fast->wait checks for a peer, on its `polls`-th try: its counter reached target, or
+ * for GDC_COLL_FAST_PUBLISHED the peer's stamp did, or on every GDC_COLL_FAST_COPIED_POLLS-th
+ * try its COPIED counter: a schedule's publisher (rare) is seen a few polls late, and the
+ * publisher's counter line is not pulled across on every poll (on 2 ranks, a small bcast
+ * took 0.46 us polling both, 0.38 polling the stamp alone: bench/RESULTS.md 2026-12-05). */
+#define GDC_COLL_FAST_COPIED_POLLS 16
+int gdc_coll_fast_reached(const gdc_coll_fast_t *fast, int peer, int counter, uint64_t target, unsigned polls);
 
 /* The end of a call on the fast path, as the executor ends a shared-memory run: every
  * counter of mine to the call's value. */

@@ -111,7 +111,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_gather_shm_run_blocking)
     if (me != args->root) {
         if ((*status = gdc_coll_fast_wait_free(fast, ring)) == GDC_SUCCESS) {
             memcpy(gdc_coll_fast_place(fast, me, ring), bufs->input, bytes);
-            gdc_coll_fast_publish(fast);
+            gdc_coll_fast_publish(fast, ring);
         }
         return 1;
     }

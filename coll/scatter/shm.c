@@ -95,7 +95,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_scatter_shm_run_blocking)
         return 0;
     }
     if (me != root) {
-        if ((*status = fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, root)) == GDC_SUCCESS) {
+        if ((*status = gdc_coll_fast_wait_published(fast, root, ring)) == GDC_SUCCESS) {
             memcpy(bufs->output, (const char *)gdc_coll_fast_place(fast, root, ring) + room(args, ring) * (size_t)me,
                    bytes);
         }
@@ -110,7 +110,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_scatter_shm_run_blocking)
                    (const char *)bufs->input + bytes * (size_t)p, bytes);
         }
     }
-    gdc_coll_fast_publish(fast);
+    gdc_coll_fast_publish(fast, ring);
     if (!args->in_place) {
         memcpy(bufs->output, (const char *)bufs->input + bytes * (size_t)me, bytes);
     }

@@ -616,6 +616,9 @@ static gdc_rt_shm_t *shms_take(int n)
             for (int c = 0; c < GDC_RT_SHM_COUNTERS; c++) {
                 gdc_rt_shm_raise(gdc_rt_shm_counter(&shms[0], r, c), 0);
             }
+            for (uint64_t s = 0; s < GDC_RT_SHM_RING_SLOTS; s++) { /* the last run's calls' */
+                gdc_rt_shm_raise(gdc_rt_shm_ring_stamp(&shms[0], r, s), 0);
+            }
         }
         return shms;
     }
@@ -794,12 +797,13 @@ static gdc_status_t thread_wait(const gdc_coll_fast_t *fast, int counter, uint64
 {
     const gdc_rt_shm_t *shm     = fast->shm;
     double              give_up = now_seconds() + SIM_THREAD_PATIENCE;
+    unsigned            polls   = 0;
 
-    for (;;) {
+    for (;; polls++) {
         int ready = 1;
         for (int p = 0; p < shm->local_size && ready; p++) {
             if (peer < 0 ? p != shm->local_index : p == peer) {
-                ready = gdc_rt_shm_reached(shm, p, counter, target);
+                ready = gdc_coll_fast_reached(fast, p, counter, target, polls);
             }
         }
         if (ready) {
