@@ -76,6 +76,8 @@ typedef struct gdc_coll_args {
                                              operation from another rank's context than the last
                                              costs a context switch (~270 us on an H200) */
     int                      on_device; /* buffers in CUDA device memory */
+    int                      node_cores; /* the cores of the node of a call on one node, the same on
+                                            every rank (the cost model's; 0: unknown) */
     const gdc_coll_config_t *config;    /* the parameters the algorithms follow; never NULL */
     size_t                   chunk_in;  /* pipelining unit inside a node and between nodes: long */
     size_t                   chunk_out; /* enough that a chunk's latency is small next to its transfer
@@ -206,6 +208,10 @@ void gdc_coll_map_buffers(const gdc_coll_args_t *args, const void *sendbuf, void
 
 /* A call that moves nothing (count 0; a barrier and an alltoallv never are). */
 int gdc_coll_is_empty(const gdc_coll_args_t *args);
+
+/* A call on one node whose ranks outnumber its cores: a wait on a peer may wait for the
+ * peer to get a core. */
+int gdc_coll_oversubscribed(const gdc_coll_args_t *args);
 
 /* Bytes of the INPUT and OUTPUT regions args uses at this rank (for bounds checks). */
 size_t gdc_coll_input_bytes(const gdc_coll_args_t *args);

@@ -138,3 +138,8 @@ int gdc_coll_is_empty(const gdc_coll_args_t *args)
 {
     return args->coll != GDC_COLL_BARRIER && args->coll != GDC_COLL_ALLTOALLV && args->count == 0;
 }
+
+int gdc_coll_oversubscribed(const gdc_coll_args_t *args)
+{
+    return args->num_nodes <= 1 && args->node_cores > 0 && args->size > args->node_cores;
+}

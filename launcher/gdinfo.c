@@ -250,6 +250,7 @@ static int plan(const plan_opts_t *o)
     args.shm_bytes = gdc_rt_shm_bytes; /* GDC_SHM_SIZE: what the node's ranks would share */
     args.shm_cma   = 1;                /* as where the kernel lets a user's processes read each other */
     args.on_device = device;
+    args.node_cores = m->cores_per_node;
     args.config    = gdc_coll_config_get();
     gdc_coll_machine_chunks(m, &args);
     chosen = gdc_coll_select(&args);

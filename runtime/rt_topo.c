@@ -35,7 +35,8 @@ typedef struct topo_record {
     int16_t  gpu;   /* index in its node's GPU list, -1 */
     int16_t  numa;  /* NUMA node of its binding, -1 */
     uint8_t  gdr;
-    uint8_t  pad[3];
+    uint8_t  pad;
+    uint16_t cores; /* of its node, as its hwloc counts them (0: unknown) */
 } topo_record_t;
 
 static const char *topo_xml = "";
@@ -149,10 +150,17 @@ static int choose_gpu(const gdc_topo_node_t *node, int local_rank, int replayed)
     return local_rank % node->num_gpus;
 }
 
+static int my_cores(void)
+{
+    int cores = topo.node != NULL ? topo.node->num_cores : 0;
+
+    return cores > 0 && cores <= UINT16_MAX ? cores : 0;
+}
+
 static gdc_status_t publish_record(void)
 {
     topo_record_t record = {GDC_RT_TOPO_MAGIC, (int16_t)topo.me.gpu, (int16_t)topo.me.numa,
-                            (uint8_t)topo.me.gdr, {0, 0, 0}};
+                            (uint8_t)topo.me.gdr, 0, (uint16_t)my_cores()};
 
     return gdc_rt_boot_put(GDC_RT_TOPO_KEY, &record, sizeof(record));
 }
@@ -261,10 +269,12 @@ static const topo_record_t *peer_record(int peer)
     rec->gpu   = -1;
     rec->numa  = -1;
     rec->gdr   = 0;
+    rec->cores = 0;
     if (peer == topo.me.rank) {
-        rec->gpu  = (int16_t)topo.me.gpu;
-        rec->numa = (int16_t)topo.me.numa;
-        rec->gdr  = (uint8_t)topo.me.gdr;
+        rec->gpu   = (int16_t)topo.me.gpu;
+        rec->numa  = (int16_t)topo.me.numa;
+        rec->gdr   = (uint8_t)topo.me.gdr;
+        rec->cores = (uint16_t)my_cores();
         return rec;
     }
     if (gdc_rt_boot_get(peer, GDC_RT_TOPO_KEY, &got, sizeof(got)) == 0 && got.magic == GDC_RT_TOPO_MAGIC) {
@@ -358,6 +368,22 @@ void gdc_rt_topo_report(void)
 const gdc_topo_node_t *gdc_rt_topo_my_node(void)
 {
     return topo.node;
+}
+
+int gdc_rt_topo_node_cores(void)
+{
+    int first = gdc_rt_boot.rank;
+
+    if (!topo.initialized || gdc_rt_boot.node_of == NULL) {
+        return my_cores();
+    }
+    for (int r = 0; r < gdc_rt_boot.rank; r++) {
+        if (gdc_rt_boot.node_of[r] == topo.me.node) {
+            first = r;
+            break;
+        }
+    }
+    return peer_record(first)->cores;
 }
 
 const gdc_topo_rank_t *gdc_rt_topo_me(void)

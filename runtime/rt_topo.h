@@ -222,6 +222,10 @@ const char *gdc_topo_finding_kind_name(gdc_topo_finding_kind_t kind); /* "no-rdm
  * This process's view (valid after gdc_rt_topo_init), for gdinfo and the layers above
  */
 const gdc_topo_node_t *gdc_rt_topo_my_node(void);
+/* This node's cores as its first rank's hwloc counted them (0: unknown): one number for
+ * every rank of the node, which hwloc restricted to different cgroups need not give, for
+ * what the node's ranks must agree on (the cost model's choices, the barrier's protocol). */
+int gdc_rt_topo_node_cores(void);
 /* My record: GPU, NUMA binding, GPUDirect capability. */
 const gdc_topo_rank_t *gdc_rt_topo_me(void);
 /* Is the model replayed from GDC_TOPO_XML rather than discovered? */

@@ -485,9 +485,10 @@ static double reuse_wait(const gdc_coll_price_t *p)
     return gdc_coll_shm_in_ring(p->args) ? 0 : gdc_coll_machine_wait(p->m, p->args);
 }
 
+/* One hop, or where the ranks outnumber the cores two: in to rank 0, out from it. */
 static double barrier_shm(const gdc_coll_price_t *p)
 {
-    return p->o + p->sig;
+    return (gdc_coll_oversubscribed(p->args) ? 2 : 1) * (p->o + p->sig);
 }
 
 static double allreduce_shm_direct(const gdc_coll_price_t *p)

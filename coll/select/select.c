@@ -114,7 +114,7 @@ gdc_status_t gdc_coll_select_init(const gdc_coll_select_config_t *given)
     }
     if (config.profile == NULL && gdc_rt_topo_my_node() != NULL) {
         /* this node's cores, for calls whose ranks outnumber them (a profile says its own) */
-        gdc_coll_machine.cores_per_node = gdc_rt_topo_my_node()->num_cores;
+        gdc_coll_machine.cores_per_node = gdc_rt_topo_node_cores();
     }
     if ((status = gdc_coll_machine_env(&gdc_coll_machine)) != GDC_SUCCESS) {
         return status;

@@ -221,7 +221,7 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .build = gdc_coll_barrier_dissemination},
     [GDC_COLL_ALGO_BARRIER_SHM] = {
         .id = GDC_COLL_ALGO_BARRIER_SHM, .coll = GDC_COLL_BARRIER, .name = "shm",
-        .desc = "one node: raise a shared-memory counter, wait for everyone's",
+        .desc = "one node: raise a shared-memory counter, wait for everyone's (ranks outnumbering the cores: rank 0 waits, then releases)",
         .flags = GDC_COLL_ALGO_FLAG_SHM,
         .supports = gdc_coll_shm_supports,
         .build = gdc_coll_barrier_shm,

@@ -80,6 +80,7 @@ typedef struct sim {
     unsigned          slow_ranks;     /* ranks that pause before each call (see sim_case_t) */
     pthread_t        *threads;        /* [size] */
     int              *thread_done;    /* [size] set by the thread when its calls are over */
+    int              *entered;        /* [size] the calls each rank has started (threads write theirs) */
     char             *thread_why;     /* [size * 256] what went wrong in a thread */
 } sim_t;
 
@@ -542,6 +543,7 @@ static int setup_rank(sim_t *w, sim_rank_t *sr, const sim_case_t *c, int call, i
     sr->args.shm_ipc   = w->shms != NULL;
     sr->args.shm_one_gpu = sr->args.shm_ipc && (c->algo->flags & GDC_COLL_ALGO_FLAG_ONE_GPU) != 0;
     sr->args.on_device = (c->algo->flags & GDC_COLL_ALGO_FLAG_IPC) != 0;
+    sr->args.node_cores = c->node_cores;
     sr->args.config    = c->config != NULL ? c->config : &gdc_coll_config_defaults;
     sr->args.in_place  = c->in_place && (c->algo->coll == GDC_COLL_SCATTER
                                             ? gdc_coll_is_in_place(c->algo->coll, r, c->root, NULL, GDC_IN_PLACE)
@@ -664,6 +666,7 @@ static void teardown(sim_t *w)
     free_table(w->recvs);
     free(w->threads);
     free(w->thread_done);
+    free(w->entered);
     free(w->thread_why);
 }
 
@@ -712,6 +715,32 @@ static void pause_if_slow(const sim_t *w, int r)
     }
 }
 
+static void thread_fail(sim_t *w, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Rank r enters call `call`. */
+static void enter(sim_t *w, int r, int call)
+{
+    __atomic_store_n(&w->entered[r], call + 1, __ATOMIC_RELEASE);
+}
+
+/* Rank r has left call `call`: a barrier's ranks leave once every rank has entered it. */
+static void left(sim_t *w, int r, int call)
+{
+    if (rank_of(w, call, r)->sched->algo->coll != GDC_COLL_BARRIER) {
+        return;
+    }
+    for (int p = 0; p < w->c->size; p++) {
+        if (__atomic_load_n(&w->entered[p], __ATOMIC_ACQUIRE) <= call) {
+            if (in_thread(w, r)) {
+                thread_fail(w, r, "barrier (call %d): rank %d left before rank %d entered", call, r, p);
+            } else {
+                fail(w, "barrier (call %d): rank %d left before rank %d entered", call, r, p);
+            }
+            return;
+        }
+    }
+}
+
 /* Rank r starts its next call (on shared memory: after the counter values its earlier
  * calls used, as in a job). */
 static void start_call(sim_t *w, int r)
@@ -719,6 +748,7 @@ static void start_call(sim_t *w, int r)
     sim_rank_t *sr = rank_of(w, w->current[r], r);
 
     pause_if_slow(w, r);
+    enter(w, r, w->current[r]);
     if (w->shms != NULL) {
         gdc_coll_exec_set_shm(&sr->exec, &w->shms[r], w->shm_base[r]);
         w->shm_base[r] += sr->sched->shm_epochs;
@@ -759,6 +789,7 @@ static int progress_rank(sim_t *w, int r)
     moved     = gdc_coll_exec_progress(&sr->exec);
     while (sr->exec.finished) {
         returned(sr);
+        left(w, r, w->current[r]);
         if (++w->current[r] >= w->ncalls) {
             break;
         }
@@ -816,8 +847,6 @@ static gdc_status_t thread_wait(const gdc_coll_fast_t *fast, int counter, uint64
     }
 }
 
-static void thread_fail(sim_t *w, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
 static void thread_fail(sim_t *w, int r, const char *fmt, ...)
 {
     va_list ap;
@@ -829,8 +858,9 @@ static void thread_fail(sim_t *w, int r, const char *fmt, ...)
 
 /* Rank r's call sr on its own: the fast path where the algorithm takes the call, else the
  * schedule (which must have no messages). */
-static void thread_call(sim_t *w, sim_rank_t *sr, int r)
+static void thread_call(sim_t *w, int call, int r)
 {
+    sim_rank_t            *sr   = rank_of(w, call, r);
     const gdc_coll_algo_t *algo = sr->sched->algo;
     gdc_coll_fast_t        fast = {&w->shms[r], w->shm_base[r], thread_wait, w};
     gdc_coll_buffers_t     bufs = {sr->exec.base[GDC_COLL_INPUT], sr->exec.base[GDC_COLL_OUTPUT], NULL};
@@ -838,6 +868,7 @@ static void thread_call(sim_t *w, sim_rank_t *sr, int r)
     double                 give_up;
 
     pause_if_slow(w, r);
+    enter(w, r, call);
     if (algo->run_blocking != NULL && algo->run_blocking(&fast, &sr->args, &bufs, &status)) {
         if (sr->sched->shm_epochs != 1) {
             thread_fail(w, r, "%s(%s): the fast path uses one counter value, its schedule %u",
@@ -850,6 +881,7 @@ static void thread_call(sim_t *w, sim_rank_t *sr, int r)
         sr->exec.status   = status;
         sr->exec.finished = 1;
         returned(sr);
+        left(w, r, call);
         __atomic_add_fetch(&sim_total_fast_runs, 1, __ATOMIC_RELAXED);
         return;
     }
@@ -873,6 +905,7 @@ static void thread_call(sim_t *w, sim_rank_t *sr, int r)
         }
     }
     returned(sr);
+    left(w, r, call);
 }
 
 typedef struct thread_arg {
@@ -885,7 +918,7 @@ static void *thread_main(void *arg)
     thread_arg_t *ta = arg;
 
     for (int call = 0; call < ta->w->ncalls; call++) {
-        thread_call(ta->w, rank_of(ta->w, call, ta->r), ta->r);
+        thread_call(ta->w, call, ta->r);
     }
     __atomic_store_n(&ta->w->thread_done[ta->r], 1, __ATOMIC_RELEASE);
     return NULL;
@@ -1047,6 +1080,7 @@ int sim_run_calls(const sim_case_t *calls, int ncalls, char *why, size_t why_len
     w.recvs       = calloc(SIM_BUCKETS, sizeof(sim_msg_t *));
     w.threads     = calloc((size_t)c->size, sizeof(pthread_t));
     w.thread_done = calloc((size_t)c->size, sizeof(int));
+    w.entered     = calloc((size_t)c->size, sizeof(int));
     w.thread_why  = calloc((size_t)c->size * 256, 1);
     w.fast_ranks  = c->size < 32 ? c->fast_ranks & ((1u << c->size) - 1) : c->fast_ranks;
     w.slow_ranks  = c->slow_ranks;

@@ -41,6 +41,9 @@ typedef struct sim_case {
     unsigned               slow_ranks;  /* ranks (bit r) that pause before each of their calls,
                                            so that their peers run as far ahead of them as
                                            the algorithm lets them */
+    int                    node_cores;  /* the node's cores (args->node_cores; 0: unknown): fewer
+                                           than the ranks, where an algorithm has a protocol for
+                                           oversubscribed nodes */
 } sim_case_t;
 
 /* The node of rank r in case c. */

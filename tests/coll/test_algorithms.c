@@ -87,7 +87,9 @@ static void sweep_algorithm(const gdc_coll_algo_t *algo)
             for (int ri = 0; ri < nroots; ri++) {
                 for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
                     for (unsigned seed = 0; seed < 2; seed++) {
-                        sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, roots[ri], in_place, seed, 1, 0, &cfg, 0, 0};
+                        /* seed 1: on 2 cores, where the algorithm has a protocol for oversubscribed nodes */
+                        sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, roots[ri], in_place, seed, 1, 0, &cfg, 0, 0,
+                                        seed == 1 ? 2 : 0};
                         run_case(&c);
                     }
                 }
@@ -119,7 +121,7 @@ static void sweep_dtypes(const gdc_coll_algo_t *algo)
             size_t counts[] = {1, (size_t)n + 1, 1000};
             for (int ci = 0; ci < 3; ci++) {
                 for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
-                    sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, n > 2 ? 1 : 0, in_place, 3, 1, 0, &cfg, 0, 0};
+                    sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, n > 2 ? 1 : 0, in_place, 3, 1, 0, &cfg, 0, 0, 0};
                     if (reduces(algo->coll)) {
                         c.dtype = reductions[t].dtype;
                         c.op    = reductions[t].op;
@@ -242,7 +244,8 @@ static void test_shm_sequences(void **state)
                 calls[i] = (sim_case_t){gdc_coll_algo_find(menu[m].coll, menu[m].name), n,
                                         (size_t)(1 + (pick >> 4) % 700), menu[m].dtype, menu[m].op,
                                         (int)((pick >> 12) % (unsigned)n), in_place_if_any(menu[m].coll, menu[m].name, pick),
-                                        seed, 1, 0, &cfg, 0, 0};
+                                        seed, 1, 0, &cfg, 0, seed % 4 == 3 ? 1u << (seed % (unsigned)n) : 0,
+                                        (int)(seed % 3)};
                 assert_non_null(calls[i].algo);
             }
             runs++;
@@ -312,7 +315,7 @@ static void test_fast_paths(void **state)
                     count = count > 0 ? count : past_ring(at->coll, n);
                     calls[i] = (sim_case_t){at, n, count, GDC_INT32, GDC_SUM,
                                             (int)((pick >> 12) % (unsigned)n), in_place_if_any(at->coll, at->name, pick),
-                                            (unsigned)mi, 1, 0, &cfg, masks[mi], 0};
+                                            (unsigned)mi, 1, 0, &cfg, masks[mi], 0, (int)((pick >> 20) % 3)};
                 }
                 runs++;
                 if (sim_run_calls(calls, CALLS, why, sizeof(why)) != 0) {
@@ -348,7 +351,7 @@ static void test_ring_runs_ahead(void **state)
                 sim_case_t calls[CALLS];
                 for (int i = 0; i < CALLS; i++) {
                     calls[i] = (sim_case_t){bcast, n, counts[ci], GDC_INT32, GDC_SUM, 0, 0,
-                                            (unsigned)(i + 7 * (int)mi), 1, 0, &cfg, masks[mi], ~1u};
+                                            (unsigned)(i + 7 * (int)mi), 1, 0, &cfg, masks[mi], ~1u, 0};
                 }
                 runs++;
                 if (sim_run_calls(calls, CALLS, why, sizeof(why)) != 0) {

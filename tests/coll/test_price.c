@@ -101,6 +101,8 @@ static void compare(const gdc_coll_machine_t *m, gdc_coll_type_t coll, size_t by
 {
     gdc_coll_args_t a = call(coll, bytes, n, nodes, device, root);
     double          best_sim = 0, chosen_sim = 0, best_price = 0, chosen_ratio = 1;
+
+    a.node_cores = m->cores_per_node; /* as a job's calls have it */
     const char     *best_name = "", *chosen_name = "";
     int             have = 0;
 
