@@ -72,6 +72,7 @@ void gdc_coll_fast_publish(const gdc_coll_fast_t *fast, int ring)
 {
     if (ring) {
         gdc_rt_shm_raise(gdc_rt_shm_ring_stamp(fast->shm, fast->shm->local_index, fast->base), fast->base + 1);
+        return;
     }
     gdc_rt_shm_raise(gdc_rt_shm_counter(fast->shm, fast->shm->local_index, GDC_COLL_SHM_COPIED), fast->base + 1);
 }
