@@ -21,12 +21,19 @@
  *                          that ends the job at the death)
  *   coll_test peerfinalize the last rank dies; the others call gdc_finalize at once, whose
  *                          closing barrier must not wait for the dead rank for ever
+ *   coll_test barrier      no rank leaves a barrier before every rank has entered it: each
+ *                          rank writes the round it enters into a file all ranks map
+ *                          (COLL_TEST_SHARED: its path, on a file system the ranks share),
+ *                          one rank a round late, and after the barrier reads everyone's
  * Every value received is checked: integers exactly, floats against a double reference.
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/check.h"
@@ -431,6 +438,60 @@ static void test_nonblocking(void)
     free(a); free(a_out); free(b); free(g); free(x); free(x_out); free(s);
 }
 
+/* Map the file every rank shares, made by rank 0 (each rank's round at 64 bytes apart). */
+static volatile int64_t *map_rounds(const char *path)
+{
+    size_t bytes = (size_t)world_size * 64;
+    int    made  = 0, fd;
+    void  *at;
+
+    if (world_rank == 0) {
+        fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+        CHECK(fd >= 0 && ftruncate(fd, (off_t)bytes) == 0, "cannot make %s", path);
+        close(fd);
+        made = 1;
+    }
+    CHECK_OK(gdc_bcast(&made, 1, GDC_INT32, 0, GDC_COMM_WORLD)); /* made before anyone opens it */
+    fd = open(path, O_RDWR);
+    CHECK(fd >= 0, "cannot open %s", path);
+    at = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    CHECK(at != MAP_FAILED, "cannot map %s", path);
+    close(fd);
+    CHECK_OK(gdc_allreduce(GDC_IN_PLACE, &made, 1, GDC_INT32, GDC_SUM, GDC_COMM_WORLD)); /* all mapped */
+    if (world_rank == 0) {
+        unlink(path); /* nothing left behind, whatever happens next */
+    }
+    return at;
+}
+
+static void test_barrier_order(void)
+{
+    enum { ROUNDS = 3000 };
+    const char              *path   = getenv("COLL_TEST_SHARED");
+    volatile int64_t        *rounds;
+    struct timespec          late   = {0, 20 * 1000};
+
+    CHECK(path != NULL && path[0] != '\0', "COLL_TEST_SHARED: the path of a file for every rank to map");
+    rounds = map_rounds(path);
+    for (int64_t round = 1; round <= ROUNDS; round++) {
+        if (round % world_size == world_rank && round % 3 == 0) {
+            nanosleep(&late, NULL); /* a late rank: the others must wait for it */
+        }
+        __atomic_store_n(&rounds[(size_t)world_rank * 8], round, __ATOMIC_RELEASE);
+        CHECK_OK(gdc_barrier(GDC_COMM_WORLD));
+        for (int p = 0; p < world_size; p++) {
+            int64_t seen = __atomic_load_n(&rounds[(size_t)p * 8], __ATOMIC_ACQUIRE);
+            CHECK(seen >= round, "rank %d left barrier %lld before rank %d entered it (at %lld)", world_rank,
+                  (long long)round, p, (long long)seen);
+            checks++;
+        }
+    }
+    munmap((void *)rounds, (size_t)world_size * 64);
+    if (world_rank == 0) {
+        printf("coll_test barrier: %d ranks, %d barriers, %ld entries checked\n", world_size, ROUNDS, checks);
+    }
+}
+
 /* The last rank never joins: everyone else must time out (GDC_TIMEOUT in the environment),
  * and the job still finalizes. */
 static void test_timeout(void)
@@ -579,10 +640,12 @@ int main(int argc, char **argv)
         {"peerexit", test_peerexit},
         {"peerchain", test_peerchain},
         {"peerfinalize", test_peerfinalize},
+        {"barrier", test_barrier_order},
     };
 
     if (argc != 2) {
-        fprintf(stderr, "usage: coll_test all|quick|nonblocking|timeout|peerdeath|peerexit|peerchain|peerfinalize\n");
+        fprintf(stderr,
+                "usage: coll_test all|quick|nonblocking|timeout|peerdeath|peerexit|peerchain|peerfinalize|barrier\n");
         return 2;
     }
     CHECK_OK(gdc_init(&argc, &argv));

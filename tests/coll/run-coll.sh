@@ -1,7 +1,8 @@
 #!/bin/sh
 # Every collective x every algorithm (forced with GDC_<COLL>_ALGO, six sets covering all of
 # them, the shared-memory ones with small chunks and segments) on 1..8 ranks, on the world and on split communicators; nonblocking collectives in
-# flight at once; a rank that never joins (GDC_ERR_TIMEOUT naming it); a rank that dies.
+# flight at once; barriers that no rank leaves early; a rank that never joins (GDC_ERR_TIMEOUT
+# naming it); a rank that dies.
 . "${top_srcdir:-.}/tests/common/tap.sh"
 bin=${top_builddir:-.}/tests/coll/coll_test
 launch=${top_srcdir:-.}/tests/common/launch
@@ -32,6 +33,17 @@ done
 for n in 2 5 8; do
     tap_run "$launcher -n $n coll_test nonblocking" 120 "$launch" "$n" -- "$bin" nonblocking
 done
+
+# No rank leaves a barrier before every rank entered it: 2 ranks (one hop), 3 to 8 on this
+# machine's cores (rank 0 gathers, then releases, where the ranks outnumber them), and the
+# dissemination barrier. The ranks share a file in the temp directory, removed once mapped.
+shared=${TMPDIR:-/tmp}/gdc-coll-barrier.$$
+for n in 2 3 4 8; do
+    tap_run "$launcher -n $n coll_test barrier" 120 "$launch" "$n" COLL_TEST_SHARED="$shared.$n" -- "$bin" barrier
+done
+tap_run_forced "$launcher -n 5 coll_test barrier (dissemination)" 120 "GDC_BARRIER_ALGO=dissemination" \
+    "$launch" 5 COLL_TEST_SHARED="$shared.d" GDC_BARRIER_ALGO=dissemination GDC_LOG=info -- "$bin" barrier
+rm -f "$shared".*
 
 # Each call shape is chosen once per communicator: gdbench's statistics alternate min, max
 # and sum allreduces between the timed calls, and each of those shapes is logged (chosen)
