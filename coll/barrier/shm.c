@@ -7,8 +7,8 @@
  * call rooted there that follows (a bcast, a scatter) has its data out before its readers
  * look, instead of readers spending their slices waiting for a root that is itself still
  * waiting for a core to leave the barrier. On 4 ranks of 2 cores the bcast after it takes
- * 0.06 of its time, the barrier 1.6 to 2 times as long (0.80 of ob1's), and the two
- * together as long as before (bench/RESULTS.md 2026-12-05).
+ * 0.06 to 0.10 of its time, the barrier 1.6 to 2 times as long (0.80 and 0.99 of ob1's in
+ * two runs), and the two together as long as before (bench/RESULTS.md 2026-12-05).
  */
 #include "algos.h"
 
