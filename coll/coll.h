@@ -210,7 +210,9 @@ void gdc_coll_map_buffers(const gdc_coll_args_t *args, const void *sendbuf, void
 int gdc_coll_is_empty(const gdc_coll_args_t *args);
 
 /* A call on one node whose ranks outnumber its cores: a wait on a peer may wait for the
- * peer to get a core. */
+ * peer to get a core. The cores are args->node_cores (the algorithms' protocols) or the
+ * cost model's (its waits): gdc_coll_outnumbered serves both. */
+int gdc_coll_outnumbered(int ranks, int nodes, int cores);
 int gdc_coll_oversubscribed(const gdc_coll_args_t *args);
 
 /* Bytes of the INPUT and OUTPUT regions args uses at this rank (for bounds checks). */

@@ -139,7 +139,12 @@ int gdc_coll_is_empty(const gdc_coll_args_t *args)
     return args->coll != GDC_COLL_BARRIER && args->coll != GDC_COLL_ALLTOALLV && args->count == 0;
 }
 
+int gdc_coll_outnumbered(int ranks, int nodes, int cores)
+{
+    return nodes <= 1 && cores > 0 && ranks > cores;
+}
+
 int gdc_coll_oversubscribed(const gdc_coll_args_t *args)
 {
-    return args->num_nodes <= 1 && args->node_cores > 0 && args->size > args->node_cores;
+    return gdc_coll_outnumbered(args->size, args->num_nodes, args->node_cores);
 }

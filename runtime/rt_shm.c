@@ -281,11 +281,6 @@ gdc_status_t gdc_rt_shm_init_private(gdc_rt_shm_t *shms, int n, size_t data_byte
             return GDC_ERR_NO_MEMORY;
         }
         memset(segs[i], 0, GDC_RT_SHM_HEADER);
-        for (int s = 0; s < GDC_RT_SHM_RING_SLOTS; s++) { /* no stamp a call could take for its own */
-            memset((char *)segs[i] + GDC_RT_SHM_HEADER + gdc_rt_shm_ring_offset(data_bytes) +
-                       (size_t)s * GDC_RT_SHM_RING_STRIDE,
-                   0, GDC_RT_SHM_RING_STAMP);
-        }
         segs[i]->magic      = GDC_RT_SHM_MAGIC;
         segs[i]->data_bytes = data_bytes;
         segs[i]->self       = (uint64_t)(uintptr_t)segs[i];
@@ -305,6 +300,7 @@ gdc_status_t gdc_rt_shm_init_private(gdc_rt_shm_t *shms, int n, size_t data_byte
             shms[i].pids[j] = (int32_t)getpid(); /* every rank is this process */
         }
         shms[i].cma = 1;
+        gdc_rt_shm_clear_stamps(&shms[i], i); /* memory from malloc, not a fresh memfd */
     }
     return GDC_SUCCESS;
 }

@@ -139,6 +139,15 @@ static inline int gdc_rt_shm_reached(const gdc_rt_shm_t *shm, int i, int which, 
     return *seen >= value;
 }
 
+/* Zero local rank i's ring stamps: segments reused with their counters back at zero must
+ * not keep a stamp a new call could take for its own. */
+static inline void gdc_rt_shm_clear_stamps(const gdc_rt_shm_t *shm, int i)
+{
+    for (uint64_t s = 0; s < GDC_RT_SHM_RING_SLOTS; s++) {
+        gdc_rt_shm_raise(gdc_rt_shm_ring_stamp(shm, i, s), 0);
+    }
+}
+
 /* Raise every counter of mine to at least value: how a rank says it is done with a call. */
 static inline void gdc_rt_shm_raise_all(const gdc_rt_shm_t *shm, uint64_t value)
 {

@@ -395,12 +395,10 @@ void gdc_coll_machine_print(const gdc_coll_machine_t *m, FILE *out)
 
 double gdc_coll_machine_wait(const gdc_coll_machine_t *m, const gdc_coll_args_t *args)
 {
-    double cores = m->cores_per_node, ranks = args->size;
-
-    if (args->num_nodes > 1 || cores <= 0 || ranks <= cores) {
+    if (!gdc_coll_outnumbered(args->size, args->num_nodes, m->cores_per_node)) {
         return 0;
     }
-    return (1 - cores / ranks) * m->switch_time;
+    return (1 - (double)m->cores_per_node / args->size) * m->switch_time;
 }
 
 static size_t chunk_for(const gdc_coll_machine_t *m, gdc_link_class_t cls)

@@ -618,9 +618,7 @@ static gdc_rt_shm_t *shms_take(int n)
             for (int c = 0; c < GDC_RT_SHM_COUNTERS; c++) {
                 gdc_rt_shm_raise(gdc_rt_shm_counter(&shms[0], r, c), 0);
             }
-            for (uint64_t s = 0; s < GDC_RT_SHM_RING_SLOTS; s++) { /* the last run's calls' */
-                gdc_rt_shm_raise(gdc_rt_shm_ring_stamp(&shms[0], r, s), 0);
-            }
+            gdc_rt_shm_clear_stamps(&shms[0], r); /* the last run's calls' */
         }
         return shms;
     }
