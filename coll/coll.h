@@ -78,6 +78,7 @@ typedef struct gdc_coll_args {
     int                      on_device; /* buffers in CUDA device memory */
     int                      node_cores; /* the cores of the node of a call on one node, the same on
                                             every rank (the cost model's; 0: unknown) */
+    size_t                   core_cache; /* bytes of one core's own cache there, the same way */
     const gdc_coll_config_t *config;    /* the parameters the algorithms follow; never NULL */
     size_t                   chunk_in;  /* pipelining unit inside a node and between nodes: long */
     size_t                   chunk_out; /* enough that a chunk's latency is small next to its transfer
@@ -218,6 +219,9 @@ int gdc_coll_oversubscribed(const gdc_coll_args_t *args);
 /* Bytes of the INPUT and OUTPUT regions args uses at this rank (for bounds checks). */
 size_t gdc_coll_input_bytes(const gdc_coll_args_t *args);
 size_t gdc_coll_output_bytes(const gdc_coll_args_t *args);
+/* Bytes of user buffers the call's ranks on one node hold (on the fullest node, the root's
+ * with the others'): what the call keeps in that node's caches. */
+double gdc_coll_node_buffer_bytes(const gdc_coll_args_t *args);
 
 /* Block i of count elements split into n blocks: the first count % n blocks have one
  * element more. */

@@ -102,6 +102,7 @@ static gdc_coll_args_t make_args(const coll_call_t *call, gdc_comm_t comm, size_
     args.shm_ipc   = comm->shm != NULL && comm->shm->ipc;
     args.shm_one_gpu = args.shm_ipc && comm->shm->one_gpu;
     args.node_cores  = gdc_coll_machine.cores_per_node;
+    args.core_cache  = (size_t)gdc_coll_machine.core_cache_kib << 10;
     args.config    = gdc_coll_config_get();
     args.layout = gdc_coll_comm_layout(comm, &args);
     gdc_coll_select_chunks(&args);

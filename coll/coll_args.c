@@ -134,6 +134,30 @@ size_t gdc_coll_output_bytes(const gdc_coll_args_t *args)
     }
 }
 
+/* One rank's buffers: a bcast's, or an in-place call's, input is its output. */
+static double rank_buffer_bytes(const gdc_coll_args_t *args)
+{
+    size_t in = gdc_coll_input_bytes(args), out = gdc_coll_output_bytes(args);
+
+    if (args->coll == GDC_COLL_BCAST || args->in_place) {
+        return (double)(in > out ? in : out);
+    }
+    return (double)in + (double)out;
+}
+
+double gdc_coll_node_buffer_bytes(const gdc_coll_args_t *args)
+{
+    gdc_coll_args_t one   = *args;
+    int             nodes = args->num_nodes > 1 ? args->num_nodes : 1;
+    int             local = (args->size + nodes - 1) / nodes;
+    double          root;
+
+    one.rank = args->root >= 0 && args->root < args->size ? args->root : 0;
+    root     = rank_buffer_bytes(&one);
+    one.rank = one.rank == 0 && args->size > 1 ? 1 : 0;
+    return root + (local - 1) * rank_buffer_bytes(&one);
+}
+
 int gdc_coll_is_empty(const gdc_coll_args_t *args)
 {
     return args->coll != GDC_COLL_BARRIER && args->coll != GDC_COLL_ALLTOALLV && args->count == 0;

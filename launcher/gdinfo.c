@@ -224,8 +224,9 @@ static int plan(const plan_opts_t *o)
         return 1;
     }
     if (o->profile == NULL && m->cores_per_node == 0) {
-        /* as a job on this node would count them: ranks that outnumber them wait longer */
-        m->cores_per_node = gdinfo_topo_cores();
+        /* as a job on this node would count them: ranks that outnumber them wait longer,
+         * and buffers that fit the cache are copied faster by cross-memory attach */
+        gdinfo_topo_node_counts(&m->cores_per_node, &m->llc_mib, &m->core_cache_kib);
     }
     device = o->device || m->gpus_per_node > 0;
     n      = o->ranks > 0 ? o->ranks : nodes * (m->gpus_per_node > 0 ? m->gpus_per_node : usable_cores());
@@ -251,6 +252,7 @@ static int plan(const plan_opts_t *o)
     args.shm_cma   = 1;                /* as where the kernel lets a user's processes read each other */
     args.on_device = device;
     args.node_cores = m->cores_per_node;
+    args.core_cache = (size_t)m->core_cache_kib << 10;
     args.config    = gdc_coll_config_get();
     gdc_coll_machine_chunks(m, &args);
     chosen = gdc_coll_select(&args);

@@ -99,18 +99,21 @@ static void print_findings(const gdc_topo_node_t *node, const gdinfo_ucx_info_t 
     }
 }
 
-int gdinfo_topo_cores(void)
+void gdinfo_topo_node_counts(int *cores, int *llc_mib, int *core_cache_kib)
 {
     gdc_topo_node_t *node;
-    int              cores;
 
+    *cores          = 0;
+    *llc_mib        = 0;
+    *core_cache_kib = 0;
     if (gdc_rt_topo_probe_node(xml_path(), &node) != GDC_SUCCESS) {
-        return 0;
+        return;
     }
-    cores = node->num_cores;
+    *cores   = node->num_cores;
+    *llc_mib        = (int)(node->llc_bytes >> 20);
+    *core_cache_kib = (int)(node->core_cache_bytes >> 10);
     gdc_rt_topo_node_free(node);
     gdc_rt_topo_probe_unload();
-    return cores;
 }
 
 int gdinfo_topo_summary(void)

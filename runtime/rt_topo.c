@@ -36,7 +36,9 @@ typedef struct topo_record {
     int16_t  numa;  /* NUMA node of its binding, -1 */
     uint8_t  gdr;
     uint8_t  pad;
-    uint16_t cores; /* of its node, as its hwloc counts them (0: unknown) */
+    uint16_t cores;   /* of its node, as its hwloc counts them (0: unknown) */
+    uint16_t llc_mib; /* its node's last-level cache, whole MiB (0: unknown) */
+    uint16_t core_cache_kib; /* its node's cache of one core, KiB (0: unknown) */
 } topo_record_t;
 
 static const char *topo_xml = "";
@@ -157,10 +159,25 @@ static int my_cores(void)
     return cores > 0 && cores <= UINT16_MAX ? cores : 0;
 }
 
+static int my_llc_mib(void)
+{
+    size_t mib = topo.node != NULL ? topo.node->llc_bytes >> 20 : 0;
+
+    return mib <= UINT16_MAX ? (int)mib : 0;
+}
+
+static int my_core_cache_kib(void)
+{
+    size_t kib = topo.node != NULL ? topo.node->core_cache_bytes >> 10 : 0;
+
+    return kib <= UINT16_MAX ? (int)kib : 0;
+}
+
 static gdc_status_t publish_record(void)
 {
     topo_record_t record = {GDC_RT_TOPO_MAGIC, (int16_t)topo.me.gpu, (int16_t)topo.me.numa,
-                            (uint8_t)topo.me.gdr, 0, (uint16_t)my_cores()};
+                            (uint8_t)topo.me.gdr, 0, (uint16_t)my_cores(), (uint16_t)my_llc_mib(),
+                            (uint16_t)my_core_cache_kib()};
 
     return gdc_rt_boot_put(GDC_RT_TOPO_KEY, &record, sizeof(record));
 }
@@ -270,11 +287,15 @@ static const topo_record_t *peer_record(int peer)
     rec->numa  = -1;
     rec->gdr   = 0;
     rec->cores = 0;
+    rec->llc_mib = 0;
+    rec->core_cache_kib = 0;
     if (peer == topo.me.rank) {
         rec->gpu   = (int16_t)topo.me.gpu;
         rec->numa  = (int16_t)topo.me.numa;
         rec->gdr   = (uint8_t)topo.me.gdr;
         rec->cores = (uint16_t)my_cores();
+        rec->llc_mib = (uint16_t)my_llc_mib();
+        rec->core_cache_kib = (uint16_t)my_core_cache_kib();
         return rec;
     }
     if (gdc_rt_boot_get(peer, GDC_RT_TOPO_KEY, &got, sizeof(got)) == 0 && got.magic == GDC_RT_TOPO_MAGIC) {
@@ -370,12 +391,13 @@ const gdc_topo_node_t *gdc_rt_topo_my_node(void)
     return topo.node;
 }
 
-int gdc_rt_topo_node_cores(void)
+/* The record of my node's first rank; NULL before the job's records are there. */
+static const topo_record_t *node_first_record(void)
 {
     int first = gdc_rt_boot.rank;
 
     if (!topo.initialized || gdc_rt_boot.node_of == NULL) {
-        return my_cores();
+        return NULL;
     }
     for (int r = 0; r < gdc_rt_boot.rank; r++) {
         if (gdc_rt_boot.node_of[r] == topo.me.node) {
@@ -383,7 +405,28 @@ int gdc_rt_topo_node_cores(void)
             break;
         }
     }
-    return peer_record(first)->cores;
+    return peer_record(first);
+}
+
+int gdc_rt_topo_node_cores(void)
+{
+    const topo_record_t *first = node_first_record();
+
+    return first != NULL ? first->cores : my_cores();
+}
+
+int gdc_rt_topo_node_llc_mib(void)
+{
+    const topo_record_t *first = node_first_record();
+
+    return first != NULL ? first->llc_mib : my_llc_mib();
+}
+
+int gdc_rt_topo_node_core_cache_kib(void)
+{
+    const topo_record_t *first = node_first_record();
+
+    return first != NULL ? first->core_cache_kib : my_core_cache_kib();
 }
 
 const gdc_topo_rank_t *gdc_rt_topo_me(void)

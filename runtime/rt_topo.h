@@ -119,6 +119,7 @@ typedef struct gdc_topo_node {
     char             hostname[64];
     int              num_packages, num_numa, num_cores, num_pus;
     size_t           llc_bytes;   /* the last-level cache of the first package (0: unknown) */
+    size_t           core_cache_bytes; /* the first core's own cache below it: L2 (0: unknown) */
     int              num_roots;   /* PCIe host bridges */
     int              nvswitch;    /* NVSwitch devices on the PCI bus */
     int              io;          /* 1 when the PCI tree was discovered (0: no GPUs/NICs known) */
@@ -226,6 +227,10 @@ const gdc_topo_node_t *gdc_rt_topo_my_node(void);
  * every rank of the node, which hwloc restricted to different cgroups need not give, for
  * what the node's ranks must agree on (the cost model's choices, the barrier's protocol). */
 int gdc_rt_topo_node_cores(void);
+/* This node's last-level cache in whole MiB, from the same record (0: unknown). */
+int gdc_rt_topo_node_llc_mib(void);
+/* ... and the cache of one of its cores in KiB (0: unknown). */
+int gdc_rt_topo_node_core_cache_kib(void);
 /* My record: GPU, NUMA binding, GPUDirect capability. */
 const gdc_topo_rank_t *gdc_rt_topo_me(void);
 /* Is the model replayed from GDC_TOPO_XML rather than discovered? */

@@ -395,6 +395,17 @@ static size_t last_level_cache(hwloc_topology_t topo)
     return 0;
 }
 
+/* The cache of one core under the last level (L2 where there is an L3). */
+static size_t core_cache(hwloc_topology_t topo)
+{
+    hwloc_obj_t l2 = hwloc_get_obj_by_type(topo, HWLOC_OBJ_L2CACHE, 0);
+
+    if (hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_L3CACHE) == 0 || l2 == NULL || l2->attr == NULL) {
+        return 0;
+    }
+    return (size_t)l2->attr->cache.size;
+}
+
 static void count_cpus(hwloc_topology_t topo, gdc_topo_node_t *node)
 {
     const char *host = hwloc_obj_get_info_by_name(hwloc_get_root_obj(topo), "HostName");
@@ -404,6 +415,7 @@ static void count_cpus(hwloc_topology_t topo, gdc_topo_node_t *node)
     node->num_cores    = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
     node->num_pus      = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
     node->llc_bytes    = last_level_cache(topo);
+    node->core_cache_bytes = core_cache(topo);
     snprintf(node->hostname, sizeof(node->hostname), "%s", host != NULL ? host : "");
 }
 

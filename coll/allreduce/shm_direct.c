@@ -14,8 +14,9 @@
 
 int gdc_coll_allreduce_shm_direct_supports(const gdc_coll_args_t *args)
 {
-    /* the vector must fit a segment */
-    return gdc_coll_shm_supports(args) && args->count * args->dsize <= args->shm_bytes;
+    size_t vector = args->count * args->dsize;
+
+    return gdc_coll_shm_direct_supports(args, vector, vector * (size_t)args->size);
 }
 
 GDC_COLL_BUILDER(gdc_coll_allreduce_shm_direct)

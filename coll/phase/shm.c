@@ -12,6 +12,12 @@ int gdc_coll_shm_supports(const gdc_coll_args_t *args)
            (args->node_of == NULL || args->num_nodes == 1);
 }
 
+int gdc_coll_shm_direct_supports(const gdc_coll_args_t *args, size_t vector, size_t reads)
+{
+    return gdc_coll_shm_supports(args) && vector <= args->shm_bytes &&
+           (args->core_cache == 0 || (double)vector * 2 + (double)reads <= 2.0 * (double)args->core_cache);
+}
+
 int gdc_coll_cma_supports(const gdc_coll_args_t *args)
 {
     return gdc_coll_shm_supports(args) && args->shm_cma;

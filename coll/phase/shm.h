@@ -26,6 +26,14 @@ enum {
 
 /* Every rank on one node, shared memory there, host buffers. */
 int gdc_coll_shm_supports(const gdc_coll_args_t *args);
+/* The shm_direct algorithms, where a rank copies its `vector` bytes into its segment and
+ * reduces `reads` bytes out of every rank's: the vector fits a segment, and what a rank
+ * touches (the vector twice, and its reads) fits twice a core's own cache (args->core_cache,
+ * where known). Past that every pass reads from the shared cache or memory: on the
+ * development VM (1 MiB of L2 a core), allreduce shm_direct takes 45 us at 512 KiB on 2
+ * ranks and 186 at 1 MiB, and reduce_scatter's crossings with ring and allreduce's with
+ * shm on 2 and 4 ranks fall where this puts them (bench/RESULTS.md 2026-12-05). */
+int gdc_coll_shm_direct_supports(const gdc_coll_args_t *args, size_t vector, size_t reads);
 /* ... and its ranks reach each other's buffers by cross-memory attach (args->shm_cma). */
 int gdc_coll_cma_supports(const gdc_coll_args_t *args);
 

@@ -13,8 +13,9 @@
 
 int gdc_coll_reduce_scatter_shm_direct_supports(const gdc_coll_args_t *args)
 {
-    /* the whole vector must fit a segment */
-    return gdc_coll_shm_supports(args) && args->count * (size_t)args->size * args->dsize <= args->shm_bytes;
+    size_t block = args->count * args->dsize;
+
+    return gdc_coll_shm_direct_supports(args, block * (size_t)args->size, block * (size_t)args->size);
 }
 
 GDC_COLL_BUILDER(gdc_coll_reduce_scatter_shm_direct)

@@ -36,13 +36,21 @@ void gdc_coll_machine_default(gdc_coll_machine_t *m)
     set_link(m, GDC_LINK_NET_GDR, 5, 24);
     set_link(m, GDC_LINK_NET, 15, 1.2);
     m->reduce_bw     = 12e9;
+    m->reduce_bw_cached = 24e9;
     m->reduce_bw_gpu = 1000e9;
     m->copy_bw       = 20e9;
+    m->copy_bw_cached = 40e9;
     m->copy_bw_gpu   = 1000e9;
     /* bench/membw --cma: 2.2 to 3.4x memcpy's time from 1 MiB; a call's system call and
      * page pinning: the forced 2-rank cma calls of 16 KiB take 3 to 4 us (RESULTS.md) */
     m->cma_bw        = 8e9;
     m->cma_latency   = 3e-6;
+    /* while the node's buffers fit its last-level cache (which select.c takes from the
+     * topology): bcast shm and cma forced on 2 ranks, 64 KiB to 1 MiB, take 1 us + 33 us
+     * per MiB and 3.6 us + 21 us per MiB (half a MiB read by each rank) on the development
+     * VM (bench/RESULTS.md 2026-12-05) */
+    m->copy_bw_cached = 40e9; /* and the reduction's twice its rate from memory, as memcpy's */
+    m->cma_bw_cached  = 24e9;
     /* an H200 in a Firecracker VM: 10.7 us per 8-byte cuMemcpyAsync and stream wait
      * (tests/gpu/ipc_probe, bench/RESULTS.md 2026-12-04) */
     m->gpu_latency   = 10e-6;
@@ -53,6 +61,8 @@ void gdc_coll_machine_default(gdc_coll_machine_t *m)
      * 10.4 to 11.6 (bench/RESULTS.md, 2026-12-04 21:40) */
     m->switch_time    = 20e-6;
     m->cores_per_node = 0;
+    m->llc_mib        = 0;
+    m->core_cache_kib = 0;
     m->nics_per_node = 1;
     m->gpus_per_node = 0;
     m->intra_host    = GDC_LINK_SHM;
@@ -124,10 +134,14 @@ typedef struct profile_key {
 static const profile_key_t profile_keys[] = {
     PROFILE_KEY("reduce_GBs", PROFILE_RATE, reduce_bw, 0),
     PROFILE_KEY("reduce_gpu_GBs", PROFILE_RATE, reduce_bw_gpu, 0),
+    PROFILE_KEY("reduce_cached_GBs", PROFILE_RATE, reduce_bw_cached, 0),
     PROFILE_KEY("copy_GBs", PROFILE_RATE, copy_bw, 0),
     PROFILE_KEY("copy_gpu_GBs", PROFILE_RATE, copy_bw_gpu, 0),
+    PROFILE_KEY("copy_cached_GBs", PROFILE_RATE, copy_bw_cached, 0),
     PROFILE_KEY("cma_GBs", PROFILE_RATE, cma_bw, 0),
     PROFILE_KEY("cma_us", PROFILE_TIME, cma_latency, 0),
+    PROFILE_KEY("cma_cached_GBs", PROFILE_RATE, cma_bw_cached, 0),
+    PROFILE_KEY("llc_MiB", PROFILE_COUNT, llc_mib, 0),
     PROFILE_KEY("gpu_us", PROFILE_TIME, gpu_latency, 0),
     PROFILE_KEY("step_overhead_us", PROFILE_TIME, step_overhead, 0),
     PROFILE_KEY("signal_us", PROFILE_TIME, signal_latency, 0),
@@ -386,11 +400,41 @@ void gdc_coll_machine_print(const gdc_coll_machine_t *m, FILE *out)
             m->reduce_bw / 1e9, m->reduce_bw_gpu / 1e9, m->copy_bw / 1e9, m->copy_bw_gpu / 1e9,
             m->cma_latency * 1e6, m->cma_bw / 1e9, m->gpu_latency * 1e6, m->step_overhead * 1e6,
             m->signal_latency * 1e6, m->nics_per_node);
+    if (m->llc_mib > 0) {
+        fprintf(out, "#   %d MiB of last-level cache per node: while a call's buffers fit it, reduce %.1f GB/s, "
+                     "copy %.1f GB/s, cross-memory attach %.1f GB/s\n",
+                m->llc_mib, m->reduce_bw_cached / 1e9, m->copy_bw_cached / 1e9, m->cma_bw_cached / 1e9);
+    }
+    if (m->core_cache_kib > 0) {
+        fprintf(out, "#   %d KiB of cache per core: shm_direct while every rank's copy of the vector fits it\n",
+                m->core_cache_kib);
+    }
     if (m->cores_per_node > 0) {
         fprintf(out, "#   %d cores per node: on one node with more ranks, a wait on a peer costs (1 - cores/ranks) x "
                      "%.1f us more\n",
                 m->cores_per_node, m->switch_time * 1e6);
     }
+}
+
+static int fits_cache(const gdc_coll_machine_t *m, const gdc_coll_args_t *args)
+{
+    return m->llc_mib > 0 && gdc_coll_node_buffer_bytes(args) <= (double)m->llc_mib * 1024 * 1024;
+}
+
+/* A cached rate, where the profile gives one (0: the rate from memory throughout). */
+static double rate_of(int cached, double from_memory, double in_cache)
+{
+    return cached && in_cache > 0 ? in_cache : from_memory;
+}
+
+gdc_coll_host_rates_t gdc_coll_machine_host_rates(const gdc_coll_machine_t *m, const gdc_coll_args_t *args)
+{
+    int                   cached = fits_cache(m, args);
+    gdc_coll_host_rates_t r      = {rate_of(cached, m->copy_bw, m->copy_bw_cached),
+                                    rate_of(cached, m->reduce_bw, m->reduce_bw_cached),
+                                    rate_of(cached, m->cma_bw, m->cma_bw_cached)};
+
+    return r;
 }
 
 double gdc_coll_machine_wait(const gdc_coll_machine_t *m, const gdc_coll_args_t *args)
@@ -507,7 +551,8 @@ typedef struct model {
     const gdc_coll_args_t    *args;
     int                       on_device;
     int                       gpu_steps; /* each local step a kernel or copy started and waited for */
-    double                    wait; /* gdc_coll_machine_wait of the call */
+    double                    wait;   /* gdc_coll_machine_wait of the call */
+    gdc_coll_host_rates_t     host; /* the call's host rates */
     model_rank_t             *ranks;
     model_event_t            *heap;
     size_t                    heap_len, heap_cap;
@@ -731,8 +776,8 @@ double gdc_coll_model_reduce_all_units(int ranks, int to_every)
 static double local_cost(const model_t *md, const gdc_coll_step_t *step)
 {
     const gdc_coll_machine_t *m      = md->m;
-    double                    reduce = md->on_device ? m->reduce_bw_gpu : m->reduce_bw;
-    double                    copy   = md->on_device ? m->copy_bw_gpu : m->copy_bw;
+    double                    reduce = md->on_device ? m->reduce_bw_gpu : md->host.reduce;
+    double                    copy   = md->on_device ? m->copy_bw_gpu : md->host.copy;
 
     if (step->kind == GDC_COLL_STEP_REDUCE_ALL) {
         return m->step_overhead + (md->gpu_steps ? m->gpu_latency : 0) +
@@ -748,7 +793,7 @@ static double local_cost(const model_t *md, const gdc_coll_step_t *step)
     case GDC_COLL_STEP_AVG: return m->step_overhead + (double)step->a.length / reduce;
     case GDC_COLL_STEP_COPY:
         if (gdc_coll_rgn_is_peer_user(&step->a) || gdc_coll_rgn_is_peer_user(&step->b)) {
-            return m->step_overhead + m->cma_latency + (double)step->a.length / m->cma_bw;
+            return m->step_overhead + m->cma_latency + (double)step->a.length / md->host.cma;
         }
         return m->step_overhead + (double)step->a.length / copy;
     default: return 0;
@@ -952,6 +997,7 @@ gdc_status_t gdc_coll_predict(const gdc_coll_machine_t *m, const gdc_coll_algo_t
     memset(out, 0, sizeof(*out));
     md.m         = m;
     md.wait      = gdc_coll_machine_wait(m, args);
+    md.host      = gdc_coll_machine_host_rates(m, args);
     md.args      = args;
     md.on_device = on_device;
     /* The ipc algorithms' steps are each a kernel or copy-engine copy gdc starts and waits

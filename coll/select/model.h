@@ -23,16 +23,21 @@ typedef struct gdc_coll_machine {
     char                 description[160];
     gdc_coll_link_cost_t link[GDC_LINK_NUM_CLASSES];
     double               reduce_bw;      /* bytes of one operand reduced per second, host */
+    double               reduce_bw_cached; /* the same while the call's buffers fit the node's last-level cache */
     double               reduce_bw_gpu;  /* the same on the GPU */
     double               copy_bw;        /* memcpy, host */
+    double               copy_bw_cached; /* the same while the call's buffers fit the node's last-level cache */
     double               copy_bw_gpu;
     double               cma_bw;         /* a copy from or into another process (process_vm_readv) */
+    double               cma_bw_cached;  /* the same while the call's buffers fit the node's last-level cache */
     double               cma_latency;    /* its system call, seconds */
     double               gpu_latency;    /* a device copy or kernel gdc starts and waits for, seconds */
     double               step_overhead;  /* seconds of CPU per step (posting, bookkeeping) */
     double               signal_latency; /* a shared-memory counter seen by a peer, seconds */
     double               switch_time;    /* a waiter's peer descheduled: what getting it a core costs */
     int                  cores_per_node; /* 0: unknown (no oversubscription term) */
+    int                  llc_mib;        /* a node's last-level cache, MiB (0: unknown: the rates from memory) */
+    int                  core_cache_kib; /* a core's own cache under it, KiB (0: unknown; args->core_cache) */
     int                  nics_per_node;  /* messages between nodes share these */
     int                  gpus_per_node;  /* for --plan on a described machine */
     /* which class a pair uses, by where it is: same node / other node, host / device memory */
@@ -73,6 +78,17 @@ gdc_status_t gdc_coll_predict(const gdc_coll_machine_t *m, const gdc_coll_algo_t
  * never under GDC_CHUNK_SIZE's default: on NVLink megabytes, where 256K would pay its
  * latency five times over. Set when the configuration leaves GDC_CHUNK_SIZE on auto. */
 void gdc_coll_machine_chunks(const gdc_coll_machine_t *m, gdc_coll_args_t *args);
+
+/* The host rates of args's call (bytes per second): the cached ones where the buffers of
+ * the node's ranks (gdc_coll_node_buffer_bytes) fit its last-level cache. Copies and
+ * reductions between caches run two to five times as fast as from memory, and the
+ * kernel's copy gains more than memcpy does, so which of a cma and a shm algorithm is
+ * faster depends on whether the call fits (bench/RESULTS.md 2026-12-05). */
+typedef struct gdc_coll_host_rates {
+    double copy, reduce, cma;
+} gdc_coll_host_rates_t;
+
+gdc_coll_host_rates_t gdc_coll_machine_host_rates(const gdc_coll_machine_t *m, const gdc_coll_args_t *args);
 
 /* What a wait on a peer inside a node costs beyond the signal's or the message's latency:
  * where the call's ranks share one node with fewer cores than ranks, the chance

@@ -541,7 +541,8 @@ void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
 void gdc_coll_price_init(gdc_coll_price_t *p, const gdc_coll_machine_t *m, const gdc_coll_args_t *args,
                          const gdc_coll_layout_t *layout)
 {
-    int dev = args->on_device;
+    int                   dev = args->on_device;
+    gdc_coll_host_rates_t host;
 
     memset(p, 0, sizeof(*p));
     p->m      = m;
@@ -551,8 +552,10 @@ void gdc_coll_price_init(gdc_coll_price_t *p, const gdc_coll_machine_t *m, const
     p->dev    = dev;
     p->o      = m->step_overhead;
     p->sig    = m->signal_latency + gdc_coll_machine_wait(m, args);
-    p->gamma  = dev ? m->reduce_bw_gpu : m->reduce_bw;
-    p->kappa  = dev ? m->copy_bw_gpu : m->copy_bw;
+    host      = gdc_coll_machine_host_rates(m, args);
+    p->gamma  = dev ? m->reduce_bw_gpu : host.reduce;
+    p->kappa  = dev ? m->copy_bw_gpu : host.copy;
+    p->cma_bw = host.cma;
     p->in     = m->link[dev ? m->intra_device : m->intra_host];
     /* on an oversubscribed node, two peers that may not be running: the receiver, and the
      * sender learning the message was taken (as the simulator has it) */
@@ -670,7 +673,7 @@ double gdc_coll_price_cma(const gdc_coll_price_t *p, double bytes)
     if (p->dev) { /* the ipc algorithms: a copy-engine copy from or into a peer's mapping */
         return p->o + p->m->gpu_latency + bytes / p->m->copy_bw_gpu;
     }
-    return p->o + p->m->cma_latency + bytes / p->m->cma_bw;
+    return p->o + p->m->cma_latency + bytes / p->cma_bw;
 }
 
 double gdc_coll_price_pipeline(double rounds, double chunks, double item, double hop)

@@ -15,7 +15,8 @@ typedef struct gdc_coll_price {
     double                    o;     /* seconds of CPU per step */
     double                    sig;   /* a shared-memory signal seen by a peer */
     double                    gamma; /* bytes reduced per second */
-    double                    kappa; /* bytes copied per second */
+    double                    kappa;  /* bytes copied per second */
+    double                    cma_bw; /* bytes per second of a host cross-memory-attach copy */
     gdc_coll_link_cost_t      in;    /* a link inside a node */
     gdc_coll_link_cost_t      out;   /* between nodes, per NIC */
     int                       nics;

@@ -113,8 +113,11 @@ gdc_status_t gdc_coll_select_init(const gdc_coll_select_config_t *given)
         apply_calibration(&gdc_coll_machine, &gdc_rt_calib);
     }
     if (config.profile == NULL && gdc_rt_topo_my_node() != NULL) {
-        /* this node's cores, for calls whose ranks outnumber them (a profile says its own) */
+        /* this node's cores, for calls whose ranks outnumber them, and its cache, for the
+         * cross-memory-attach copies of calls that fit it (a profile says its own) */
         gdc_coll_machine.cores_per_node = gdc_rt_topo_node_cores();
+        gdc_coll_machine.llc_mib        = gdc_rt_topo_node_llc_mib();
+        gdc_coll_machine.core_cache_kib = gdc_rt_topo_node_core_cache_kib();
     }
     if ((status = gdc_coll_machine_env(&gdc_coll_machine)) != GDC_SUCCESS) {
         return status;

@@ -298,7 +298,7 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .id = GDC_COLL_ALGO_BCAST_CMA, .coll = GDC_COLL_BCAST, .name = "cma",
         .desc = "one node: each rank reads the vector from the root's buffer while the root writes the last "
                 "1/n into it (cross-memory attach)",
-        .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_ON_REQUEST,
+        .flags = GDC_COLL_ALGO_FLAG_SHM,
         .supports = gdc_coll_cma_supports,
         .build = gdc_coll_bcast_cma},
     [GDC_COLL_ALGO_BCAST_IPC] = {

@@ -103,6 +103,7 @@ static void compare(const gdc_coll_machine_t *m, gdc_coll_type_t coll, size_t by
     double          best_sim = 0, chosen_sim = 0, best_price = 0, chosen_ratio = 1;
 
     a.node_cores = m->cores_per_node; /* as a job's calls have it */
+    a.core_cache = (size_t)m->core_cache_kib << 10;
     const char     *best_name = "", *chosen_name = "";
     int             have = 0;
 
@@ -224,6 +225,11 @@ static void test_prices_follow_the_simulator(void **state)
     /* ranks that outnumber their node's cores: every wait on a peer costs more (the same
      * term in the price and in the simulator) */
     m.cores_per_node = 2;
+    sweep(&m, 0, 1);
+    /* a node whose last-level cache holds the smaller calls' buffers: their copies,
+     * reductions and cross-memory attach at the cached rates (in both) */
+    m.cores_per_node = 0;
+    m.llc_mib        = 32;
     sweep(&m, 0, 1);
     gdc_coll_machine_default(&m);
     assert_int_equal(gdc_coll_machine_load(&m, GDC_SRCDIR "/share/profiles/dgx-h100.prof"), GDC_SUCCESS);
