@@ -42,9 +42,10 @@ void gdc_coll_machine_default(gdc_coll_machine_t *m)
     m->copy_bw_cached = 40e9;
     m->copy_bw_gpu   = 1000e9;
     /* bench/membw --cma: 2.2 to 3.4x memcpy's time from 1 MiB; a call's system call and
-     * page pinning: the forced 2-rank cma calls of 16 KiB take 3 to 4 us (RESULTS.md) */
+     * page pinning: the forced 2-rank cma calls of 16 KiB take 3 to 4 us, bcast cma's on 2
+     * ranks 4.2 us + 16 us per MiB from 64 to 256 KiB (RESULTS.md 2026-12-04, 2026-12-05) */
     m->cma_bw        = 8e9;
-    m->cma_latency   = 3e-6;
+    m->cma_latency   = 4e-6;
     /* while the node's buffers fit its last-level cache (which select.c takes from the
      * topology): bcast shm and cma forced on 2 ranks, 64 KiB to 1 MiB, take 1 us + 33 us
      * per MiB and 3.6 us + 21 us per MiB (half a MiB read by each rank) on the development
