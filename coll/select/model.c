@@ -36,10 +36,8 @@ void gdc_coll_machine_default(gdc_coll_machine_t *m)
     set_link(m, GDC_LINK_NET_GDR, 5, 24);
     set_link(m, GDC_LINK_NET, 15, 1.2);
     m->reduce_bw     = 12e9;
-    m->reduce_bw_cached = 24e9;
     m->reduce_bw_gpu = 1000e9;
     m->copy_bw       = 20e9;
-    m->copy_bw_cached = 40e9;
     m->copy_bw_gpu   = 1000e9;
     /* bench/membw --cma: 2.2 to 3.4x memcpy's time from 1 MiB; a call's system call and
      * page pinning: the forced 2-rank cma calls of 16 KiB take 3 to 4 us, bcast cma's on 2
@@ -50,8 +48,9 @@ void gdc_coll_machine_default(gdc_coll_machine_t *m)
      * topology): bcast shm and cma forced on 2 ranks, 64 KiB to 1 MiB, take 1 us + 33 us
      * per MiB and 3.6 us + 21 us per MiB (half a MiB read by each rank) on the development
      * VM (bench/RESULTS.md 2026-12-05) */
-    m->copy_bw_cached = 40e9; /* and the reduction's twice its rate from memory, as memcpy's */
-    m->cma_bw_cached  = 24e9;
+    m->copy_bw_cached   = 40e9;
+    m->cma_bw_cached    = 24e9;
+    m->reduce_bw_cached = 24e9; /* twice its rate from memory, as memcpy's */
     /* an H200 in a Firecracker VM: 10.7 us per 8-byte cuMemcpyAsync and stream wait
      * (tests/gpu/ipc_probe, bench/RESULTS.md 2026-12-04) */
     m->gpu_latency   = 10e-6;
@@ -407,7 +406,7 @@ void gdc_coll_machine_print(const gdc_coll_machine_t *m, FILE *out)
                 m->llc_mib, m->reduce_bw_cached / 1e9, m->copy_bw_cached / 1e9, m->cma_bw_cached / 1e9);
     }
     if (m->core_cache_kib > 0) {
-        fprintf(out, "#   %d KiB of cache per core: shm_direct while every rank's copy of the vector fits it\n",
+        fprintf(out, "#   %d KiB of cache per core: shm_direct while what a rank touches fits twice it\n",
                 m->core_cache_kib);
     }
     if (m->cores_per_node > 0) {

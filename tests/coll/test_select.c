@@ -525,6 +525,45 @@ static void test_oversubscribed_node(void **state)
     gdc_coll_machine.cores_per_node = 0;
 }
 
+/* A node's caches: a call whose buffers, all its ranks' together, fit the last-level cache
+ * is priced at the cached rates (2-rank bcast: cma, which reads half the vector by the
+ * kernel where shm copies it twice, wins there and loses from memory), and the shm_direct
+ * algorithms apply while what a rank touches fits twice its core's cache. */
+static void test_node_caches(void **state)
+{
+    gdc_coll_args_t a = on_shm(1 << 20, 2);
+    gdc_coll_args_t big;
+
+    (void)state;
+    a.coll    = GDC_COLL_BCAST;
+    a.shm_cma = 1;
+    big       = a;
+    big.count = (64u << 20) / 4;
+    assert_true(gdc_coll_node_buffer_bytes(&a) == 2.0 * (1 << 20)); /* one buffer a rank */
+    assert_true(gdc_coll_node_buffer_bytes(&big) == 2.0 * (64 << 20));
+    assert_string_equal(gdc_coll_select(&a)->name, "shm"); /* cache unknown: rates from memory */
+    gdc_coll_machine.llc_mib = 32;
+    assert_true(gdc_coll_machine_host_rates(&gdc_coll_machine, &a).cma == gdc_coll_machine.cma_bw_cached);
+    assert_true(gdc_coll_machine_host_rates(&gdc_coll_machine, &big).cma == gdc_coll_machine.cma_bw);
+    assert_string_equal(gdc_coll_select(&a)->name, "cma");
+    assert_string_equal(gdc_coll_select(&big)->name, "shm");
+    gdc_coll_machine.llc_mib = 0;
+
+    a = on_shm(512 << 10, 2); /* touches 512 KiB twice and reads 2 x 512 KiB: 2 MiB */
+    assert_true(gdc_coll_algo_find(GDC_COLL_ALLREDUCE, "shm_direct")->supports(&a));
+    a.core_cache = 1 << 20;
+    assert_true(gdc_coll_algo_find(GDC_COLL_ALLREDUCE, "shm_direct")->supports(&a));
+    a = on_shm(1 << 20, 2);
+    assert_true(gdc_coll_algo_find(GDC_COLL_ALLREDUCE, "shm_direct")->supports(&a));
+    a.core_cache = 1 << 20;
+    assert_false(gdc_coll_algo_find(GDC_COLL_ALLREDUCE, "shm_direct")->supports(&a));
+    a.coll  = GDC_COLL_REDUCE_SCATTER; /* blocks of 256 KiB: 512 KiB copied, then read: 1.5 MiB */
+    a.count = (256u << 10) / 4;
+    assert_true(gdc_coll_algo_find(GDC_COLL_REDUCE_SCATTER, "shm_direct")->supports(&a));
+    a.count = (512u << 10) / 4;
+    assert_false(gdc_coll_algo_find(GDC_COLL_REDUCE_SCATTER, "shm_direct")->supports(&a));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -540,6 +579,7 @@ int main(void)
         cmocka_unit_test_setup(test_forced_hier_on_one_node, setup_default),
         cmocka_unit_test_setup(test_forced_ring_too_long, setup_default),
         cmocka_unit_test_setup(test_oversubscribed_node, setup_default),
+        cmocka_unit_test_setup(test_node_caches, setup_default),
         cmocka_unit_test(test_profile_errors),
         cmocka_unit_test_setup(test_tuning_and_forcing, setup_default),
         cmocka_unit_test_setup(test_device_buffers_in_a_node, setup_default),
