@@ -109,7 +109,7 @@ void gdinfo_topo_node_counts(int *cores, int *llc_mib, int *core_cache_kib)
     if (gdc_rt_topo_probe_node(xml_path(), &node) != GDC_SUCCESS) {
         return;
     }
-    *cores   = node->num_cores;
+    *cores          = node->num_cores;
     *llc_mib        = (int)(node->llc_bytes >> 20);
     *core_cache_kib = (int)(node->core_cache_bytes >> 10);
     gdc_rt_topo_node_free(node);

@@ -152,32 +152,30 @@ static int choose_gpu(const gdc_topo_node_t *node, int local_rank, int replayed)
     return local_rank % node->num_gpus;
 }
 
-static int my_cores(void)
+/* A count for the record's 16 bits (0, unknown, where it does not fit). */
+static uint16_t record_u16(size_t value)
 {
-    int cores = topo.node != NULL ? topo.node->num_cores : 0;
-
-    return cores > 0 && cores <= UINT16_MAX ? cores : 0;
+    return value <= UINT16_MAX ? (uint16_t)value : 0;
 }
 
-static int my_llc_mib(void)
+/* What I publish, and what I take for my own record. */
+static topo_record_t my_record(void)
 {
-    size_t mib = topo.node != NULL ? topo.node->llc_bytes >> 20 : 0;
+    const gdc_topo_node_t *node = topo.node;
+    topo_record_t          rec  = {GDC_RT_TOPO_MAGIC, (int16_t)topo.me.gpu, (int16_t)topo.me.numa,
+                                   (uint8_t)topo.me.gdr, 0, 0, 0, 0};
 
-    return mib <= UINT16_MAX ? (int)mib : 0;
-}
-
-static int my_core_cache_kib(void)
-{
-    size_t kib = topo.node != NULL ? topo.node->core_cache_bytes >> 10 : 0;
-
-    return kib <= UINT16_MAX ? (int)kib : 0;
+    if (node != NULL) {
+        rec.cores          = node->num_cores > 0 ? record_u16((size_t)node->num_cores) : 0;
+        rec.llc_mib        = record_u16(node->llc_bytes >> 20);
+        rec.core_cache_kib = record_u16(node->core_cache_bytes >> 10);
+    }
+    return rec;
 }
 
 static gdc_status_t publish_record(void)
 {
-    topo_record_t record = {GDC_RT_TOPO_MAGIC, (int16_t)topo.me.gpu, (int16_t)topo.me.numa,
-                            (uint8_t)topo.me.gdr, 0, (uint16_t)my_cores(), (uint16_t)my_llc_mib(),
-                            (uint16_t)my_core_cache_kib()};
+    topo_record_t record = my_record();
 
     return gdc_rt_boot_put(GDC_RT_TOPO_KEY, &record, sizeof(record));
 }
@@ -282,22 +280,11 @@ static const topo_record_t *peer_record(int peer)
     if (rec->magic == GDC_RT_TOPO_MAGIC) {
         return rec;
     }
-    rec->magic = GDC_RT_TOPO_MAGIC;
-    rec->gpu   = -1;
-    rec->numa  = -1;
-    rec->gdr   = 0;
-    rec->cores = 0;
-    rec->llc_mib = 0;
-    rec->core_cache_kib = 0;
     if (peer == topo.me.rank) {
-        rec->gpu   = (int16_t)topo.me.gpu;
-        rec->numa  = (int16_t)topo.me.numa;
-        rec->gdr   = (uint8_t)topo.me.gdr;
-        rec->cores = (uint16_t)my_cores();
-        rec->llc_mib = (uint16_t)my_llc_mib();
-        rec->core_cache_kib = (uint16_t)my_core_cache_kib();
+        *rec = my_record();
         return rec;
     }
+    *rec = (topo_record_t){GDC_RT_TOPO_MAGIC, -1, -1, 0, 0, 0, 0, 0}; /* unknown, unless PMIx has it */
     if (gdc_rt_boot_get(peer, GDC_RT_TOPO_KEY, &got, sizeof(got)) == 0 && got.magic == GDC_RT_TOPO_MAGIC) {
         *rec = got;
     } else {
@@ -391,13 +378,13 @@ const gdc_topo_node_t *gdc_rt_topo_my_node(void)
     return topo.node;
 }
 
-/* The record of my node's first rank; NULL before the job's records are there. */
-static const topo_record_t *node_first_record(void)
+/* The record of my node's first rank; mine before the job's records are there. */
+static topo_record_t node_first_record(void)
 {
     int first = gdc_rt_boot.rank;
 
     if (!topo.initialized || gdc_rt_boot.node_of == NULL) {
-        return NULL;
+        return my_record();
     }
     for (int r = 0; r < gdc_rt_boot.rank; r++) {
         if (gdc_rt_boot.node_of[r] == topo.me.node) {
@@ -405,28 +392,22 @@ static const topo_record_t *node_first_record(void)
             break;
         }
     }
-    return peer_record(first);
+    return *peer_record(first);
 }
 
 int gdc_rt_topo_node_cores(void)
 {
-    const topo_record_t *first = node_first_record();
-
-    return first != NULL ? first->cores : my_cores();
+    return node_first_record().cores;
 }
 
 int gdc_rt_topo_node_llc_mib(void)
 {
-    const topo_record_t *first = node_first_record();
-
-    return first != NULL ? first->llc_mib : my_llc_mib();
+    return node_first_record().llc_mib;
 }
 
 int gdc_rt_topo_node_core_cache_kib(void)
 {
-    const topo_record_t *first = node_first_record();
-
-    return first != NULL ? first->core_cache_kib : my_core_cache_kib();
+    return node_first_record().core_cache_kib;
 }
 
 const gdc_topo_rank_t *gdc_rt_topo_me(void)
