@@ -942,6 +942,28 @@ static void model_free(model_t *md, int n)
     free(md->nic_rx);
 }
 
+/* The steps ready at the start, ranks taken from the root on (rank 0 on when there is
+ * none): steps ready at the same time run in the order they were pushed, and a rooted
+ * call's schedules are the same shape from whichever root, so its time should not depend
+ * on which rank that is (two leaves sending to one parent at once are taken in the order
+ * the parent asks for them, not in the order of their rank numbers). */
+static gdc_status_t push_first_steps(model_t *md)
+{
+    int n = md->args->size, first = gdc_coll_is_rooted(md->args->coll) ? md->args->root : 0;
+
+    for (int i = 0; i < n; i++) {
+        int           r  = (first + i) % n;
+        model_rank_t *mr = &md->ranks[r];
+
+        for (uint32_t s = 0; s < mr->sched->num_steps; s++) {
+            if (mr->waiting[s] == 0 && heap_push(md, 0, r, s) != GDC_SUCCESS) {
+                return GDC_ERR_NO_MEMORY;
+            }
+        }
+    }
+    return GDC_SUCCESS;
+}
+
 static gdc_status_t build_ranks(model_t *md, const gdc_coll_algo_t *algo)
 {
     const gdc_coll_args_t *args  = md->args;
@@ -977,14 +999,10 @@ static gdc_status_t build_ranks(model_t *md, const gdc_coll_algo_t *algo)
         md->out->steps += mr->sched->num_steps;
         for (uint32_t s = 0; s < mr->sched->num_steps; s++) {
             mr->waiting[s] = mr->sched->steps[s].deps;
-            if (mr->waiting[s] == 0 && heap_push(md, 0, r, s) != GDC_SUCCESS) {
-                free(seen);
-                return GDC_ERR_NO_MEMORY;
-            }
         }
     }
     free(seen);
-    return GDC_SUCCESS;
+    return push_first_steps(md);
 }
 
 gdc_status_t gdc_coll_predict(const gdc_coll_machine_t *m, const gdc_coll_algo_t *algo, const gdc_coll_args_t *args,
