@@ -97,7 +97,7 @@ static void *region_ptr(const gdc_coll_exec_t *exec, const gdc_coll_region_t *re
     case GDC_COLL_SHM:
     case GDC_COLL_PEER: {
         int owner = region->buf == GDC_COLL_SHM ? exec->shm->local_index : region->peer;
-        base      = region->ring ? gdc_rt_shm_ring_slot(exec->shm, owner, exec->shm_base)
+        base      = region->ring ? gdc_rt_shm_ring_slot(exec->shm, owner, exec->shm_base + region->ring - 1)
                                  : gdc_rt_shm_data(exec->shm, owner);
         break;
     }

@@ -35,8 +35,8 @@ typedef enum {
 
 typedef struct gdc_coll_region {
     uint8_t  buf;    /* gdc_coll_buf_t */
-    uint8_t  ring;   /* SHM, PEER: in the call's slot of the segment's ring (gdc_rt_shm_ring_slot),
-                        not in its data area */
+    uint8_t  ring;   /* SHM, PEER: 0 in the segment's data area, k + 1 in the ring slot of the
+                        call's counter value k + 1 (gdc_rt_shm_ring_slot of the call's base + k) */
     uint16_t peer;   /* PEER: the local rank whose shared memory it is */
     size_t   offset; /* bytes */
     size_t   length; /* bytes */
@@ -139,12 +139,13 @@ static inline int gdc_coll_rgn_is_peer_user(const gdc_coll_region_t *r)
     return r->buf == GDC_COLL_PEER_INPUT || r->buf == GDC_COLL_PEER_OUTPUT;
 }
 
-/* The same in peer's ring slot of the call (bytes). */
-static inline gdc_coll_region_t gdc_coll_rgn_ring(int peer, int me, size_t offset, size_t length)
+/* The same in peer's ring slot of the call's counter value k + 1 (bytes; k 0: the call's
+ * slot, which a call of one chunk publishes in). */
+static inline gdc_coll_region_t gdc_coll_rgn_ring(int peer, int me, size_t k, size_t offset, size_t length)
 {
     gdc_coll_region_t r = gdc_coll_rgn_shm(peer, me, offset, length);
 
-    r.ring = 1;
+    r.ring = (uint8_t)(1 + k % GDC_RT_SHM_RING_SLOTS);
     return r;
 }
 

@@ -113,7 +113,7 @@ int gdc_coll_shm_in_ring(const gdc_coll_args_t *args)
 
 gdc_coll_region_t gdc_coll_shm_place(int owner, int me, int ring, size_t offset, size_t length)
 {
-    return ring ? gdc_coll_rgn_ring(owner, me, offset, length) : gdc_coll_rgn_shm(owner, me, offset, length);
+    return ring ? gdc_coll_rgn_ring(owner, me, 0, offset, length) : gdc_coll_rgn_shm(owner, me, offset, length);
 }
 
 int gdc_coll_shm_reduce_places(gdc_coll_sched_t *sched, gdc_coll_region_t out, int ring, size_t offset, int dep,
@@ -134,7 +134,18 @@ int gdc_coll_shm_reduce_places(gdc_coll_sched_t *sched, gdc_coll_region_t out, i
 
 int gdc_coll_shm_wait_free(gdc_coll_sched_t *sched, int ring, uint32_t prior, int dep)
 {
-    /* DONE at the value the call a ring before ended with (its first + 1) */
-    return ring ? wait_all_back(sched, GDC_COLL_SHM_DONE, 1, GDC_RT_SHM_RING_SLOTS, dep)
-                : wait_all_back(sched, GDC_COLL_SHM_DONE, prior, 0, dep);
+    return ring ? gdc_coll_shm_wait_slot_free(sched, 1, dep) : wait_all_back(sched, GDC_COLL_SHM_DONE, prior, 0, dep);
+}
+
+int gdc_coll_shm_wait_slot_free(gdc_coll_sched_t *sched, uint32_t value, int dep)
+{
+    /* DONE at the value a ring before, whichever call published there */
+    return wait_all_back(sched, GDC_COLL_SHM_DONE, value, GDC_RT_SHM_RING_SLOTS, dep);
+}
+
+size_t gdc_coll_shm_ring_chunk_elems(const gdc_coll_args_t *args)
+{
+    size_t chunk = gdc_coll_shm_chunk_elems(args, 1), slot = GDC_RT_SHM_RING_SLOT_BYTES / args->dsize;
+
+    return chunk < slot ? chunk : slot;
 }

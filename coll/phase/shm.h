@@ -78,6 +78,15 @@ int gdc_coll_shm_reduce_places(gdc_coll_sched_t *sched, gdc_coll_region_t out, i
  * call a ring before (ring), or with chunk `prior` (0: the calls before). */
 int gdc_coll_shm_wait_free(gdc_coll_sched_t *sched, int ring, uint32_t prior, int dep);
 
+/* A message too large for a ring slot may still go through the ring, a chunk a slot: chunk
+ * j in the slot of the call's counter value j + 1 (gdc_coll_rgn_ring(owner, me, j, ...)),
+ * once every reader is done with what was published there a ring before, in this call or
+ * an earlier one (gdc_coll_shm_wait_slot_free(sched, j + 1, dep)). So a writer waits for
+ * readers that are a ring behind, not two chunks: where ranks outnumber the cores, each
+ * such wait may cost a context switch. Chunks are GDC_SHM_CHUNK, at most a slot. */
+int    gdc_coll_shm_wait_slot_free(gdc_coll_sched_t *sched, uint32_t value, int dep);
+size_t gdc_coll_shm_ring_chunk_elems(const gdc_coll_args_t *args);
+
 /* Chunking: how many units (elements of the call) go in one pipeline chunk, given that
  * `slots_per_chunk` copies of a chunk must fit twice (double buffering) in a segment.
  * At least 1. */

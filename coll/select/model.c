@@ -840,6 +840,7 @@ static void wait_counter(model_t *md, const model_event_t *ev, const gdc_coll_st
 {
     model_counter_t *mc = &md->ranks[step->peer].counters[step->counter];
     model_waiter_t  *w;
+    uint32_t         target = step->slot - step->msg; /* in this call: the schedules start at 0 */
 
     if (step->slot <= step->msg) {
         /* what the calls before did: done, but the readers of the call just before (no
@@ -847,8 +848,8 @@ static void wait_counter(model_t *md, const model_event_t *ev, const gdc_coll_st
         complete(md, ev->rank, ev->step, ev->time + (step->msg == 0 ? md->wait : 0));
         return;
     }
-    if (mc->value >= step->slot) {
-        double at = seen_at(md, mc->reached[step->slot]);
+    if (mc->value >= target) {
+        double at = seen_at(md, mc->reached[target]);
         complete(md, ev->rank, ev->step, at > ev->time ? at : ev->time);
         return;
     }
@@ -857,7 +858,7 @@ static void wait_counter(model_t *md, const model_event_t *ev, const gdc_coll_st
         md->status = GDC_ERR_NO_MEMORY;
         return;
     }
-    *w          = (model_waiter_t){ev->rank, ev->step, step->slot, ev->time, mc->waiters};
+    *w          = (model_waiter_t){ev->rank, ev->step, target, ev->time, mc->waiters};
     mc->waiters = w;
 }
 

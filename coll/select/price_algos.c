@@ -510,14 +510,13 @@ static double reduce_scatter_shm_direct(const gdc_coll_price_t *p)
 
 static double bcast_shm(const gdc_coll_price_t *p)
 {
-    double chunk  = bytes_of(p, gdc_coll_shm_chunk_elems(p->args, 1));
+    double chunk  = bytes_of(p, gdc_coll_shm_ring_chunk_elems(p->args));
     double bytes  = bytes_of(p, p->args->count);
     double chunks = ceil(bytes / chunk), c = bytes / chunks;
 
-    /* from chunk 2 on the root waits for the readers of the chunk two back (double
-     * buffering), each a wait on peers that may not be running */
-    return reuse_wait(p) + (chunks + 1) * (gdc_coll_price_copy(p, c) + p->o) + p->sig +
-           (chunks > 2 ? chunks - 2 : 0) * gdc_coll_machine_wait(p->m, p->args);
+    /* through the ring, a chunk a slot: the readers, a chunk behind the root, are done with
+     * a slot long before the root comes back to it */
+    return (chunks + 1) * (gdc_coll_price_copy(p, c) + p->o) + p->sig;
 }
 
 static double allgather_shm(const gdc_coll_price_t *p)
