@@ -134,18 +134,44 @@ int gdc_coll_shm_reduce_places(gdc_coll_sched_t *sched, gdc_coll_region_t out, i
 
 int gdc_coll_shm_wait_free(gdc_coll_sched_t *sched, int ring, uint32_t prior, int dep)
 {
-    return ring ? gdc_coll_shm_wait_slot_free(sched, 1, dep) : wait_all_back(sched, GDC_COLL_SHM_DONE, prior, 0, dep);
+    return ring ? wait_all_back(sched, GDC_COLL_SHM_DONE, 1, GDC_RT_SHM_RING_SLOTS, dep)
+                : wait_all_back(sched, GDC_COLL_SHM_DONE, prior, 0, dep);
 }
 
-int gdc_coll_shm_wait_slot_free(gdc_coll_sched_t *sched, uint32_t value, int dep)
+gdc_coll_shm_chunks_t gdc_coll_shm_chunks(const gdc_coll_args_t *args, size_t rooms)
 {
+    gdc_coll_shm_chunks_t c = {.one_slot = gdc_coll_shm_in_ring(args), .rooms = rooms};
+    size_t                most = GDC_RT_SHM_RING_SLOT_BYTES / rooms / args->dsize;
+
+    c.elems = gdc_coll_shm_chunk_elems(args, rooms);
+    c.ring  = c.one_slot || rooms == 1 ||
+             (gdc_coll_oversubscribed(args) &&
+              gdc_coll_shm_published_bytes(args) <= (size_t)GDC_RT_SHM_RING_SLOTS * GDC_RT_SHM_RING_SLOT_BYTES);
+    if (c.one_slot) {
+        c.elems = args->count;
+    } else if (c.ring) {
+        c.elems = c.elems < most ? c.elems : most;
+        c.at    = GDC_RT_SHM_RING_ALIGNED;
+    }
+    c.room  = c.elems * args->dsize;
+    c.count = c.elems > 0 ? (args->count + c.elems - 1) / c.elems : 0;
+    return c;
+}
+
+gdc_coll_region_t gdc_coll_shm_chunk_place(const gdc_coll_shm_chunks_t *c, int owner, int me, size_t j, size_t part,
+                                           size_t length)
+{
+    if (!c->ring) {
+        return gdc_coll_rgn_shm(owner, me, ((j % 2) * c->rooms + part) * c->room, length);
+    }
+    return gdc_coll_rgn_ring(owner, me, j, c->at + part * c->room, length);
+}
+
+int gdc_coll_shm_chunk_free(gdc_coll_sched_t *sched, const gdc_coll_shm_chunks_t *c, size_t j, int dep)
+{
+    if (!c->ring) {
+        return wait_all_back(sched, GDC_COLL_SHM_DONE, j >= 2 ? (uint32_t)j - 1 : 0, 0, dep);
+    }
     /* DONE at the value a ring before, whichever call published there */
-    return wait_all_back(sched, GDC_COLL_SHM_DONE, value, GDC_RT_SHM_RING_SLOTS, dep);
-}
-
-size_t gdc_coll_shm_ring_chunk_elems(const gdc_coll_args_t *args)
-{
-    size_t chunk = gdc_coll_shm_chunk_elems(args, 1), slot = GDC_RT_SHM_RING_SLOT_BYTES / args->dsize;
-
-    return chunk < slot ? chunk : slot;
+    return wait_all_back(sched, GDC_COLL_SHM_DONE, (uint32_t)j + 1, GDC_RT_SHM_RING_SLOTS, dep);
 }

@@ -78,14 +78,40 @@ int gdc_coll_shm_reduce_places(gdc_coll_sched_t *sched, gdc_coll_region_t out, i
  * call a ring before (ring), or with chunk `prior` (0: the calls before). */
 int gdc_coll_shm_wait_free(gdc_coll_sched_t *sched, int ring, uint32_t prior, int dep);
 
-/* A message too large for a ring slot may still go through the ring, a chunk a slot: chunk
- * j in the slot of the call's counter value j + 1 (gdc_coll_rgn_ring(owner, me, j, ...)),
- * once every reader is done with what was published there a ring before, in this call or
- * an earlier one (gdc_coll_shm_wait_slot_free(sched, j + 1, dep)). So a writer waits for
- * readers that are a ring behind, not two chunks: where ranks outnumber the cores, each
- * such wait may cost a context switch. Chunks are GDC_SHM_CHUNK, at most a slot. */
-int    gdc_coll_shm_wait_slot_free(gdc_coll_sched_t *sched, uint32_t value, int dep);
-size_t gdc_coll_shm_ring_chunk_elems(const gdc_coll_args_t *args);
+/* How the pipelined shm algorithms (bcast, allgather, alltoall, gather, scatter) put a call
+ * through a rank's ring. A call whose published bytes fit a slot goes in one chunk into the
+ * call's slot, right after the stamp (where the fast paths put it). A larger one goes a
+ * chunk a slot: chunk j in the slot of the call's counter value j + 1, on a line of its own
+ * (GDC_RT_SHM_RING_ALIGNED), once every reader is done with what was published there a ring
+ * before, in this call or an earlier one. So a writer waits for readers a ring behind, not
+ * two chunks behind as it did in its data area: where ranks outnumber the cores each such
+ * wait may cost a context switch (4 ranks on 2 cores: a 512 KiB bcast took 4 times as long
+ * as a 256 KiB one, bench/RESULTS.md 2026-12-05). A chunk holds `rooms` parts (one per
+ * rank where a rank publishes a block for each), each GDC_SHM_CHUNK at most. Where a
+ * chunk has several parts, they are a slot's share, smaller than the data area's; so such
+ * calls go through the ring only where the ranks outnumber the cores (where the waits it
+ * saves cost most) and the call fits the ring, else through the data area as before,
+ * double buffered (alltoall and scatter through the ring: on 4 ranks, 0.33 to 0.79 from
+ * 128 KiB to 2 MiB, 1.1 to 1.5 from 4 to 16 MiB; on 2 ranks up to 1.15: bench/RESULTS.md
+ * 2026-12-05). */
+typedef struct gdc_coll_shm_chunks {
+    int    one_slot; /* the whole call in the call's slot: the fast paths' case */
+    int    ring;     /* a chunk a ring slot (else two chunks' places in the data area) */
+    size_t elems;    /* of a part of a chunk (the whole block in one slot) */
+    size_t count;    /* chunks */
+    size_t room;     /* bytes between two parts of a chunk */
+    size_t rooms;
+    size_t at;       /* where in a slot's data the first part starts */
+} gdc_coll_shm_chunks_t;
+
+gdc_coll_shm_chunks_t gdc_coll_shm_chunks(const gdc_coll_args_t *args, size_t rooms);
+/* Part `part` (0 to rooms - 1) of chunk j in local rank owner's shared memory, `length`
+ * bytes. */
+gdc_coll_region_t gdc_coll_shm_chunk_place(const gdc_coll_shm_chunks_t *c, int owner, int me, size_t j, size_t part,
+                                           size_t length);
+/* A step that completes when chunk j's place is mine to overwrite, after dep: every other
+ * rank is done with what was there before (in the data area, chunk j - 2 of this call). */
+int gdc_coll_shm_chunk_free(gdc_coll_sched_t *sched, const gdc_coll_shm_chunks_t *c, size_t j, int dep);
 
 /* Chunking: how many units (elements of the call) go in one pipeline chunk, given that
  * `slots_per_chunk` copies of a chunk must fit twice (double buffering) in a segment.

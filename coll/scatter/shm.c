@@ -1,7 +1,7 @@
 /*
- * scatter shm: the root copies every other rank's block, chunk by chunk, into its shared
- * memory (double buffered, a room per rank) and raises a counter; each rank copies its
- * own out as soon as it is there. Two copies of the data, the readers' in parallel with
+ * scatter shm: the root copies every other rank's block, chunk by chunk, into its ring (a
+ * chunk a slot, a part per rank: gdc_coll_shm_chunks) and raises a counter; each rank
+ * copies its own out as soon as it is there. Two copies of the data, the readers' in parallel with
  * each other and with the root's next chunk.
  */
 #include "algos.h"
@@ -11,33 +11,19 @@
 #include "engine/fast.h"
 #include "phase/shm.h"
 
-/* A block's room in the root's place: a chunk, or in a ring slot the block itself. */
-static size_t room(const gdc_coll_args_t *args, int ring)
-{
-    return ring ? args->count * args->dsize : gdc_coll_shm_chunk_elems(args, (size_t)args->size) * args->dsize;
-}
-
-static size_t chunk_elems(const gdc_coll_args_t *args, int ring)
-{
-    return ring && args->count > 0 ? args->count : gdc_coll_shm_chunk_elems(args, (size_t)args->size);
-}
-
-static void build_root(gdc_coll_sched_t *sched, const gdc_coll_args_t *args, int ring)
+static void build_root(gdc_coll_sched_t *sched, const gdc_coll_args_t *args, const gdc_coll_shm_chunks_t *c)
 {
     int    n = args->size, me = args->rank, published = -1;
-    size_t blk = args->count, chunk = chunk_elems(args, ring), nchunks = (blk + chunk - 1) / chunk;
+    size_t blk = args->count;
 
-    for (size_t j = 0; j < nchunks; j++) {
-        size_t   first = j * chunk, len = blk - first < chunk ? blk - first : chunk;
-        size_t   slot  = ring ? 0 : (j % 2) * (size_t)n * room(args, ring);
-        uint32_t now = (uint32_t)j + 1, prior = j >= 2 ? (uint32_t)j - 1 : 0;
-        int      readers = gdc_coll_shm_wait_free(sched, ring, prior, -1), copied = -1;
+    for (size_t j = 0; j < c->count; j++) {
+        size_t   first = j * c->elems, len = blk - first < c->elems ? blk - first : c->elems;
+        uint32_t now     = (uint32_t)j + 1;
+        int      readers = gdc_coll_shm_chunk_free(sched, c, j, -1), copied = -1;
 
         for (int p = 0; p < n; p++) {
             if (p != me) {
-                copied = gdc_coll_copy(sched,
-                                       gdc_coll_shm_place(me, me, ring, slot + (size_t)p * room(args, ring),
-                                                          len * args->dsize),
+                copied = gdc_coll_copy(sched, gdc_coll_shm_chunk_place(c, me, me, j, (size_t)p, len * args->dsize),
                                        gdc_coll_rgn(sched, GDC_COLL_INPUT, blk * (size_t)p + first, len),
                                        readers);
                 /* the readers hear of chunk j-1 before chunk j is copied in (see bcast shm);
@@ -55,48 +41,49 @@ static void build_root(gdc_coll_sched_t *sched, const gdc_coll_args_t *args, int
     }
 }
 
-static void build_reader(gdc_coll_sched_t *sched, const gdc_coll_args_t *args, int ring)
+static void build_reader(gdc_coll_sched_t *sched, const gdc_coll_args_t *args, const gdc_coll_shm_chunks_t *c)
 {
     int    root = args->root, me = args->rank, done = -1;
-    size_t blk = args->count, chunk = chunk_elems(args, ring), nchunks = (blk + chunk - 1) / chunk;
+    size_t blk = args->count;
 
-    for (size_t j = 0; j < nchunks; j++) {
-        size_t   first = j * chunk, len = blk - first < chunk ? blk - first : chunk;
-        size_t   slot  = ring ? 0 : (j % 2) * (size_t)args->size * room(args, ring);
+    for (size_t j = 0; j < c->count; j++) {
+        size_t   first = j * c->elems, len = blk - first < c->elems ? blk - first : c->elems;
         uint32_t now   = (uint32_t)j + 1;
         int      there = gdc_coll_wait(sched, root, GDC_COLL_SHM_COPIED, now, -1);
 
         done = gdc_coll_copy(sched, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, first, len),
-                             gdc_coll_shm_place(root, me, ring, slot + (size_t)me * room(args, ring), len * args->dsize),
-                             there);
+                             gdc_coll_shm_chunk_place(c, root, me, j, (size_t)me, len * args->dsize), there);
         gdc_coll_signal(sched, GDC_COLL_SHM_DONE, now, done);
     }
 }
 
 GDC_COLL_BUILDER(gdc_coll_scatter_shm)
 {
+    gdc_coll_shm_chunks_t c = gdc_coll_shm_chunks(args, (size_t)args->size);
+
     if (args->rank == args->root) {
-        build_root(sched, args, gdc_coll_shm_in_ring(args));
+        build_root(sched, args, &c);
     } else {
-        build_reader(sched, args, gdc_coll_shm_in_ring(args));
+        build_reader(sched, args, &c);
     }
     return GDC_SUCCESS;
 }
 
-/* The fast path, for blocks of one chunk: the root publishes every other rank's block at
- * its room, each copies its own out. */
+/* The fast path, for blocks of one chunk (in the call's ring slot, or in the data area):
+ * the root publishes every other rank's block at its room, each copies its own out. */
 GDC_COLL_RUN_BLOCKING(gdc_coll_scatter_shm_run_blocking)
 {
-    int    me    = fast->shm->local_index, root = args->root;
-    size_t bytes = args->count * args->dsize;
-    int    ring  = gdc_coll_shm_in_ring(args);
+    gdc_coll_shm_chunks_t c     = gdc_coll_shm_chunks(args, (size_t)args->size);
+    int                   me    = fast->shm->local_index, root = args->root;
+    size_t                bytes = args->count * args->dsize;
+    int                   ring  = c.one_slot;
 
-    if (!ring && args->count > gdc_coll_shm_chunk_elems(args, (size_t)args->size)) {
+    if (!c.one_slot && (c.ring || c.count != 1)) {
         return 0;
     }
     if (me != root) {
         if ((*status = gdc_coll_fast_wait_published(fast, root, ring)) == GDC_SUCCESS) {
-            memcpy(bufs->output, (const char *)gdc_coll_fast_place(fast, root, ring) + room(args, ring) * (size_t)me,
+            memcpy(bufs->output, (const char *)gdc_coll_fast_place(fast, root, ring) + c.room * (size_t)me,
                    bytes);
         }
         return 1;
@@ -106,7 +93,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_scatter_shm_run_blocking)
     }
     for (int p = 0; p < fast->shm->local_size; p++) {
         if (p != me) {
-            memcpy((char *)gdc_coll_fast_place(fast, me, ring) + room(args, ring) * (size_t)p,
+            memcpy((char *)gdc_coll_fast_place(fast, me, ring) + c.room * (size_t)p,
                    (const char *)bufs->input + bytes * (size_t)p, bytes);
         }
     }

@@ -510,7 +510,7 @@ static double reduce_scatter_shm_direct(const gdc_coll_price_t *p)
 
 static double bcast_shm(const gdc_coll_price_t *p)
 {
-    double chunk  = bytes_of(p, gdc_coll_shm_ring_chunk_elems(p->args));
+    double chunk  = bytes_of(p, gdc_coll_shm_chunks(p->args, 1).elems);
     double bytes  = bytes_of(p, p->args->count);
     double chunks = ceil(bytes / chunk), c = bytes / chunks;
 
@@ -519,25 +519,25 @@ static double bcast_shm(const gdc_coll_price_t *p)
     return (chunks + 1) * (gdc_coll_price_copy(p, c) + p->o) + p->sig;
 }
 
+/* Through the ring (gdc_coll_shm_chunks), as bcast shm: no reader keeps a writer waiting. */
 static double allgather_shm(const gdc_coll_price_t *p)
 {
     double block  = bytes_of(p, p->args->count);
-    double chunk  = bytes_of(p, gdc_coll_shm_chunk_elems(p->args, 1));
+    double chunk  = bytes_of(p, gdc_coll_shm_chunks(p->args, 1).elems);
     double chunks = ceil(block / chunk), c = block / chunks;
 
-    /* my own block while I wait for the readers of the call before */
-    return max2(reuse_wait(p), p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
+    return (p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
            chunks * (p->n * gdc_coll_price_copy(p, c) + 2 * p->o) + p->sig;
 }
 
 static double alltoall_shm(const gdc_coll_price_t *p)
 {
-    double block  = bytes_of(p, p->args->count);
-    double chunk  = bytes_of(p, gdc_coll_shm_chunk_elems(p->args, (size_t)p->n));
-    double chunks = ceil(block / chunk), c = block / chunks;
+    gdc_coll_shm_chunks_t plan   = gdc_coll_shm_chunks(p->args, (size_t)p->n);
+    double                block  = bytes_of(p, p->args->count);
+    double                chunks = ceil(block / bytes_of(p, plan.elems)), c = block / chunks;
 
-    /* my own block while I wait for the readers of the call before */
-    return max2(reuse_wait(p),
+    /* my own block while (in the data area) I wait for the readers of the call before */
+    return max2(plan.ring ? 0 : gdc_coll_machine_wait(p->m, p->args),
                 p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
            chunks * (2 * (p->n - 1) * gdc_coll_price_copy(p, c) + 2 * p->o) + p->sig;
 }
@@ -547,11 +547,11 @@ static double alltoall_shm(const gdc_coll_price_t *p)
 static double gather_shm(const gdc_coll_price_t *p)
 {
     double block  = bytes_of(p, p->args->count);
-    double chunk  = bytes_of(p, gdc_coll_shm_chunk_elems(p->args, 1));
+    double chunk  = bytes_of(p, gdc_coll_shm_chunks(p->args, 1).elems);
     double chunks = ceil(block / chunk), c = block / chunks;
     double own    = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
 
-    return max2(own, reuse_wait(p) + gdc_coll_price_copy(p, c) + p->o + p->sig) +
+    return max2(own, gdc_coll_price_copy(p, c) + p->o + p->sig) +
            chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o);
 }
 
@@ -559,13 +559,12 @@ static double gather_shm(const gdc_coll_price_t *p)
  * copy the last ones out. */
 static double scatter_shm(const gdc_coll_price_t *p)
 {
-    double block  = bytes_of(p, p->args->count);
-    double chunk  = bytes_of(p, gdc_coll_shm_chunk_elems(p->args, (size_t)p->n));
-    double chunks = ceil(block / chunk), c = block / chunks;
-    double own    = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
+    gdc_coll_shm_chunks_t plan   = gdc_coll_shm_chunks(p->args, (size_t)p->n);
+    double                block  = bytes_of(p, p->args->count);
+    double                chunks = ceil(block / bytes_of(p, plan.elems)), c = block / chunks;
+    double                own    = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
 
-    return reuse_wait(p) +
-           chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o) + max2(own, gdc_coll_price_copy(p, c) + p->o + p->sig);
+    return (plan.ring ? 0 : gdc_coll_machine_wait(p->m, p->args)) + chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o) + max2(own, gdc_coll_price_copy(p, c) + p->o + p->sig);
 }
 
 /* The root publishes its buffer and copies its own block while every other rank reads its
