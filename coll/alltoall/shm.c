@@ -1,9 +1,8 @@
 /*
- * alltoall shm: each rank copies, chunk by chunk, its block for every peer into its ring (a
- * chunk a slot, a part per peer: gdc_coll_shm_chunks); each rank copies the blocks meant for
- * it out of every peer's. In place,
- * a block's place is overwritten only after this rank copied its own block for that peer
- * out of it.
+ * alltoall shm: each rank copies, chunk by chunk, its block for every peer into its shared
+ * memory (a chunk a ring slot, a part per peer, or the data area: gdc_coll_shm_chunks); each
+ * rank copies the blocks meant for it out of every peer's. In place, a block's place is
+ * overwritten only after this rank copied its own block for that peer out of it.
  */
 #include "algos.h"
 
@@ -35,9 +34,12 @@ GDC_COLL_BUILDER(gdc_coll_alltoall_shm)
         int      readers = gdc_coll_shm_chunk_free(sched, &c, j, -1), done = -1;
 
         for (int p = 0; p < n; p++) {
-            given[p] = p == me ? -1
-                               : gdc_coll_copy(sched, gdc_coll_shm_chunk_place(&c, me, me, j, (size_t)p, len * args->dsize),
-                                               gdc_coll_rgn(sched, GDC_COLL_INPUT, blk * (size_t)p + first, len), readers);
+            if (p == me) {
+                given[p] = -1;
+                continue;
+            }
+            given[p] = gdc_coll_copy(sched, gdc_coll_shm_chunk_place(&c, me, me, j, (size_t)p, len * args->dsize),
+                                     gdc_coll_rgn(sched, GDC_COLL_INPUT, blk * (size_t)p + first, len), readers);
         }
         /* my readers hear of chunk j-1 before I copy chunk j in (as in bcast shm) */
         for (int p = 0; p < n; p++) {

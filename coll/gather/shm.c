@@ -1,8 +1,8 @@
 /*
  * gather shm: every other rank copies its block chunk by chunk into its ring (a chunk a
- * slot, gdc_coll_shm_chunks) and raises a counter; the root copies each chunk out as soon as it is
- * there. Two copies of the data, the senders' in parallel with each other and with the
- * root's: where the binomial tree sends subtrees through UCX, a node's gather needs no
+ * slot: gdc_coll_shm_chunks) and raises a counter; the root copies each chunk out as soon
+ * as it is there. Two copies of the data, the senders' in parallel with each other and with
+ * the root's: where the binomial tree sends subtrees through UCX, a node's gather needs no
  * message at all.
  */
 #include "algos.h"
@@ -37,7 +37,8 @@ static void build_sender(gdc_coll_sched_t *sched, const gdc_coll_args_t *args, c
 
         part.offset += first * args->dsize;
         part.length = len * args->dsize;
-        copied = gdc_coll_copy(sched, gdc_coll_shm_chunk_place(c, me, me, j, 0, part.length), part, place_free(sched, c, j));
+        copied = gdc_coll_copy(sched, gdc_coll_shm_chunk_place(c, me, me, j, 0, part.length), part,
+                               place_free(sched, c, j));
         /* the root hears of chunk j-1 before chunk j is copied in (see bcast shm) */
         gdc_coll_after(sched, copied, published);
         published = gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, now, copied);

@@ -1,8 +1,8 @@
 /*
- * scatter shm: the root copies every other rank's block, chunk by chunk, into its ring (a
- * chunk a slot, a part per rank: gdc_coll_shm_chunks) and raises a counter; each rank
- * copies its own out as soon as it is there. Two copies of the data, the readers' in parallel with
- * each other and with the root's next chunk.
+ * scatter shm: the root copies every other rank's block, chunk by chunk, into its shared
+ * memory (a chunk a ring slot, a part per rank, or the data area: gdc_coll_shm_chunks) and
+ * raises a counter; each rank copies its own out as soon as it is there. Two copies of the
+ * data, the readers' in parallel with each other and with the root's next chunk.
  */
 #include "algos.h"
 
