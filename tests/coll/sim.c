@@ -350,6 +350,7 @@ static int region_ok(const sim_rank_t *sr, const gdc_coll_region_t *reg, size_t 
             : reg->buf == GDC_COLL_OUTPUT    ? out_bytes
             : reg->buf == GDC_COLL_SCRATCH   ? sr->sched->scratch_bytes
             : gdc_coll_rgn_is_peer_user(reg) ? peer_user_bytes(sr, reg)
+            : reg->ring                      ? GDC_RT_SHM_RING_STRIDE - GDC_RT_SHM_RING_STAMP /* a slot's data */
                                              : sr->args.shm_bytes;
     return reg->buf <= GDC_COLL_PEER_OUTPUT && reg->offset <= limit && reg->length <= limit - reg->offset;
 }

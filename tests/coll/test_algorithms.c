@@ -333,34 +333,46 @@ static void test_fast_paths(void **state)
     assert_true(sim_total_fast_runs - fast_before >= 500);
 }
 
-/* A root that runs ahead: many bcasts in a row from one root, which waits for its readers
- * only a ring of calls back; its readers (threads, or schedule ranks the simulator steps in
- * turn) pause before each call, so fall behind as far as the root lets them, and must still
- * read each call's own message (a root that waited less would overwrite it). */
+/* A writer that runs ahead: many calls in a row, where rank 0 publishes (the root) or is the
+ * one not held back, waiting for its readers only a ring of slots back; its readers (threads,
+ * or schedule ranks the simulator steps in turn) pause before each call, so fall behind as
+ * far as it lets them, and must still read each call's own data (a writer that waited less
+ * would overwrite it). Calls of one ring slot, and of several chunks a slot each (phase/shm.h:
+ * the ring's slots are reused within a call); on one core, so that alltoall and scatter take
+ * the ring too. */
 static void test_ring_runs_ahead(void **state)
 {
-    static const unsigned masks[]  = {1u, ~1u, ~0u};
-    static const size_t   counts[] = {1, 33, GDC_RT_SHM_RING_SLOT_BYTES / 4}; /* the last fill a ring slot */
+    static const unsigned  masks[]  = {1u, ~1u, ~0u};
+    /* the last two fill a ring slot, and go past it: 9 chunks of GDC_SHM_CHUNK 32K */
+    static const size_t    counts[] = {1, 33, GDC_RT_SHM_RING_SLOT_BYTES / 4, GDC_RT_SHM_RING_SLOT_BYTES / 4 + 5};
+    static const gdc_coll_type_t colls[] = {GDC_COLL_BCAST, GDC_COLL_ALLGATHER, GDC_COLL_GATHER, GDC_COLL_SCATTER,
+                                            GDC_COLL_ALLTOALL};
     enum { CALLS = 5 * GDC_RT_SHM_RING_SLOTS };
-    const gdc_coll_algo_t *bcast = gdc_coll_algo_find(GDC_COLL_BCAST, "shm");
-    char                   why[512];
+    char why[512];
 
-    for (int n = 2; n <= 4; n++) {
-        for (size_t mi = 0; mi < sizeof(masks) / sizeof(masks[0]); mi++) {
-            for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
-                sim_case_t calls[CALLS];
-                for (int i = 0; i < CALLS; i++) {
-                    calls[i] = (sim_case_t){bcast, n, counts[ci], GDC_INT32, GDC_SUM, 0, 0,
-                                            (unsigned)(i + 7 * (int)mi), 1, 0, &cfg, masks[mi], ~1u, 0};
-                }
-                runs++;
-                if (sim_run_calls(calls, CALLS, why, sizeof(why)) != 0) {
-                    fail_msg("bcast(shm) %d calls from rank 0 of %d, fast ranks %#x, %zu x int32: %s", CALLS, n,
-                             masks[mi], counts[ci], why);
+    cfg.shm_chunk_bytes = 32 * 1024; /* a call of several chunks wraps the ring */
+    for (size_t k = 0; k < sizeof(colls) / sizeof(colls[0]); k++) {
+        const gdc_coll_algo_t *algo = gdc_coll_algo_find(colls[k], "shm");
+        int                    bcast = colls[k] == GDC_COLL_BCAST; /* every case; the others some */
+        for (int n = bcast ? 2 : 3; n <= 4; n++) {
+            for (size_t mi = 0; mi < sizeof(masks) / sizeof(masks[0]); mi += bcast ? 1 : 2) {
+                for (size_t ci = bcast ? 0 : 1; ci < sizeof(counts) / sizeof(counts[0]); ci += bcast ? 1 : 2) {
+                    sim_case_t calls[CALLS];
+                    size_t     count = counts[ci]; /* a rank's block, where each has one */
+                    for (int i = 0; i < CALLS; i++) {
+                        calls[i] = (sim_case_t){algo, n, count, GDC_INT32, GDC_SUM, 0, 0,
+                                                (unsigned)(i + 7 * (int)mi), 1, 0, &cfg, masks[mi], ~1u, 1};
+                    }
+                    runs++;
+                    if (sim_run_calls(calls, CALLS, why, sizeof(why)) != 0) {
+                        fail_msg("%s(shm) %d calls on %d ranks, fast ranks %#x, %zu x int32: %s",
+                                 gdc_coll_type_name(colls[k]), CALLS, n, masks[mi], count, why);
+                    }
                 }
             }
         }
     }
+    cfg = gdc_coll_config_defaults;
 }
 
 /* The table lists each algorithm once, at its id, with a name and a description; the
