@@ -34,6 +34,15 @@ for n in 2 5 8; do
     tap_run "$launcher -n $n coll_test nonblocking" 120 "$launch" "$n" -- "$bin" nonblocking
 done
 
+# The shared-memory pipelines with their default chunks (the sets above use 4 KiB ones):
+# calls of several ring slots, and alltoall's and scatter's parts a slot's share where the
+# 4 ranks outnumber the cores (else their data area), every element checked by gdbench -c.
+for t in bcast allgather gather scatter alltoall; do
+    var=GDC_$(echo "$t" | tr '[:lower:]' '[:upper:]')_ALGO=shm
+    tap_run_forced "$launcher -n 4 gdbench $t -c -m 64K:1M ($var)" 120 "$var" \
+        "$launch" 4 "$var" GDC_LOG=info -- "${top_builddir:-.}/bench/gdbench" "$t" -c -m 64K:1M -i 3 -x 1
+done
+
 # No rank leaves a barrier before every rank entered it: 2 ranks (one hop), 3 to 8 on this
 # machine's cores (rank 0 gathers, then releases, where the ranks outnumber them), and the
 # dissemination barrier. The ranks share a file in the temp directory, removed once mapped.
