@@ -145,7 +145,7 @@ gdc_coll_shm_chunks_t gdc_coll_shm_chunks(const gdc_coll_args_t *args, size_t ro
 
     c.elems = gdc_coll_shm_chunk_elems(args, rooms);
     c.ring  = c.one_slot || rooms == 1 ||
-             (gdc_coll_oversubscribed(args) &&
+             (gdc_coll_oversubscribed(args) && most > 0 &&
               gdc_coll_shm_published_bytes(args) <= (size_t)GDC_RT_SHM_RING_SLOTS * GDC_RT_SHM_RING_SLOT_BYTES);
     if (c.one_slot) {
         c.elems = args->count;
