@@ -39,8 +39,8 @@ done
 # 4 ranks outnumber the cores (else their data area), every element checked by gdbench -c.
 for t in bcast allgather gather scatter alltoall; do
     var=GDC_$(echo "$t" | tr '[:lower:]' '[:upper:]')_ALGO=shm
-    tap_run_forced "$launcher -n 4 gdbench $t -c -m 64K:1M ($var)" 120 "$var" \
-        "$launch" 4 "$var" GDC_LOG=info -- "${top_builddir:-.}/bench/gdbench" "$t" -c -m 64K:1M -i 3 -x 1
+    tap_run_forced "$launcher -n 4 gdbench $t -c -m 128K:1M ($var)" 120 "$var" \
+        "$launch" 4 "$var" GDC_LOG=info -- "${top_builddir:-.}/bench/gdbench" "$t" -c -m 128K:1M -i 2 -x 1
 done
 
 # No rank leaves a barrier before every rank entered it: 2 ranks (one hop), 3 to 8 on this

@@ -348,6 +348,7 @@ static void test_ring_runs_ahead(void **state)
     static const gdc_coll_type_t colls[] = {GDC_COLL_BCAST, GDC_COLL_ALLGATHER, GDC_COLL_GATHER, GDC_COLL_SCATTER,
                                             GDC_COLL_ALLTOALL};
     enum { CALLS = 5 * GDC_RT_SHM_RING_SLOTS };
+    int  ncalls = reduced ? 2 * GDC_RT_SHM_RING_SLOTS + 1 : CALLS; /* round the ring twice at least */
     char why[512];
 
     cfg.shm_chunk_bytes = 32 * 1024; /* a call of several chunks wraps the ring */
@@ -359,14 +360,14 @@ static void test_ring_runs_ahead(void **state)
                 for (size_t ci = bcast ? 0 : 1; ci < sizeof(counts) / sizeof(counts[0]); ci += bcast ? 1 : 2) {
                     sim_case_t calls[CALLS];
                     size_t     count = counts[ci]; /* a rank's block, where each has one */
-                    for (int i = 0; i < CALLS; i++) {
+                    for (int i = 0; i < ncalls; i++) {
                         calls[i] = (sim_case_t){algo, n, count, GDC_INT32, GDC_SUM, 0, 0,
                                                 (unsigned)(i + 7 * (int)mi), 1, 0, &cfg, masks[mi], ~1u, 1};
                     }
                     runs++;
-                    if (sim_run_calls(calls, CALLS, why, sizeof(why)) != 0) {
+                    if (sim_run_calls(calls, ncalls, why, sizeof(why)) != 0) {
                         fail_msg("%s(shm) %d calls on %d ranks, fast ranks %#x, %zu x int32: %s",
-                                 gdc_coll_type_name(colls[k]), CALLS, n, masks[mi], count, why);
+                                 gdc_coll_type_name(colls[k]), ncalls, n, masks[mi], count, why);
                     }
                 }
             }
