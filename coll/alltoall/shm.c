@@ -67,10 +67,14 @@ static size_t block_of(const gdc_coll_args_t *args, int p)
     return args->count * args->dsize * (size_t)p;
 }
 
-/* Where p's place holds its block for me: at my room among p's blocks. */
+/* Where p's place holds its block for me: at my room among p's blocks (a block in the
+ * call's slot: the small calls' case, on every peer of the fast path's collect). */
 static size_t slot_for_me(const gdc_coll_args_t *args, int p)
 {
-    return gdc_coll_shm_chunks(args, (size_t)args->size).room * (size_t)args->rank;
+    size_t room = gdc_coll_shm_in_ring(args) ? args->count * args->dsize
+                                             : gdc_coll_shm_chunks(args, (size_t)args->size).room;
+
+    return room * (size_t)args->rank;
 }
 
 /* The fast path, for blocks of one chunk (in the call's ring slot, or in the data area):
