@@ -510,9 +510,8 @@ static double reduce_scatter_shm_direct(const gdc_coll_price_t *p)
 
 static double bcast_shm(const gdc_coll_price_t *p)
 {
-    double chunk  = bytes_of(p, gdc_coll_shm_chunks(p->args, 1).elems);
     double bytes  = bytes_of(p, p->args->count);
-    double chunks = ceil(bytes / chunk), c = bytes / chunks;
+    double chunks = (double)gdc_coll_shm_chunks(p->args, 1).count, c = bytes / chunks;
 
     /* through the ring, a chunk a slot: the readers, a chunk behind the root, are done with
      * a slot long before the root comes back to it */
@@ -523,8 +522,7 @@ static double bcast_shm(const gdc_coll_price_t *p)
 static double allgather_shm(const gdc_coll_price_t *p)
 {
     double block  = bytes_of(p, p->args->count);
-    double chunk  = bytes_of(p, gdc_coll_shm_chunks(p->args, 1).elems);
-    double chunks = ceil(block / chunk), c = block / chunks;
+    double chunks = (double)gdc_coll_shm_chunks(p->args, 1).count, c = block / chunks;
 
     return (p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
            chunks * (p->n * gdc_coll_price_copy(p, c) + 2 * p->o) + p->sig;
@@ -534,7 +532,7 @@ static double alltoall_shm(const gdc_coll_price_t *p)
 {
     gdc_coll_shm_chunks_t plan   = gdc_coll_shm_chunks(p->args, (size_t)p->n);
     double                block  = bytes_of(p, p->args->count);
-    double                chunks = ceil(block / bytes_of(p, plan.elems)), c = block / chunks;
+    double                chunks = (double)plan.count, c = block / chunks;
 
     /* my own block while (in the data area) I wait for the readers of the call before */
     return max2(plan.ring ? 0 : gdc_coll_machine_wait(p->m, p->args),
@@ -547,8 +545,7 @@ static double alltoall_shm(const gdc_coll_price_t *p)
 static double gather_shm(const gdc_coll_price_t *p)
 {
     double block  = bytes_of(p, p->args->count);
-    double chunk  = bytes_of(p, gdc_coll_shm_chunks(p->args, 1).elems);
-    double chunks = ceil(block / chunk), c = block / chunks;
+    double chunks = (double)gdc_coll_shm_chunks(p->args, 1).count, c = block / chunks;
     double own    = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
 
     return max2(own, gdc_coll_price_copy(p, c) + p->o + p->sig) +
@@ -561,7 +558,7 @@ static double scatter_shm(const gdc_coll_price_t *p)
 {
     gdc_coll_shm_chunks_t plan   = gdc_coll_shm_chunks(p->args, (size_t)p->n);
     double                block  = bytes_of(p, p->args->count);
-    double                chunks = ceil(block / bytes_of(p, plan.elems)), c = block / chunks;
+    double                chunks = (double)plan.count, c = block / chunks;
     double                own    = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
 
     return (plan.ring ? 0 : gdc_coll_machine_wait(p->m, p->args)) + chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o) + max2(own, gdc_coll_price_copy(p, c) + p->o + p->sig);
