@@ -19,9 +19,11 @@ set5="GDC_ALLREDUCE_ALGO=shm_direct GDC_REDUCE_SCATTER_ALGO=shm_direct GDC_SCATT
 
 # From 2 ranks on, each forced algorithm must be the one chosen (GDC_LOG=info's choice lines),
 # not a silent fallback; on 1 rank the shared-memory ones give way, as they should. The
-# sanitizers' run (GDC_TEST_REDUCED) leaves out 6 and 7 ranks: CI's time on 2 cores.
+# sanitizers' run (GDC_TEST_REDUCED) leaves out 6 and 7 ranks, and COLL_TEST_RANKS sets
+# the counts (run-coll-mpirun.sh): CI's time on 2 cores.
 ranks="1 2 3 4 5 6 7 8"
 [ "${GDC_TEST_REDUCED:-0}" != 0 ] && ranks="1 2 3 4 5 8"
+ranks=${COLL_TEST_RANKS:-$ranks}
 for n in $ranks; do
     i=0
     for set in "$set0" "$set1" "$set2" "$set3" "$set4" "$set5"; do

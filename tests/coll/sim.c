@@ -241,13 +241,40 @@ static size_t a2av_src_index(const sim_case_t *c, sim_t *w, int call, int src, i
     return (c->in_place ? sa->rdispls[dst] : sa->sdispls[dst]) + i;
 }
 
-static void check_outputs(sim_t *w, sim_rank_t *sr)
+/* A reduction's expected elements (and their tolerances), the same on every rank of its
+ * call: made once per call, at indices salt + j, j < count (n x count for reduce_scatter).
+ * Each rank's check making them again took n^2 x count test values, the most of
+ * test_algorithms' time on 64 ranks. */
+static int reduces(gdc_coll_type_t coll)
+{
+    return coll == GDC_COLL_REDUCE || coll == GDC_COLL_ALLREDUCE || coll == GDC_COLL_REDUCE_SCATTER;
+}
+
+typedef struct sim_reference {
+    double *want, *tol;
+} sim_reference_t;
+
+static int make_reference(const sim_case_t *c, size_t salt, sim_reference_t *ref)
+{
+    size_t len = c->algo->coll == GDC_COLL_REDUCE_SCATTER ? (size_t)c->size * c->count : c->count;
+
+    ref->want = malloc((len + 1) * sizeof(double));
+    ref->tol  = malloc((len + 1) * sizeof(double));
+    if (ref->want == NULL || ref->tol == NULL) {
+        return -1;
+    }
+    for (size_t j = 0; j < len; j++) {
+        ref->want[j] = test_reference(c->dtype, c->op, c->size, salt + j, &ref->tol[j]);
+    }
+    return 0;
+}
+
+static void check_outputs(sim_t *w, sim_rank_t *sr, const sim_reference_t *ref)
 {
     const sim_case_t *c = sr->c;
     size_t            n = (size_t)c->size, k = c->count;
     int               r = sr->rank;
     const char       *out = sr->recvbuf;
-    double            tol, want;
 
     switch (c->algo->coll) {
     case GDC_COLL_BCAST:
@@ -261,14 +288,13 @@ static void check_outputs(sim_t *w, sim_rank_t *sr)
             break;
         }
         for (size_t i = 0; i < k; i++) {
-            want = test_reference(c->dtype, c->op, c->size, i + sr->salt, &tol);
-            check_value(w, r, "reduced", i, test_get(c->dtype, out, i), want, tol);
+            check_value(w, r, "reduced", i, test_get(c->dtype, out, i), ref->want[i], ref->tol[i]);
         }
         break;
     case GDC_COLL_REDUCE_SCATTER:
         for (size_t i = 0; i < k; i++) {
-            want = test_reference(c->dtype, c->op, c->size, (size_t)r * k + i + sr->salt, &tol);
-            check_value(w, r, "reduce_scatter", i, test_get(c->dtype, out, i), want, tol);
+            check_value(w, r, "reduce_scatter", i, test_get(c->dtype, out, i), ref->want[(size_t)r * k + i],
+                        ref->tol[(size_t)r * k + i]);
         }
         break;
     case GDC_COLL_ALLGATHER:
@@ -593,26 +619,35 @@ static int setup_rank(sim_t *w, sim_rank_t *sr, const sim_case_t *c, int call, i
 
 /* One run's shared-memory segments, kept for the next run of as many ranks: made afresh
  * for every run they took most of test_algorithms' time under AddressSanitizer (each a
- * fresh mapping to fault in and poison). A run gets them with every counter at zero. */
-static gdc_rt_shm_t *kept_shms;
-static int           kept_size;
+ * fresh mapping to fault in and poison). One set is kept for each rank count up to
+ * SIM_KEPT_MAX (the sweeps of datatypes change the count every few runs, and a set made
+ * again is as slow as a fresh one); larger counts share one place. A run gets them with
+ * every counter at zero. */
+#define SIM_KEPT_MAX 17
+static gdc_rt_shm_t *kept_shms[SIM_KEPT_MAX + 2];
+static int           kept_size[SIM_KEPT_MAX + 2];
 
-static void shms_drop(void)
+static int kept_place(int n)
 {
-    if (kept_shms != NULL) {
-        gdc_rt_shm_free_private(kept_shms, kept_size);
-        free(kept_shms);
-        kept_shms = NULL;
+    return n <= SIM_KEPT_MAX ? n : SIM_KEPT_MAX + 1;
+}
+
+static void shms_drop(int place)
+{
+    if (kept_shms[place] != NULL) {
+        gdc_rt_shm_free_private(kept_shms[place], kept_size[place]);
+        free(kept_shms[place]);
+        kept_shms[place] = NULL;
     }
 }
 
 static gdc_rt_shm_t *shms_take(int n)
 {
-    gdc_rt_shm_t *shms;
+    int           place = kept_place(n);
+    gdc_rt_shm_t *shms  = kept_shms[place];
 
-    if (kept_shms != NULL && kept_size == n) {
-        shms      = kept_shms;
-        kept_shms = NULL;
+    if (shms != NULL && kept_size[place] == n) {
+        kept_shms[place] = NULL;
         for (int r = 0; r < n; r++) {
             shms[r].epoch = 0;
             memset(shms[r].seen, 0, (size_t)n * GDC_RT_SHM_COUNTERS * sizeof(uint64_t));
@@ -623,7 +658,7 @@ static gdc_rt_shm_t *shms_take(int n)
         }
         return shms;
     }
-    shms_drop();
+    shms_drop(place);
     shms = calloc((size_t)n, sizeof(gdc_rt_shm_t));
     if (shms != NULL && gdc_rt_shm_init_private(shms, n, SIM_SHM_BYTES) != GDC_SUCCESS) {
         free(shms);
@@ -634,9 +669,11 @@ static gdc_rt_shm_t *shms_take(int n)
 
 static void shms_keep(gdc_rt_shm_t *shms, int n)
 {
-    shms_drop();
-    kept_shms = shms;
-    kept_size = n;
+    int place = kept_place(n);
+
+    shms_drop(place);
+    kept_shms[place] = shms;
+    kept_size[place] = n;
 }
 
 static void teardown(sim_t *w)
@@ -1007,16 +1044,22 @@ static void check_all(sim_t *w)
              m->src, m->dst, m->slot, m->len, m->call);
     }
     for (int call = 0; call < w->ncalls && !w->failed; call++) {
+        sim_reference_t ref = {NULL, NULL};
+        if (reduces(w->c[call].algo->coll) && make_reference(&w->c[call], rank_of(w, call, 0)->salt, &ref) != 0) {
+            fail(w, "call %d: no memory for its expected elements", call);
+        }
         for (int r = 0; r < w->c->size && !w->failed; r++) {
             sim_rank_t *sr = rank_of(w, call, r);
             if (sr->exec.status != GDC_SUCCESS) {
                 fail(w, "call %d rank %d: executor status %d", call, r, sr->exec.status);
             }
-            check_outputs(w, sr);
+            check_outputs(w, sr, &ref);
             if (!w->failed && sr->at_return != NULL && memcmp(sr->at_return, sr->recvbuf, sr->recv_bytes) != 0) {
                 fail(w, "call %d rank %d: its output changed after the call had returned", call, r);
             }
         }
+        free(ref.want);
+        free(ref.tol);
         /* one call, one result: every rank of an allreduce holds the same bits */
         if (!w->failed && w->c[call].algo->coll == GDC_COLL_ALLREDUCE) {
             for (int r = 1; r < w->c->size; r++) {
@@ -1045,6 +1088,16 @@ static void keep_freed_memory(void)
 #endif
 }
 
+static int uses_segments(const sim_case_t *calls, int ncalls)
+{
+    for (int i = 0; i < ncalls; i++) {
+        if (calls[i].algo->flags & (GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_IPC | GDC_COLL_ALGO_FLAG_HIER)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int sim_run_calls(const sim_case_t *calls, int ncalls, char *why, size_t why_len)
 {
     const sim_case_t *c = &calls[0];
@@ -1070,8 +1123,9 @@ int sim_run_calls(const sim_case_t *calls, int ncalls, char *why, size_t why_len
     }
     if (w.num_nodes == 1) {
         w.shms = shms_take(c->size);
-        /* poison: a schedule that reads what nobody wrote gets garbage */
-        for (int r = 0; r < c->size && w.shms != NULL; r++) {
+        /* poison: a schedule that reads what nobody wrote gets garbage (where one of the calls
+         * uses the segments: the others' schedules have no region in them) */
+        for (int r = 0; r < c->size && w.shms != NULL && uses_segments(calls, ncalls); r++) {
             memset(gdc_rt_shm_data(&w.shms[r], r), 0x5c, SIM_SHM_BYTES);
         }
     }

@@ -28,7 +28,8 @@
 # When a bug is fixed, commit the input that found it to tests/fuzz/corpus/TARGET/.
 #
 # Environment: CLANG (default clang), FUZZ_JOBS (parallel compiles, default nproc),
-# FUZZ_FLAGS (more libFuzzer flags, e.g. -jobs=2 or -dict=...).
+# FUZZ_PARALLEL (targets run at once, default nproc), FUZZ_FLAGS (more libFuzzer flags,
+# e.g. -dict=...).
 set -u
 
 seconds=60
@@ -105,10 +106,25 @@ run_target() {
     return 1
 }
 
-failed=""
+# FUZZ_PARALLEL targets at once (default: one a core), each for its own seconds; their
+# reports are printed in order once all have ended.
+parallel=${FUZZ_PARALLEL:-$(nproc 2>/dev/null || echo 2)}
+running=0
 for t in $targets; do
     [ -x "$build/fuzz_$t" ] || die "no target '$t' (tuning, profile, env, gdrun, calib)"
-    run_target "$t" || failed="$failed $t"
+    rm -f "$build/$t.rc"
+    { run_target "$t" >"$build/$t.out" 2>&1; echo $? >"$build/$t.rc"; } &
+    running=$((running + 1))
+    if [ "$running" -ge "$parallel" ]; then
+        wait
+        running=0
+    fi
+done
+wait
+failed=""
+for t in $targets; do
+    cat "$build/$t.out"
+    [ "$(cat "$build/$t.rc" 2>/dev/null)" = 0 ] || failed="$failed $t"
 done
 if [ -n "$failed" ]; then
     echo "fuzz: FAILED:$failed"

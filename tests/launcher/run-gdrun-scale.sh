@@ -1,6 +1,6 @@
 #!/bin/sh
 # gdrun at the sizes tests use (1..16 ranks on this machine, oversubscribed on 2 cores) and
-# over many jobs: 200 short jobs back to back must each take well under a second and leave
+# over many jobs: 100 short jobs back to back must each take well under a second and leave
 # nothing behind (no process, no file in TMPDIR, /tmp or /dev/shm).
 . "${top_srcdir:-.}/tests/common/tap.sh"
 . "${top_srcdir:-.}/tests/launcher/gdrun-lib.sh"
@@ -21,7 +21,7 @@ shared_entries() {
         grep -Ei '^/dev/shm/(ucx|pmix|gdrun|gdc)|^/tmp/.*(pmix|dstor|ucx)' | sort
 }
 shared_entries >"$work/shared.before"
-jobs=200
+jobs=100
 failed=0
 slowest_ns=0
 t_all=$(now_ns)

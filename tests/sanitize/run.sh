@@ -14,7 +14,8 @@
 #   GDC_SANITIZE_JOBS=N   make -jN (default 2)
 #   CC, GDC_SANITIZE_FLAGS  the compiler (default clang) and the sanitizer flags
 #   GDC_TEST_REDUCED      passed to the tests (default 1): the simulator tests (test_algorithms,
-#                         test_hier) run a reduced sweep that still covers every algorithm
+#                         test_hier) run a reduced sweep that still covers every algorithm, and
+#                         run-coll.sh and run-p2p-gdrun.sh fewer rank counts
 #
 # The sources: the tree this script is in, configured out of tree when it is not configured
 # itself (VPATH builds refuse a configured source tree); otherwise (CI builds in the tree

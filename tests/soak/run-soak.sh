@@ -2,7 +2,7 @@
 # The soak (tests/soak/soak.c): random collectives with random datatypes, ops, counts (0 and
 # odd ones), roots, in place or not, on random gdc_comm_split / gdc_comm_dup communicators
 # made and freed as it goes, several nonblocking ones in flight on different communicators,
-# every element, input and guard byte checked. GDC_SOAK_SECONDS (default 10; CI sets 60) at
+# every element, input and guard byte checked. GDC_SOAK_SECONDS (default 10; CI sets 30) at
 #  - 4 ranks under gdrun,
 #  - 6 ranks over 2 emulated nodes (gdrun --emulate-nodes 2, GDC_YIELD=always).
 # A run passes when every rank exits 0, the summary says nothing was wrong, it did some
