@@ -241,15 +241,15 @@ static size_t a2av_src_index(const sim_case_t *c, sim_t *w, int call, int src, i
     return (c->in_place ? sa->rdispls[dst] : sa->sdispls[dst]) + i;
 }
 
-/* A reduction's expected elements (and their tolerances), the same on every rank of its
- * call: made once per call, at indices salt + j, j < count (n x count for reduce_scatter).
- * Each rank's check making them again took n^2 x count test values, the most of
- * test_algorithms' time on 64 ranks. */
-static int reduces(gdc_coll_type_t coll)
+int sim_reduces(gdc_coll_type_t coll)
 {
     return coll == GDC_COLL_REDUCE || coll == GDC_COLL_ALLREDUCE || coll == GDC_COLL_REDUCE_SCATTER;
 }
 
+/* A reduction's expected elements (and their tolerances), the same on every rank of its
+ * call: made once per call, at indices salt + j, j < count (n x count for reduce_scatter).
+ * Each rank's check making them again took n^2 x count test values, the most of
+ * test_algorithms' time on 64 ranks. */
 typedef struct sim_reference {
     double *want, *tol;
 } sim_reference_t;
@@ -1045,7 +1045,7 @@ static void check_all(sim_t *w)
     }
     for (int call = 0; call < w->ncalls && !w->failed; call++) {
         sim_reference_t ref = {NULL, NULL};
-        if (reduces(w->c[call].algo->coll) && make_reference(&w->c[call], rank_of(w, call, 0)->salt, &ref) != 0) {
+        if (sim_reduces(w->c[call].algo->coll) && make_reference(&w->c[call], rank_of(w, call, 0)->salt, &ref) != 0) {
             fail(w, "call %d: no memory for its expected elements", call);
         }
         for (int r = 0; r < w->c->size && !w->failed; r++) {

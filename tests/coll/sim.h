@@ -49,6 +49,9 @@ typedef struct sim_case {
 /* The node of rank r in case c. */
 int sim_node_of(const sim_case_t *c, int r);
 
+/* The collective combines its ranks' data (reduce, allreduce, reduce_scatter). */
+int sim_reduces(gdc_coll_type_t coll);
+
 /* Run one case; 0 when every rank's result is right, 1 when the algorithm does not apply
  * to the call (its `supports` says no), else -1 with why[] filled. */
 int sim_run(const sim_case_t *c, char *why, size_t why_len);

@@ -40,11 +40,6 @@ static int has_in_place(gdc_coll_type_t coll)
     return coll != GDC_COLL_BCAST && coll != GDC_COLL_BARRIER;
 }
 
-static int reduces(gdc_coll_type_t coll)
-{
-    return coll == GDC_COLL_REDUCE || coll == GDC_COLL_ALLREDUCE || coll == GDC_COLL_REDUCE_SCATTER;
-}
-
 static unsigned long runs, not_applicable;
 
 /* The algorithms' parameters of every case; sweeps change them (small chunks make the
@@ -112,7 +107,7 @@ static void sweep_dtypes(const gdc_coll_algo_t *algo)
     static const gdc_dtype_t movers[] = {GDC_BYTE, GDC_FLOAT64, GDC_INT8, GDC_FLOAT16};
     static const int         shapes[] = {2, 3, 5, 8, 13, 16};
     int                      num_shapes = reduced ? 4 : (int)(sizeof(shapes) / sizeof(shapes[0]));
-    int                      num = reduces(algo->coll) ? (int)(sizeof(reductions) / sizeof(reductions[0]))
+    int                      num = sim_reduces(algo->coll) ? (int)(sizeof(reductions) / sizeof(reductions[0]))
                                                        : (int)(sizeof(movers) / sizeof(movers[0]));
 
     for (int t = 0; t < num; t++) {
@@ -122,7 +117,7 @@ static void sweep_dtypes(const gdc_coll_algo_t *algo)
             for (int ci = 0; ci < 3; ci++) {
                 for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
                     sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, n > 2 ? 1 : 0, in_place, 3, 1, 0, &cfg, 0, 0, 0};
-                    if (reduces(algo->coll)) {
+                    if (sim_reduces(algo->coll)) {
                         c.dtype = reductions[t].dtype;
                         c.op    = reductions[t].op;
                     } else {
@@ -171,7 +166,7 @@ static void sweep_collective(gdc_coll_type_t coll)
         sweep_algorithm(algo);
         cfg = gdc_coll_config_defaults;
         sweep_dtypes(algo);
-        if ((algo->flags & GDC_COLL_ALGO_FLAG_ONE_GPU) && reduces(coll)) { /* GDC_DEVICE_FUSED's schedules */
+        if ((algo->flags & GDC_COLL_ALGO_FLAG_ONE_GPU) && sim_reduces(coll)) { /* GDC_DEVICE_FUSED's schedules */
             cfg.device_fused = 1;
             sweep_algorithm(algo);
             if (!reduced) {

@@ -56,11 +56,6 @@ static int has_in_place(gdc_coll_type_t coll)
     return coll != GDC_COLL_BCAST && coll != GDC_COLL_BARRIER;
 }
 
-static int reduces(gdc_coll_type_t coll)
-{
-    return coll == GDC_COLL_REDUCE || coll == GDC_COLL_ALLREDUCE || coll == GDC_COLL_REDUCE_SCATTER;
-}
-
 static unsigned long not_applicable;
 
 /* A run the algorithm does not support (the shared-memory ones across nodes) is counted
@@ -144,14 +139,14 @@ static void dtype_cases(const gdc_coll_algo_t *algo, int n, int nodes, int rr)
         {GDC_FLOAT64, GDC_MIN},
     };
     static const gdc_dtype_t movers[] = {GDC_BYTE, GDC_FLOAT64, GDC_FLOAT16};
-    int num = reduces(algo->coll) ? (int)(sizeof(reductions) / sizeof(reductions[0])) : (int)(sizeof(movers) / sizeof(movers[0]));
+    int num = sim_reduces(algo->coll) ? (int)(sizeof(reductions) / sizeof(reductions[0])) : (int)(sizeof(movers) / sizeof(movers[0]));
 
     for (int t = 0; t < num; t++) {
         size_t counts[] = {1, (size_t)n + 1, 700};
         for (int ci = 0; ci < 3; ci++) {
             for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
                 sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, n - 1, in_place, 2, nodes, rr, &cfg, 0, 0, 0};
-                if (reduces(algo->coll)) {
+                if (sim_reduces(algo->coll)) {
                     c.dtype = reductions[t].dtype;
                     c.op    = reductions[t].op;
                 } else {
