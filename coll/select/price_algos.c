@@ -59,25 +59,45 @@ static double xor_step(const gdc_coll_price_t *p, xor_way_t *w, gdc_coll_hop_t h
  * that did start after the fold in (fold_in), each round at the hops their news meets,
  * then hand the result back (out_bytes; none below 0), the last round's message on its
  * way meanwhile where it can be (may_hide: nothing waits for the participant's own last
- * message; gdc_coll_price_fold_out). The slower way. */
+ * message; gdc_coll_price_fold_out). The slower way.
+ * gathers: nothing is combined (allgather), so what a participant that waited receives
+ * does not wait for what it sends: it has the whole once the others' rounds are in (and
+ * those of partners that waited too, at distances below the extras' count), and hands it
+ * back once its link to the extra is free; the ranks its late messages reach finish at
+ * the end of its way. */
 static double xor_rounds(const gdc_coll_price_t *p, const xor_round_t *round, int rounds, double fold_in,
-                         double out_bytes, int may_hide)
+                         double out_bytes, int may_hide, int gathers)
 {
     xor_way_t      all = {0, 0}, after = {0, 0};
     double         last = 0, queued = 0;
     gdc_coll_hop_t h = gdc_coll_price_fold_hop(p), hop = h;
+    /* gathers: when the extra's block (the first round's size) is in; when the rounds of
+     * partners that waited too are in (0: none waited); when the participant's link to its
+     * extra is free (each of its messages on that link leaves once the round before is in,
+     * behind the one before it) */
+    double first_in = rounds > 0 ? gdc_coll_price_msg(p, h, round[0].bytes) : 0, late_in = 0, link = first_in;
+    int    extras   = p->n - gdc_coll_price_pof2(p->n);
 
     for (int j = 0; j < rounds; j++) {
-        double red = round[j].reduced > 0 ? gdc_coll_price_reduce(p, round[j].reduced) : 0;
-        hop        = round[j].order == 2 ? gdc_coll_price_xor_hop(p, round[j].dist)
-                                         : gdc_coll_price_xor_hop_after_fold(p, round[j].dist, round[j].order);
+        double red  = round[j].reduced > 0 ? gdc_coll_price_reduce(p, round[j].reduced) : 0;
+        double sent = round[j].after_bytes > 0 ? round[j].after_bytes : round[j].bytes;
+        hop         = round[j].order == 2 ? gdc_coll_price_xor_hop(p, round[j].dist)
+                                          : gdc_coll_price_xor_hop_after_fold(p, round[j].dist, round[j].order);
         if (!round[j].not_after) {
-            last = xor_step(p, &after, hop, round[j].after_bytes > 0 ? round[j].after_bytes : round[j].bytes, red);
+            if (gathers && hop.crosses == h.crosses) {
+                link = max2(link, max2(all.t, late_in)) + sent / hop.bw;
+            }
+            last = xor_step(p, &after, hop, sent, red);
         }
         xor_step(p, &all, gdc_coll_price_xor_hop(p, round[j].dist), round[j].bytes, red);
+        late_in = round[j].dist < extras ? fold_in + after.t : late_in;
     }
-    if (p->n == gdc_coll_price_pof2(p->n)) {
+    if (extras == 0) {
         return all.t;
+    }
+    if (gathers && out_bytes >= 0) {
+        double whole = max2(max2(all.t, first_in), late_in);
+        return max2(fold_in + after.t, max2(whole, link) + gdc_coll_price_msg(p, h, out_bytes));
     }
     if (out_bytes < 0) { /* the result goes back later */
         return max2(all.t, fold_in + after.t);
@@ -167,7 +187,7 @@ static double allreduce_recursive_doubling(const gdc_coll_price_t *p)
      * the partner's message does not hold up, and the result for the last one */
     return xor_rounds(p, round, rounds,
                       gdc_coll_price_msg(p, gdc_coll_price_fold_hop(p), bytes) + gdc_coll_price_reduce(p, bytes), bytes,
-                      0) +
+                      0, 0) +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
 }
 
@@ -212,7 +232,7 @@ static double allreduce_rabenseifner(const gdc_coll_price_t *p)
         round[0].not_after = 1;
         fold = max2(in, h1) + gdc_coll_price_reduce(p, bytes) + gdc_coll_price_reduce(p, round[0].reduced);
     }
-    return xor_rounds(p, round, rounds, fold, bytes, 0) +
+    return xor_rounds(p, round, rounds, fold, bytes, 0, 0) +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
 }
 
@@ -303,7 +323,7 @@ static double allgather_recursive_doubling(const gdc_coll_price_t *p)
     for (int d = 1; d < pof2 && rounds < GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
         round[rounds++] = (xor_round_t){d, block * d, 0, 0, block * (d + (d < extras ? d : extras)), 0};
     }
-    return xor_rounds(p, round, rounds, fold_in(p, block, 0), block * p->n, 1) +
+    return xor_rounds(p, round, rounds, fold_in(p, block, 0), block * p->n, 1, 1) +
            (p->args->in_place ? 0 : gdc_coll_price_copy(p, block));
 }
 
@@ -351,7 +371,7 @@ static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
     for (int d = pof2 / 2; d >= 1 && rounds < GDC_COLL_LAYOUT_DISTANCES; d /= 2) {
         round[rounds++] = (xor_round_t){d, whole * d / pof2, whole * d / pof2, 1, 0, 0};
     }
-    return xor_rounds(p, round, rounds, gdc_coll_price_msg(p, h, whole) + gdc_coll_price_reduce(p, whole), block, 1) +
+    return xor_rounds(p, round, rounds, gdc_coll_price_msg(p, h, whole) + gdc_coll_price_reduce(p, whole), block, 1, 0) +
            gdc_coll_price_copy(p, block) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
 }
 
