@@ -505,6 +505,8 @@ void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
     layout->nodes     = nodes;
     layout->max_local = args->size;
     layout->min_local = args->size;
+    layout->largest   = 1;
+    layout->smallest  = 1;
     layout->blocks    = 1;
     if (nodes == 1 || per == NULL) {
         free(per);
@@ -522,6 +524,11 @@ void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
     for (int d = 0; d < nodes; d++) {
         layout->max_local = per[d] > layout->max_local ? per[d] : layout->max_local;
         layout->min_local = per[d] < layout->min_local ? per[d] : layout->min_local;
+    }
+    layout->largest = layout->smallest = 0;
+    for (int d = 0; d < nodes; d++) {
+        layout->largest += per[d] == layout->max_local;
+        layout->smallest += per[d] == layout->min_local;
     }
     if (most_off_by_distance(args, nodes, layout) != 0) {
         for (int i = 0; i < GDC_COLL_LAYOUT_DISTANCES && (1 << i) < args->size; i++) {

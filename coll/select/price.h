@@ -54,6 +54,8 @@ typedef struct gdc_coll_layout {
     int nodes;
     int max_local;   /* ranks of the largest node */
     int min_local;   /* ranks of the smallest node */
+    int largest;     /* nodes of max_local ranks */
+    int smallest;    /* nodes of min_local ranks */
     /* The trees below are rooted at `root`, as are these two. */
     int root;
     int root_local;  /* ranks of the root's node */

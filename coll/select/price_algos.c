@@ -974,40 +974,131 @@ static double allgather_hier_rails(const gdc_coll_price_t *p)
            unpack;
 }
 
+/* alltoall hier's packing on a node of L ranks: a block at a time for and from each rank
+ * of the other nodes whose ranks are not consecutive (in round robin, those of more than
+ * one rank). */
+static double alltoall_hier_packing(const gdc_coll_price_t *p, int L)
+{
+    const gdc_coll_layout_t *lay = p->lay;
+    double                   scattered;
+
+    if (lay->blocks || lay->max_local < 2) {
+        return 0;
+    }
+    scattered = lay->min_local >= 2 ? p->n - L : lay->largest * lay->max_local - (L == lay->max_local ? L : 0);
+    return scattered * gdc_coll_price_copy(p, bytes_of(p, p->args->count));
+}
+
 /* Node-aware aggregation (coll/hier/alltoall.c): every rank's blocks for each other node
  * to that node's aggregator in its own node (with the blocks for its own node's ranks
  * straight to them), one message per node pair between nodes (the pairs spread over the
  * node's ranks and NICs), each aggregator handing out the other node's blocks, one copy
- * step per block. An aggregator's pairs go one after the other on its CPU and links, their
- * latencies overlapping. Ranks not consecutive in a node pack and unpack their blocks for
- * and from each other node block by block. Priced for a node of Ld ranks. */
-static double alltoall_hier_node(const gdc_coll_price_t *p, int Ld)
+ * step per block. Ranks not consecutive in a node pack and unpack their blocks for and
+ * from each other node block by block.
+ *
+ * When node e's aggregator for node d (e of Le ranks) has its pack: its own blocks copied
+ * in and its node's ranks' in from them. */
+static double alltoall_hier_packed(const gdc_coll_price_t *p, int Le)
 {
     int            K = p->lay->nodes;
-    double         block  = bytes_of(p, p->args->count);
-    double         other  = (double)(p->n - Ld) / (K - 1); /* ranks of another node */
-    double         pairs  = ceil((double)(K - 1) / Ld);    /* of the busiest aggregator */
-    int            spread = nics_of(p, Ld);
-    gdc_coll_hop_t in     = inside(p);
-    double         packing = p->lay->blocks ? 0 : (p->n - Ld) * gdc_coll_price_copy(p, block);
-    double         sends, collect, exchange, hand_out, inward;
+    double         block   = bytes_of(p, p->args->count);
+    double         other   = (double)(p->n - Le) / (K - 1); /* ranks of another node */
+    double         pairs   = ceil((double)(K - 1) / Le);    /* of the busiest aggregator */
+    gdc_coll_hop_t in      = inside(p);
+    double         packing = alltoall_hier_packing(p, Le);
+    double         sends, collect;
 
-    spread = spread < K - 1 ? spread : K - 1;
     /* my blocks out: to my node's ranks and to the aggregators, or into my own pack */
-    sends = (Ld - 1) * (p->o + block / in.bw) + (K - 1 - pairs) * (p->o + other * block / in.bw) +
+    sends = (Le - 1) * (p->o + block / in.bw) + (K - 1 - pairs) * (p->o + other * block / in.bw) +
             pairs * gdc_coll_price_copy(p, other * block) + packing;
     /* an aggregator's packs in from its node's ranks, on its link */
-    collect  = pairs * (Ld - 1) * other * block / in.bw;
-    exchange = 2 * p->o + p->out.latency + ceil((K - 1.0) / spread) * Ld * other * block / p->out.bandwidth;
-    /* the other node's blocks to their ranks: a copy each, a pack sent to each rank */
-    hand_out = pairs * (Ld * other * gdc_coll_price_copy(p, block) + (Ld - 1) * (p->o + other * block / in.bw));
-    inward   = Ld > 1 ? in.lat + p->o : 0;
-    return gdc_coll_price_copy(p, block) + max2(sends, collect) + inward + exchange + hand_out + inward + packing;
+    collect = pairs * (Le - 1) * other * block / in.bw;
+    return gdc_coll_price_copy(p, block) + max2(sends, collect) + (Le > 1 ? in.lat + p->o : 0);
 }
 
+/* What node d's aggregator (d of Ld ranks) does with a pack from a node of Le ranks: its
+ * own blocks copied into place, each other rank's copied into a message of its own where
+ * there are several, and sent. */
+static double alltoall_hier_hand(const gdc_coll_price_t *p, double Le, int Ld)
+{
+    double         block  = bytes_of(p, p->args->count);
+    gdc_coll_hop_t in     = inside(p);
+    double         own    = Ld == 1 && p->lay->blocks ? gdc_coll_price_copy(p, Le * block) : copies(p, Le, Le * block);
+    double         repack = Le > 1 ? copies(p, Le, Le * block) : 0;
+
+    return own + (Ld - 1) * (repack + p->o + Le * block / in.bw);
+}
+
+/* Packs on the busiest NIC of a node of L ranks. */
+static double alltoall_hier_queued(const gdc_coll_price_t *p, int L)
+{
+    int K = p->lay->nodes, spread = nics_of(p, L) < K - 1 ? nics_of(p, L) : K - 1;
+
+    return ceil((K - 1.0) / spread);
+}
+
+/* When the last pack is in at a largest node of uneven ones whose NICs queue packs, sent
+ * and taken in (0 where there is none such). An aggregator's pack is ready once its node's
+ * ranks' blocks are in, so the packs for the smallest nodes are ready and go first; a
+ * largest node is then nobody's first destination (or, with one smallest node, not every
+ * one's) and takes in nothing until the first packs are out, then every other node's on
+ * its own NICs. Nodes of one rank collect nothing and send in the builder's order, so where
+ * they are the only other nodes (one largest node), none is late. */
+static double alltoall_hier_late(const gdc_coll_price_t *p, int Ld)
+{
+    const gdc_coll_layout_t *lay = p->lay;
+    int                      K   = lay->nodes;
+    double                   per_block = bytes_of(p, p->args->count) / p->out.bandwidth; /* on a NIC */
+    double                   first = lay->min_local * (lay->smallest > 1 ? lay->min_local : lay->max_local) * per_block;
+
+    if (lay->max_local == lay->min_local || Ld != lay->max_local || alltoall_hier_queued(p, lay->min_local) < 2 ||
+        alltoall_hier_queued(p, Ld) < 2 || (lay->min_local == 1 && lay->largest == 1)) {
+        return 0;
+    }
+    return first + alltoall_hier_queued(p, Ld) * Ld * ((p->n - Ld) / (K - 1.0)) * per_block;
+}
+
+/* From then until node d's ranks (Ld of them) have e's blocks. An aggregator's packs go
+ * one after the other on its NIC, their latencies overlapping; d's aggregator hands each
+ * pack it gets out while the next one comes in. A rank unpacks each pack from a node whose
+ * ranks are not consecutive as it comes in, on the CPU that also hands out its own: the
+ * busiest aggregator hands out the most, the least busy unpacks the most. */
+static double alltoall_hier_handed(const gdc_coll_price_t *p, int Le, int Ld)
+{
+    int    K       = p->lay->nodes;
+    double block   = bytes_of(p, p->args->count);
+    double most    = ceil((double)(K - 1) / Ld); /* pairs of d's busiest aggregator */
+    double least   = floor((double)(K - 1) / Ld);
+    double xfer    = Le * ((p->n - Le) / (K - 1.0)) * block / p->out.bandwidth;
+    double others  = (p->n - Ld) / (K - 1.0);    /* ranks of a node that sends to d */
+    double inward  = Ld > 1 ? inside(p).lat + p->o : 0;
+    double last_in = max2(max2(alltoall_hier_queued(p, Le) * xfer, (double)Le * Ld * block / p->out.bandwidth),
+                          alltoall_hier_late(p, Ld));
+    double unpack  = p->lay->blocks || Le < 2 ? 0 : copies(p, Le, Le * block);
+    double unpacks = p->lay->blocks || others < 2 ? 0 : copies(p, others, others * block);
+    double hand    = alltoall_hier_hand(p, others, Ld);
+    double cpu     = max2(most * hand + (K - 1 - most) * unpacks, least * hand + (K - 1 - least) * unpacks);
+
+    return 2 * p->o + p->out.latency +
+           max2(last_in + alltoall_hier_hand(p, Le, Ld) + unpack, xfer + cpu) + inward;
+}
+
+/* The slowest pair of nodes, a pack's way from the one to the other: of the largest and
+ * the smallest size, where there are two such nodes. */
 static double alltoall_hier(const gdc_coll_price_t *p)
 {
-    return max2(alltoall_hier_node(p, p->lay->max_local), alltoall_hier_node(p, p->lay->min_local));
+    int    sizes[2] = {p->lay->max_local, p->lay->min_local};
+    int    count[2] = {p->lay->largest, p->lay->smallest};
+    double worst    = 0;
+
+    for (int i = 0; i < 2; i++) {
+        for (int j = 0; j < 2; j++) {
+            if (sizes[i] != sizes[j] || count[i] > 1) {
+                worst = max2(worst, alltoall_hier_packed(p, sizes[i]) + alltoall_hier_handed(p, sizes[i], sizes[j]));
+            }
+        }
+    }
+    return worst;
 }
 
 /* A leader joins the leaders' rounds once its node is in, and its node leaves once the
