@@ -905,22 +905,25 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
     gdc_coll_hop_t alone = gdc_coll_price_hop(p, 1, 1);
     double         whole = gdc_coll_price_group_bcast(p, K, alone, part, chunks);
     double         fill  = whole - gdc_coll_price_group_bcast_stream(p, K, alone, part, chunks);
-    double         scatter, rails, shared;
+    double         scatter, rails, shared, first;
+    int            holders;
 
     /* the root hands its node's ranks their parts, only those that hold elements (fewer
-     * for a tiny vector) */
-    scatter = p->lay->root_local > 1
-                  ? (min_count(p->lay->root_local, p->args->count) - 1) * (p->o + part / in.bw) + in.lat + p->o
-                  : 0;
+     * for a tiny vector): a send's overhead on its CPU beside the one before on its link */
+    holders = min_count(p->lay->root_local, p->args->count);
+    scatter = holders > 1 ? p->o + part / in.bw + (holders - 2) * max2(p->o, part / in.bw) + in.lat + p->o : 0;
     rails   = max2(whole, fill + root_shared * root_stream);
     /* the busiest NIC's stream, once the pipeline has reached it */
     shared  = max2(rails, fill + stream);
     /* a node puts its parts together once they are in: the root's node after the scatter,
      * the others once the rails reach them, the smallest node (its NIC taking in several
-     * parts) last; further segments overlap (segmented_stream) */
-    return scatter +
-           max2(max2(rails + node_ring(p, p->lay->other_local, seg), shared + node_ring(p, p->lay->min_local, seg)),
-                node_ring(p, p->lay->root_local, seg)) +
+     * parts) last; a part goes down its rail once its owner has it, so the rails run beside
+     * the scatter, from its first part on, and the last part scattered takes its rail alone
+     * after it; further segments overlap (segmented_stream) */
+    first = holders > 1 ? 2 * p->o + part / in.bw + in.lat : 0;
+    return max2(max2(max2(scatter + whole, first + rails) + node_ring(p, p->lay->other_local, seg),
+                     max2(scatter + whole, first + shared) + node_ring(p, p->lay->min_local, seg)),
+                scatter + node_ring(p, p->lay->root_local, seg)) +
            (segs - 1) * max2(scatter + node_ring(p, L, seg), stream);
 }
 

@@ -9,9 +9,9 @@
  * their own root and see their busiest NIC and link, and the rails of a node's shared NICs
  * hide their latency behind one another's bytes, and a binomial tree's sibling cut short
  * by the end of the ranks sends with the larger ones, and alltoall hier's packs are priced
- * from the pair of nodes whose pack comes in last: 99.9% good choices, the worst x1.19;
- * 98.1% of the choices and 96.9% of all prices within 10%; the weakest algorithm, bcast
- * hier_rails, 92.3% within 10%):
+ * from the pair of nodes whose pack comes in last, and bcast hier_rails's rails run beside
+ * its scatter: 99.9% good choices, the worst x1.19; 98.1% of the choices and 97.0% of all
+ * prices within 10%; the weakest algorithm, allgather hier_rails, 92.6% within 10%):
  *   - the choice the prices make is the simulator's best or one it prices within 10% of
  *     it in 99.8% of the call shapes at least, and never worse than 1.30 times the best;
  *   - the chosen algorithm's price is within 10% of the simulator's in 96.5% of the call
