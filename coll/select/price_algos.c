@@ -1011,8 +1011,9 @@ static double alltoall_hier_packed(const gdc_coll_price_t *p, int Le)
     double         packing = alltoall_hier_packing(p, Le);
     double         sends, collect;
 
-    /* my blocks out: to my node's ranks and to the aggregators, or into my own pack */
-    sends = (Le - 1) * (p->o + block / in.bw) + (K - 1 - pairs) * (p->o + other * block / in.bw) +
+    /* my blocks out: to my node's ranks and to the aggregators (a send's overhead on my CPU
+     * beside the one before on my link), or into my own pack */
+    sends = (Le - 1) * max2(p->o, block / in.bw) + (K - 1 - pairs) * max2(p->o, other * block / in.bw) +
             pairs * gdc_coll_price_copy(p, other * block) + packing;
     /* an aggregator's packs in from its node's ranks, on its link */
     collect = pairs * (Le - 1) * other * block / in.bw;
