@@ -34,14 +34,14 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_barrier_shm_run_blocking)
 {
     if (!gdc_coll_oversubscribed(args)) {
         gdc_coll_fast_publish(fast, 0);
-        *status = fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, -1);
+        *status = gdc_coll_fast_wait_counter(fast, GDC_COLL_SHM_COPIED, fast->base + 1, -1);
     } else if (fast->shm->local_index == 0) {
-        if ((*status = fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, -1)) == GDC_SUCCESS) {
+        if ((*status = gdc_coll_fast_wait_counter(fast, GDC_COLL_SHM_COPIED, fast->base + 1, -1)) == GDC_SUCCESS) {
             gdc_coll_fast_publish(fast, 0);
         }
     } else {
         gdc_coll_fast_publish(fast, 0);
-        *status = fast->wait(fast, GDC_COLL_SHM_COPIED, fast->base + 1, 0);
+        *status = gdc_coll_fast_wait_counter(fast, GDC_COLL_SHM_COPIED, fast->base + 1, 0);
     }
     return 1;
 }

@@ -56,7 +56,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_bcast_shm_run_blocking)
         }
         return 1;
     }
-    if ((*status = gdc_coll_fast_wait_published(fast, root, 1)) == GDC_SUCCESS) {
+    if ((*status = gdc_coll_fast_wait_published(fast, root, 1, 0, bytes)) == GDC_SUCCESS) {
         memcpy(bufs->output, gdc_coll_fast_place(fast, root, 1), bytes);
     }
     return 1;

@@ -13,20 +13,18 @@
 #include "engine/run.h"
 
 typedef struct spin_waiter {
-    struct gdc_comm       *comm;
-    const gdc_coll_algo_t *algo;
-    uint32_t               seq;
-    const gdc_coll_fast_t *fast;
-    int                    counter;
-    uint64_t               target;
-    int                    only; /* one peer, or -1: every other rank */
-    int                    next; /* the peer not there yet */
-    unsigned               polls;
+    struct gdc_comm            *comm;
+    const gdc_coll_algo_t      *algo;
+    uint32_t                    seq;
+    const gdc_coll_fast_t      *fast;
+    const gdc_coll_fast_want_t *want;
+    int                         next; /* the peer not there yet */
+    unsigned                    polls;
 } spin_waiter_t;
 
 static int reached(spin_waiter_t *w, int p)
 {
-    return gdc_coll_fast_reached(w->fast, p, w->counter, w->target, w->polls++);
+    return gdc_coll_fast_reached(w->fast, p, w->want, w->polls++);
 }
 
 static int spin_ready(void *arg)
@@ -34,8 +32,8 @@ static int spin_ready(void *arg)
     spin_waiter_t      *w   = arg;
     const gdc_rt_shm_t *shm = w->fast->shm;
 
-    if (w->only >= 0) {
-        return reached(w, w->only);
+    if (w->want->peer >= 0) {
+        return reached(w, w->want->peer);
     }
     for (; w->next < shm->local_size; w->next++) {
         if (w->next != shm->local_index && !reached(w, w->next)) {
@@ -49,7 +47,7 @@ static int spin_peer(void *arg)
 {
     spin_waiter_t      *w   = arg;
     const gdc_rt_shm_t *shm = w->fast->shm;
-    int                 p   = w->only >= 0 ? w->only : w->next;
+    int                 p   = w->want->peer >= 0 ? w->want->peer : w->next;
 
     return gdc_rt_comm_world_rank(w->comm, shm->local_ranks[p < shm->local_size ? p : 0]);
 }
@@ -62,16 +60,14 @@ static void spin_describe(void *arg, char *buf, size_t len)
              gdc_coll_type_name(w->algo->coll), w->algo->name, w->seq, gdc_rt_boot.rank, spin_peer(arg));
 }
 
-static gdc_status_t spin_wait(const gdc_coll_fast_t *fast, int counter, uint64_t target, int peer)
+static gdc_status_t spin_wait(const gdc_coll_fast_t *fast, const gdc_coll_fast_want_t *want)
 {
     spin_waiter_t *w    = fast->waiter;
     gdc_rt_spin_t  spin = {spin_ready, spin_describe, spin_peer, w, w->comm};
 
-    w->counter = counter;
-    w->target  = target;
-    w->only    = peer;
-    w->next    = 0;
-    w->polls   = 0;
+    w->want  = want;
+    w->next  = 0;
+    w->polls = 0;
     return spin_ready(w) ? GDC_SUCCESS : gdc_rt_spin_wait(&spin);
 }
 

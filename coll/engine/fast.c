@@ -11,15 +11,22 @@ void *gdc_coll_fast_place(const gdc_coll_fast_t *fast, int owner, int ring)
     return ring ? gdc_rt_shm_ring_slot(fast->shm, owner, fast->base) : gdc_rt_shm_data(fast->shm, owner);
 }
 
+gdc_status_t gdc_coll_fast_wait_counter(const gdc_coll_fast_t *fast, int counter, uint64_t target, int peer)
+{
+    gdc_coll_fast_want_t want = {counter, target, peer, 0, 0};
+
+    return fast->wait(fast, &want);
+}
+
 gdc_status_t gdc_coll_fast_wait_free(const gdc_coll_fast_t *fast, int ring)
 {
     if (!ring) {
-        return fast->wait(fast, GDC_COLL_SHM_DONE, fast->base, -1);
+        return gdc_coll_fast_wait_counter(fast, GDC_COLL_SHM_DONE, fast->base, -1);
     }
     if (fast->base + 1 <= GDC_RT_SHM_RING_SLOTS) {
         return GDC_SUCCESS; /* no call a ring before */
     }
-    return fast->wait(fast, GDC_COLL_SHM_DONE, fast->base + 1 - GDC_RT_SHM_RING_SLOTS, -1);
+    return gdc_coll_fast_wait_counter(fast, GDC_COLL_SHM_DONE, fast->base + 1 - GDC_RT_SHM_RING_SLOTS, -1);
 }
 
 gdc_status_t gdc_coll_fast_share_all(const gdc_coll_fast_t *fast, const void *input, size_t bytes, int ring)
@@ -31,7 +38,7 @@ gdc_status_t gdc_coll_fast_share_all(const gdc_coll_fast_t *fast, const void *in
     }
     memcpy(gdc_coll_fast_place(fast, fast->shm->local_index, ring), input, bytes);
     gdc_coll_fast_publish(fast, ring);
-    return gdc_coll_fast_wait_published(fast, -1, ring);
+    return gdc_coll_fast_wait_published(fast, -1, ring, 0, bytes);
 }
 
 void gdc_coll_fast_reduce_places(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output, int ring,
@@ -60,7 +67,7 @@ gdc_status_t gdc_coll_fast_collect(const gdc_coll_fast_t *fast, const gdc_coll_a
         if (p == shm->local_index) {
             continue;
         }
-        if ((status = gdc_coll_fast_wait_published(fast, p, ring)) != GDC_SUCCESS) {
+        if ((status = gdc_coll_fast_wait_published(fast, p, ring, from(args, p), bytes)) != GDC_SUCCESS) {
             return status;
         }
         memcpy((char *)output + to(args, p), (char *)gdc_coll_fast_place(fast, p, ring) + from(args, p), bytes);
@@ -77,24 +84,54 @@ void gdc_coll_fast_publish(const gdc_coll_fast_t *fast, int ring)
     gdc_rt_shm_raise(gdc_rt_shm_counter(fast->shm, fast->shm->local_index, GDC_COLL_SHM_COPIED), fast->base + 1);
 }
 
-gdc_status_t gdc_coll_fast_wait_published(const gdc_coll_fast_t *fast, int peer, int ring)
+gdc_status_t gdc_coll_fast_wait_published(const gdc_coll_fast_t *fast, int peer, int ring, size_t at, size_t bytes)
 {
-    return fast->wait(fast, ring ? GDC_COLL_FAST_PUBLISHED : GDC_COLL_SHM_COPIED, fast->base + 1, peer);
+    gdc_coll_fast_want_t want = {ring ? GDC_COLL_FAST_PUBLISHED : GDC_COLL_SHM_COPIED, fast->base + 1, peer, at, bytes};
+
+    return fast->wait(fast, &want);
 }
 
-int gdc_coll_fast_reached(const gdc_coll_fast_t *fast, int peer, int counter, uint64_t target, unsigned polls)
+/* A small read's lines of a slot past the stamp's: fetched with the stamp on every poll,
+ * they come over with it, not one transfer after it is seen (on 2 ranks, allreduce of 64
+ * to 256 B took 0.71 to 0.77 us polling the stamp alone, 0.62 to 0.69 fetching its lines
+ * along; alltoall 0.63 to 0.67 and 0.52 to 0.53: bench/RESULTS.md 2026-12-05 13:00). Not a
+ * larger one's: lines polled while their writer fills them are taken from it again and
+ * again (allreduce of 1 and 2 KiB took 1.1 to 1.2 and 1.4 to 1.5 us polling the stamp
+ * alone, 1.3 to 1.4 and 2.0 to 2.1 fetching 1 KiB of them along). */
+#define GDC_COLL_FAST_FETCH_ALONG 256
+
+/* The lines (counted from the stamp's) that a reader of `bytes` at `at` of a slot's data
+ * fetches along with the stamp, in [*first, *last]: none where *first > *last. */
+static void lines_along(size_t at, size_t bytes, size_t *first, size_t *last)
 {
-    if (counter == GDC_COLL_FAST_PUBLISHED) {
+    *first = (GDC_RT_SHM_RING_STAMP + at) / 64;
+    *first = *first > 0 ? *first : 1; /* the stamp's own line comes with it */
+    *last  = bytes > 0 && bytes <= GDC_COLL_FAST_FETCH_ALONG ? (GDC_RT_SHM_RING_STAMP + at + bytes - 1) / 64 : 0;
+}
+
+int gdc_coll_fast_reached(const gdc_coll_fast_t *fast, int peer, const gdc_coll_fast_want_t *want, unsigned polls)
+{
+    if (want->counter == GDC_COLL_FAST_PUBLISHED) {
+        volatile uint64_t *stamp = gdc_rt_shm_ring_stamp(fast->shm, peer, want->target - 1);
+        uint64_t           seen  = gdc_rt_shm_read(stamp);
+        size_t             first, last;
+
+        /* here, not in a function of its own: GCC takes one that only prefetches for one
+         * without effects, and drops its calls */
+        lines_along(want->at, want->bytes, &first, &last);
+        for (size_t line = first; line <= last; line++) {
+            __builtin_prefetch((const char *)stamp + line * 64);
+        }
         /* the stamp is the call's value exactly, or an earlier call's in this slot */
-        if (gdc_rt_shm_read(gdc_rt_shm_ring_stamp(fast->shm, peer, target - 1)) == target) {
+        if (seen == want->target) {
             return 1;
         }
         if (polls % GDC_COLL_FAST_COPIED_POLLS != 0) {
             return 0;
         }
-        counter = GDC_COLL_SHM_COPIED;
+        return gdc_rt_shm_reached(fast->shm, peer, GDC_COLL_SHM_COPIED, want->target);
     }
-    return gdc_rt_shm_reached(fast->shm, peer, counter, target);
+    return gdc_rt_shm_reached(fast->shm, peer, want->counter, want->target);
 }
 
 void gdc_coll_fast_finish(const gdc_coll_fast_t *fast)

@@ -13,14 +13,29 @@
 #include "coll.h"
 #include "rt_shm.h"
 
+/* What a fast path waits for: local rank `peer`'s counter `counter` to reach `target`
+ * (peer < 0: every other local rank's); for GDC_COLL_FAST_PUBLISHED, also the bytes of the
+ * peer's slot it reads next (`at` and `bytes` of its data), which the wait fetches along
+ * with the stamp (gdc_coll_fast_reached). */
+typedef struct gdc_coll_fast_want {
+    int      counter;
+    uint64_t target;
+    int      peer;
+    size_t   at, bytes;
+} gdc_coll_fast_want_t;
+
 typedef struct gdc_coll_fast {
     const gdc_rt_shm_t *shm;
     uint64_t            base; /* counter values of the calls before this one */
-    /* Wait until local rank `peer`'s counter `counter` reaches `target` (peer < 0: every other
-     * local rank's): stalls, GDC_TIMEOUT and dead peers are the waiter's to report. */
-    gdc_status_t (*wait)(const struct gdc_coll_fast *fast, int counter, uint64_t target, int peer);
+    /* Wait until it has what `want` says: stalls, GDC_TIMEOUT and dead peers are the
+     * waiter's to report. */
+    gdc_status_t (*wait)(const struct gdc_coll_fast *fast, const gdc_coll_fast_want_t *want);
     void               *waiter; /* the wait's own state */
 } gdc_coll_fast_t;
+
+/* Wait until local rank peer's (peer < 0: every other local rank's) counter reaches
+ * target. */
+gdc_status_t gdc_coll_fast_wait_counter(const gdc_coll_fast_t *fast, int counter, uint64_t target, int peer);
 
 /* Where local rank owner publishes this call: its ring slot (ring) or its data area (the
  * schedules' gdc_coll_shm_place). */
@@ -54,15 +69,17 @@ void gdc_coll_fast_publish(const gdc_coll_fast_t *fast, int ring);
 /* fast->wait's counter for "has published this call": COPIED, or in the ring the slot's
  * stamp (in the line of a small call's data; a schedule's publisher raises COPIED only). */
 #define GDC_COLL_FAST_PUBLISHED (-1)
-/* Wait until local rank peer (peer < 0: every other local rank) has published this call. */
-gdc_status_t gdc_coll_fast_wait_published(const gdc_coll_fast_t *fast, int peer, int ring);
-/* What fast->wait checks for a peer, on its `polls`-th try: its counter reached target, or
- * for GDC_COLL_FAST_PUBLISHED the peer's stamp did, or on every GDC_COLL_FAST_COPIED_POLLS-th
- * try its COPIED counter: a schedule's publisher (rare) is seen a few polls late, and the
- * publisher's counter line is not pulled across on every poll (on 2 ranks, a small bcast
- * took 0.46 us polling both, 0.38 polling the stamp alone: bench/RESULTS.md 2026-12-05). */
+/* Wait until local rank peer (peer < 0: every other local rank) has published this call,
+ * of which the waiter reads `bytes` at `at` of the peer's place next. */
+gdc_status_t gdc_coll_fast_wait_published(const gdc_coll_fast_t *fast, int peer, int ring, size_t at, size_t bytes);
+/* What fast->wait checks for a peer, on its `polls`-th try: its counter reached the target,
+ * or for GDC_COLL_FAST_PUBLISHED the peer's stamp did, or on every
+ * GDC_COLL_FAST_COPIED_POLLS-th try its COPIED counter: a schedule's publisher (rare) is
+ * seen a few polls late, and the publisher's counter line is not pulled across on every
+ * poll (on 2 ranks, a small bcast took 0.46 us polling both, 0.38 polling the stamp alone:
+ * bench/RESULTS.md 2026-12-05). */
 #define GDC_COLL_FAST_COPIED_POLLS 16
-int gdc_coll_fast_reached(const gdc_coll_fast_t *fast, int peer, int counter, uint64_t target, unsigned polls);
+int gdc_coll_fast_reached(const gdc_coll_fast_t *fast, int peer, const gdc_coll_fast_want_t *want, unsigned polls);
 
 /* The end of a call on the fast path, as the executor ends a shared-memory run: every
  * counter of mine to the call's value. */

@@ -82,7 +82,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_scatter_shm_run_blocking)
         return 0;
     }
     if (me != root) {
-        if ((*status = gdc_coll_fast_wait_published(fast, root, ring)) == GDC_SUCCESS) {
+        if ((*status = gdc_coll_fast_wait_published(fast, root, ring, c.room * (size_t)me, bytes)) == GDC_SUCCESS) {
             memcpy(bufs->output, (const char *)gdc_coll_fast_place(fast, root, ring) + c.room * (size_t)me,
                    bytes);
         }

@@ -860,7 +860,7 @@ static int thread_may_go_on(sim_t *w, double give_up)
 }
 
 /* The fast paths' wait, in a thread: spin (yielding) on the peers' counters. */
-static gdc_status_t thread_wait(const gdc_coll_fast_t *fast, int counter, uint64_t target, int peer)
+static gdc_status_t thread_wait(const gdc_coll_fast_t *fast, const gdc_coll_fast_want_t *want)
 {
     const gdc_rt_shm_t *shm     = fast->shm;
     double              give_up = now_seconds() + SIM_THREAD_PATIENCE;
@@ -869,8 +869,8 @@ static gdc_status_t thread_wait(const gdc_coll_fast_t *fast, int counter, uint64
     for (;; polls++) {
         int ready = 1;
         for (int p = 0; p < shm->local_size && ready; p++) {
-            if (peer < 0 ? p != shm->local_index : p == peer) {
-                ready = gdc_coll_fast_reached(fast, p, counter, target, polls);
+            if (want->peer < 0 ? p != shm->local_index : p == want->peer) {
+                ready = gdc_coll_fast_reached(fast, p, want, polls);
             }
         }
         if (ready) {
