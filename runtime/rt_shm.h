@@ -20,7 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GDC_RT_SHM_COUNTERS 8
+/* Counters in each segment: as many as the shared-memory algorithms use (coll/phase/shm.h),
+ * since a rank raises every one of its own at the end of each call (gdc_rt_shm_raise_all),
+ * a line each (on 2 ranks, 8 counters took a tenth of an 8-byte allreduce's time there). */
+#define GDC_RT_SHM_COUNTERS 3
 
 typedef struct gdc_rt_shm_segment gdc_rt_shm_segment_t;
 

@@ -23,6 +23,7 @@ enum {
     GDC_COLL_SHM_DONE,       /* I am done reading my peers' segments for chunk j */
     GDC_COLL_SHM_USED        /* counters the algorithms use */
 };
+_Static_assert(GDC_COLL_SHM_USED <= GDC_RT_SHM_COUNTERS, "the segments hold the counters the algorithms use");
 
 /* Every rank on one node, shared memory there, host buffers. */
 int gdc_coll_shm_supports(const gdc_coll_args_t *args);
