@@ -94,7 +94,7 @@ gdc_status_t gdc_coll_fast_wait_published(const gdc_coll_fast_t *fast, int peer,
 /* A small read's lines of a slot past the stamp's: fetched with the stamp on every poll,
  * they come over with it, not one transfer after it is seen (on 2 ranks, allreduce of 64
  * to 256 B took 0.71 to 0.77 us polling the stamp alone, 0.62 to 0.69 fetching its lines
- * along; alltoall 0.63 to 0.67 and 0.52 to 0.53: bench/RESULTS.md 2026-12-05 13:00). Not a
+ * along; alltoall 0.63 to 0.67 and 0.52 to 0.53: bench/RESULTS.md 2026-12-05 12:44). Not a
  * larger one's: lines polled while their writer fills them are taken from it again and
  * again (allreduce of 1 and 2 KiB took 1.1 to 1.2 and 1.4 to 1.5 us polling the stamp
  * alone, 1.3 to 1.4 and 2.0 to 2.1 fetching 1 KiB of them along). */
