@@ -13,7 +13,7 @@ void *gdc_coll_fast_place(const gdc_coll_fast_t *fast, int owner, int ring)
 
 gdc_status_t gdc_coll_fast_wait_counter(const gdc_coll_fast_t *fast, int counter, uint64_t target, int peer)
 {
-    gdc_coll_fast_want_t want = {counter, target, peer, 0, 0};
+    gdc_coll_fast_want_t want = {counter, target, peer, 1, 0};
 
     return fast->wait(fast, &want);
 }
@@ -84,13 +84,6 @@ void gdc_coll_fast_publish(const gdc_coll_fast_t *fast, int ring)
     gdc_rt_shm_raise(gdc_rt_shm_counter(fast->shm, fast->shm->local_index, GDC_COLL_SHM_COPIED), fast->base + 1);
 }
 
-gdc_status_t gdc_coll_fast_wait_published(const gdc_coll_fast_t *fast, int peer, int ring, size_t at, size_t bytes)
-{
-    gdc_coll_fast_want_t want = {ring ? GDC_COLL_FAST_PUBLISHED : GDC_COLL_SHM_COPIED, fast->base + 1, peer, at, bytes};
-
-    return fast->wait(fast, &want);
-}
-
 /* A small read's lines of a slot past the stamp's: fetched with the stamp on every poll,
  * they come over with it, not one transfer after it is seen (on 2 ranks, allreduce of 64
  * to 256 B took 0.71 to 0.77 us polling the stamp alone, 0.62 to 0.69 fetching its lines
@@ -109,17 +102,23 @@ static void lines_along(size_t at, size_t bytes, size_t *first, size_t *last)
     *last  = bytes > 0 && bytes <= GDC_COLL_FAST_FETCH_ALONG ? (GDC_RT_SHM_RING_STAMP + at + bytes - 1) / 64 : 0;
 }
 
+gdc_status_t gdc_coll_fast_wait_published(const gdc_coll_fast_t *fast, int peer, int ring, size_t at, size_t bytes)
+{
+    gdc_coll_fast_want_t want = {ring ? GDC_COLL_FAST_PUBLISHED : GDC_COLL_SHM_COPIED, fast->base + 1, peer, 1, 0};
+
+    lines_along(at, bytes, &want.first_line, &want.last_line);
+    return fast->wait(fast, &want);
+}
+
 int gdc_coll_fast_reached(const gdc_coll_fast_t *fast, int peer, const gdc_coll_fast_want_t *want, unsigned polls)
 {
     if (want->counter == GDC_COLL_FAST_PUBLISHED) {
         volatile uint64_t *stamp = gdc_rt_shm_ring_stamp(fast->shm, peer, want->target - 1);
         uint64_t           seen  = gdc_rt_shm_read(stamp);
-        size_t             first, last;
 
         /* here, not in a function of its own: GCC takes one that only prefetches for one
          * without effects, and drops its calls */
-        lines_along(want->at, want->bytes, &first, &last);
-        for (size_t line = first; line <= last; line++) {
+        for (size_t line = want->first_line; line <= want->last_line; line++) {
             __builtin_prefetch((const char *)stamp + line * 64);
         }
         /* the stamp is the call's value exactly, or an earlier call's in this slot */

@@ -14,14 +14,14 @@
 #include "rt_shm.h"
 
 /* What a fast path waits for: local rank `peer`'s counter `counter` to reach `target`
- * (peer < 0: every other local rank's); for GDC_COLL_FAST_PUBLISHED, also the bytes of the
- * peer's slot it reads next (`at` and `bytes` of its data), which the wait fetches along
- * with the stamp (gdc_coll_fast_reached). */
+ * (peer < 0: every other local rank's); for GDC_COLL_FAST_PUBLISHED, also the lines of the
+ * peer's slot it reads next, counted from the stamp's, which the wait fetches along with
+ * the stamp (gdc_coll_fast_reached): none where first_line > last_line. */
 typedef struct gdc_coll_fast_want {
     int      counter;
     uint64_t target;
     int      peer;
-    size_t   at, bytes;
+    size_t   first_line, last_line;
 } gdc_coll_fast_want_t;
 
 typedef struct gdc_coll_fast {

@@ -75,7 +75,8 @@ static double xor_rounds(const gdc_coll_price_t *p, const xor_round_t *round, in
      * partners that waited too are in (0: none waited); when the participant's link to its
      * extra is free (each of its messages on that link leaves once the round before is in,
      * behind the one before it) */
-    double first_in = rounds > 0 ? gdc_coll_price_msg(p, h, round[0].bytes) : 0, late_in = 0, link = first_in;
+    double first_in = gathers && rounds > 0 ? gdc_coll_price_msg(p, h, round[0].bytes) : 0, late_in = 0;
+    double link     = first_in;
     int    extras   = p->n - gdc_coll_price_pof2(p->n);
 
     for (int j = 0; j < rounds; j++) {
@@ -911,7 +912,8 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
     /* the root hands its node's ranks their parts, only those that hold elements (fewer
      * for a tiny vector): a send's overhead on its CPU beside the one before on its link */
     holders = min_count(p->lay->root_local, p->args->count);
-    scatter = holders > 1 ? p->o + part / in.bw + (holders - 2) * max2(p->o, part / in.bw) + in.lat + p->o : 0;
+    first   = holders > 1 ? gdc_coll_price_msg(p, in, part) : 0;
+    scatter = holders > 1 ? first + (holders - 2) * max2(p->o, part / in.bw) : 0;
     rails   = max2(whole, fill + root_shared * root_stream);
     /* the busiest NIC's stream, once the pipeline has reached it */
     shared  = max2(rails, fill + stream);
@@ -919,8 +921,7 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
      * the others once the rails reach them, the smallest node (its NIC taking in several
      * parts) last; a part goes down its rail once its owner has it, so the rails run beside
      * the scatter, from its first part on, and the last part scattered takes its rail alone
-     * after it; further segments overlap (segmented_stream) */
-    first = holders > 1 ? 2 * p->o + part / in.bw + in.lat : 0;
+     * after it (first: the first part in); further segments overlap (segmented_stream) */
     return max2(max2(max2(scatter + whole, first + rails) + node_ring(p, p->lay->other_local, seg),
                      max2(scatter + whole, first + shared) + node_ring(p, p->lay->min_local, seg)),
                 scatter + node_ring(p, p->lay->root_local, seg)) +
@@ -1088,16 +1089,17 @@ static double alltoall_hier_handed(const gdc_coll_price_t *p, int Le, int Ld)
 }
 
 /* The slowest pair of nodes, a pack's way from the one to the other: of the largest and
- * the smallest size, where there are two such nodes. */
+ * the smallest size (one size where the nodes are even), where there are two such nodes. */
 static double alltoall_hier(const gdc_coll_price_t *p)
 {
     int    sizes[2] = {p->lay->max_local, p->lay->min_local};
     int    count[2] = {p->lay->largest, p->lay->smallest};
+    int    kinds    = sizes[0] != sizes[1] ? 2 : 1;
     double worst    = 0;
 
-    for (int i = 0; i < 2; i++) {
-        for (int j = 0; j < 2; j++) {
-            if (sizes[i] != sizes[j] || count[i] > 1) {
+    for (int i = 0; i < kinds; i++) {
+        for (int j = 0; j < kinds; j++) {
+            if (i != j || count[i] > 1) {
                 worst = max2(worst, alltoall_hier_packed(p, sizes[i]) + alltoall_hier_handed(p, sizes[i], sizes[j]));
             }
         }

@@ -1125,7 +1125,7 @@ int sim_run_calls(const sim_case_t *calls, int ncalls, char *why, size_t why_len
         w.shms = shms_take(c->size);
         /* poison: a schedule that reads what nobody wrote gets garbage (where one of the calls
          * uses the segments: the others' schedules have no region in them) */
-        for (int r = 0; r < c->size && w.shms != NULL && uses_segments(calls, ncalls); r++) {
+        for (int r = 0, poison = uses_segments(calls, ncalls); r < c->size && w.shms != NULL && poison; r++) {
             memset(gdc_rt_shm_data(&w.shms[r], r), 0x5c, SIM_SHM_BYTES);
         }
     }
