@@ -389,6 +389,25 @@ static double nic_load(const gdc_coll_price_t *p, int local)
     return ceil((double)local / nics_of(p, local)) * (p->n - local);
 }
 
+/* `sends` blocks to a node's other ranks, a window of them in flight, each taking `each`
+ * on the ranks' links; a message's trip, `trip`. Every rank's first window lands on every
+ * receiver at once, and a window's first send may be the last its receiver takes in: the
+ * next window starts a whole window's bytes later. From then on the ranks are staggered,
+ * and a window follows the one before once its first send is in, or once the link has
+ * carried the window before; the last ends with its own bytes in. (Off the node the
+ * rounds' order spreads a window over the other nodes: there a window waits for one
+ * message's trip.) */
+static double alltoall_windows_inside(double sends, double each, double trip)
+{
+    double windows = ceil(sends / GDC_COLL_A2A_WINDOW), full = GDC_COLL_A2A_WINDOW * each;
+
+    if (windows <= 1) {
+        return trip + sends * each;
+    }
+    return trip + full + (windows - 2) * max2(full, trip + each) + trip +
+           (sends - (windows - 1) * GDC_COLL_A2A_WINDOW) * each;
+}
+
 static double alltoall_pairwise(const gdc_coll_price_t *p)
 {
     double block = bytes_of(p, p->args->count), local = p->lay->max_local;
@@ -400,12 +419,12 @@ static double alltoall_pairwise(const gdc_coll_price_t *p)
                                     : 0;
     /* each window of sends waits for the one a window before it to arrive; the sends off
      * the node and those inside it have a window each */
-    double window = max2(ceil((p->lay->max_local - 1) / (double)GDC_COLL_A2A_WINDOW) *
-                             (p->o + p->in.latency + block / p->in.bandwidth),
-                         ceil((p->n - p->lay->min_local) / (double)GDC_COLL_A2A_WINDOW) * (p->o + lat + block / bw));
+    double window =
+        max2(alltoall_windows_inside(local - 1, block / p->in.bandwidth, p->o + p->in.latency),
+             ceil((p->n - p->lay->min_local) / (double)GDC_COLL_A2A_WINDOW) * (p->o + lat + block / bw));
 
     return (p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
-           max2(max2((p->n - 1) * p->o, max2(in, out)) + lat + 2 * p->o, window + p->o) +
+           max2(max2((p->n - 1) * p->o, p->o + max2(in, out)) + lat + p->o, window + p->o) +
            (p->args->in_place ? (p->n - 1) * gdc_coll_price_copy(p, block) : 0);
 }
 
