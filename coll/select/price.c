@@ -992,25 +992,28 @@ double gdc_coll_price_group_tree_way(const gdc_coll_price_t *p, int g, gdc_coll_
     return depth * p->o + hops * (h.lat + x + p->o) + (depth - hops) * queued;
 }
 
-double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, int across)
+double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, double largest,
+                                      double smallest, int across)
 {
     int    pof2 = gdc_coll_price_pof2(g);
-    double t = 0, have = total / g * g / pof2;
+    double t = 0, even = total / g, big = largest > 0 ? largest : even, small = smallest > 0 ? smallest : even;
 
     if (g < 2) {
         return 0;
     }
     if (total > (double)p->args->config->hier_ring_bytes && g > 2) {
-        double block = total / g;
-        return gdc_coll_price_group_ring(p, g, h, block, gdc_coll_price_ring_chunks(p, across, block, g - 1), 0, g - 1);
+        return gdc_coll_price_group_ring(p, g, h, even, gdc_coll_price_ring_chunks(p, across, even, g - 1), 0, g - 1);
     }
-    for (int d = 1; d < pof2; d *= 2, have *= 2) {
+    /* round d: what a participant holds, d members' shares (the fold's two on a participant
+     * that took an extra's), at most d of the largest and all but the others' smallest */
+    for (int d = 1; d < pof2; d *= 2) {
+        double have = fmax(total / pof2 * d, fmin(d * big, total - (g - d) * small));
         t += gdc_coll_price_msg(p, h, have);
     }
     if (pof2 != g) {
-        t += gdc_coll_price_msg(p, h, total / g) +
-             gdc_coll_price_fold_out(g, p->o, gdc_coll_price_msg(p, h, have / 2), gdc_coll_price_msg(p, h, total),
-                                     have / 2 / h.bw);
+        t += gdc_coll_price_msg(p, h, big) +
+             gdc_coll_price_fold_out(g, p->o, gdc_coll_price_msg(p, h, total / 2), gdc_coll_price_msg(p, h, total),
+                                     total / 2 / h.bw);
     }
     return t;
 }

@@ -963,7 +963,9 @@ static double allgather_hier(const gdc_coll_price_t *p)
     double         order  = p->lay->blocks ? 0 : copies(p, p->n, total);
 
     return gather + gdc_coll_price_copy(p, block) +
-           gdc_coll_price_group_allgather(p, K, among_leaders(p), total, GDC_COLL_ACROSS_NODES) + order +
+           gdc_coll_price_group_allgather(p, K, among_leaders(p), total, block * L, block * p->lay->min_local,
+                                          GDC_COLL_ACROSS_NODES) +
+           order +
            gdc_coll_price_group_bcast(p, L, in, total, gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, total, 2));
 }
 
@@ -988,7 +990,7 @@ static double allgather_hier_rails(const gdc_coll_price_t *p)
            gdc_coll_price_group_ring(p, L, in, block,
                                      gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, block, 2 * (L - 1)), 0, L - 1) +
            parts * gdc_coll_price_copy(p, part) +
-           max2(gdc_coll_price_group_allgather(p, K, rail, railed, GDC_COLL_ACROSS_NODES),
+           max2(gdc_coll_price_group_allgather(p, K, rail, railed, 0, 0, GDC_COLL_ACROSS_NODES),
                 /* the smallest node's NICs take in every other node's package */
                 rail.lat + (p->n - p->lay->min_local) * block /
                                (p->out.bandwidth * nics_of(p, p->lay->min_local))) +

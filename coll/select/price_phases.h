@@ -106,7 +106,10 @@ double gdc_coll_price_group_bcast_stream(const gdc_coll_price_t *p, int g, gdc_c
 double gdc_coll_price_group_bcast_stream_shared(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes,
                                                 int chunks, int shared);
 double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks);
-double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, int across);
+/* Shares of `total` from each of g members, of `largest` and `smallest` bytes at most and
+ * at least (0: even shares). */
+double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, double largest,
+                                      double smallest, int across);
 double gdc_coll_price_group_dissemination(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h);
 
 /* A tree's slowest way (price.h), each transfer `unit` bytes. */
