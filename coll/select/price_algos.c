@@ -969,6 +969,27 @@ static double allgather_hier(const gdc_coll_price_t *p)
            gdc_coll_price_group_bcast(p, L, in, total, gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, total, 2));
 }
 
+/* The rails' allgathers among the K nodes, where rail.shared of a node's rails share a
+ * NIC: in recursive doubling, a rail's next round starts once its message of the round
+ * before is in, while the NIC may still carry the other rails' messages of that round, so
+ * a round's latency hides behind the bytes of the round before; the NIC carries each
+ * round's messages one after another. */
+static double rails_allgather(const gdc_coll_price_t *p, int K, gdc_coll_hop_t rail, double railed)
+{
+    double alone = rail.bw * rail.shared, first = 0, nic = 0;
+
+    if (gdc_coll_price_pof2(K) != K || railed > (double)p->args->config->hier_ring_bytes) {
+        return gdc_coll_price_group_allgather(p, K, rail, railed, 0, 0, GDC_COLL_ACROSS_NODES);
+    }
+    for (int d = 1; d < K; d *= 2) {
+        double bytes = railed / K * d, start = max2(first, nic);
+
+        nic   = start + bytes / rail.bw;
+        first = start + 2 * p->o + rail.lat + bytes / alone;
+    }
+    return max2(first, nic + rail.lat + 2 * p->o);
+}
+
 static double allgather_hier_rails(const gdc_coll_price_t *p)
 {
     int            L = p->lay->max_local, K = p->lay->nodes;
@@ -990,7 +1011,7 @@ static double allgather_hier_rails(const gdc_coll_price_t *p)
            gdc_coll_price_group_ring(p, L, in, block,
                                      gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, block, 2 * (L - 1)), 0, L - 1) +
            parts * gdc_coll_price_copy(p, part) +
-           max2(gdc_coll_price_group_allgather(p, K, rail, railed, 0, 0, GDC_COLL_ACROSS_NODES),
+           max2(rails_allgather(p, K, rail, railed),
                 /* the smallest node's NICs take in every other node's package */
                 rail.lat + (p->n - p->lay->min_local) * block /
                                (p->out.bandwidth * nics_of(p, p->lay->min_local))) +
