@@ -10,13 +10,15 @@
  * hide their latency behind one another's bytes, and a binomial tree's sibling cut short
  * by the end of the ranks sends with the larger ones, and alltoall hier's packs are priced
  * from the pair of nodes whose pack comes in last, and bcast hier_rails's rails run beside
- * its scatter: 99.9% good choices, the worst x1.19; 98.1% of the choices and 97.0% of all
- * prices within 10%; the weakest algorithm, allgather hier_rails, 92.6% within 10%):
+ * its scatter, and alltoall pairwise's windows land on their receivers all at once, and a
+ * leaders' allgather sends the largest node's blocks: 99.9% good choices (8 of 11,420
+ * not), the worst x1.17; 98.2% of the choices and 97.1% of all prices within 10%; the
+ * weakest algorithm, allreduce rabenseifner, 92.3% within 10%):
  *   - the choice the prices make is the simulator's best or one it prices within 10% of
- *     it in 99.8% of the call shapes at least, and never worse than 1.30 times the best;
- *   - the chosen algorithm's price is within 10% of the simulator's in 96.5% of the call
- *     shapes at least, and 95% of all the prices are;
- *   - every algorithm's median price is within 10% of the simulator's, and 75% of its
+ *     it in 99.9% of the call shapes at least, and never worse than 1.25 times the best;
+ *   - the chosen algorithm's price is within 10% of the simulator's in 97.5% of the call
+ *     shapes at least, and 96.5% of all the prices are;
+ *   - every algorithm's median price is within 10% of the simulator's, and 91% of its
  *     prices at least are within 10% each.
  * Each algorithm's share within 10% and its worst case are printed (the gaps to close).
  *   test_price            the sweep, as a cmocka test
@@ -53,10 +55,10 @@ static sweep_stats_t per_algo[GDC_COLL_ALGO_COUNT];
 static sweep_stats_t choices;
 
 /* What test_prices_follow_the_simulator holds (see the top of the file). */
-#define HELD_GOOD_CHOICES    0.998 /* share of the call shapes */
-#define HELD_WORST_CHOICE    1.30  /* times the simulator's best */
-#define HELD_CHOSEN_WITHIN   0.965 /* share of the call shapes */
-#define HELD_ALL_WITHIN      0.96  /* share of all the prices */
+#define HELD_GOOD_CHOICES    0.999 /* share of the call shapes */
+#define HELD_WORST_CHOICE    1.25  /* times the simulator's best */
+#define HELD_CHOSEN_WITHIN   0.975 /* share of the call shapes */
+#define HELD_ALL_WITHIN      0.965 /* share of all the prices */
 #define HELD_ALGO_WITHIN     0.91  /* share of each algorithm's prices */
 
 static int node_of[256];
