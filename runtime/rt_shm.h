@@ -21,9 +21,14 @@
 #include <stdint.h>
 
 /* Counters in each segment: as many as the shared-memory algorithms use (coll/phase/shm.h),
- * since a rank raises every one of its own at the end of each call (gdc_rt_shm_raise_all),
- * a line each (on 2 ranks, 8 counters took a tenth of an 8-byte allreduce's time there). */
+ * a line each. The last, DONE, stands for them all: a rank raises it last at every value
+ * (the schedules order it after the others', sched.c) and alone at each call's end, and
+ * another counter counts as having reached what DONE reached (gdc_rt_shm_reached). So a
+ * call's end writes one line, not one per counter (on 2 ranks, an 8-byte allreduce took
+ * 0.55 us raising all 3 at each call's end, 0.50 raising one: bench/RESULTS.md 2026-12-05
+ * 16:00). */
 #define GDC_RT_SHM_COUNTERS 3
+#define GDC_RT_SHM_DONE     (GDC_RT_SHM_COUNTERS - 1)
 
 typedef struct gdc_rt_shm_segment gdc_rt_shm_segment_t;
 
@@ -132,10 +137,10 @@ static inline uint64_t gdc_rt_shm_read(volatile uint64_t *counter)
     return __atomic_load_n(counter, __ATOMIC_ACQUIRE);
 }
 
-/* Has local rank i's counter `which` reached value? Counters only rise, so a value once
- * read is kept: a wait for what a peer reached long ago (a ring slot's readers of K calls
- * back) reads no line of its segment, which its owner has likely written since. */
-static inline int gdc_rt_shm_reached(const gdc_rt_shm_t *shm, int i, int which, uint64_t value)
+/* Has local rank i raised its counter `which` to value? Counters only rise, so a value
+ * once read is kept: a wait for what a peer reached long ago (a ring slot's readers of K
+ * calls back) reads no line of its segment, which its owner has likely written since. */
+static inline int gdc_rt_shm_raised(const gdc_rt_shm_t *shm, int i, int which, uint64_t value)
 {
     uint64_t *seen = &shm->seen[(size_t)i * GDC_RT_SHM_COUNTERS + (size_t)which];
 
@@ -144,6 +149,13 @@ static inline int gdc_rt_shm_reached(const gdc_rt_shm_t *shm, int i, int which, 
     }
     *seen = gdc_rt_shm_read(gdc_rt_shm_counter(shm, i, which));
     return *seen >= value;
+}
+
+/* ... or has the counter reached value: raised, or DONE raised to value (after it). */
+static inline int gdc_rt_shm_reached(const gdc_rt_shm_t *shm, int i, int which, uint64_t value)
+{
+    return gdc_rt_shm_raised(shm, i, which, value) ||
+           (which != GDC_RT_SHM_DONE && gdc_rt_shm_raised(shm, i, GDC_RT_SHM_DONE, value));
 }
 
 /* Zero local rank i's ring stamps: segments reused with their counters back at zero must
@@ -155,15 +167,12 @@ static inline void gdc_rt_shm_clear_stamps(const gdc_rt_shm_t *shm, int i)
     }
 }
 
-/* Raise every counter of mine to at least value: how a rank says it is done with a call. */
-static inline void gdc_rt_shm_raise_all(const gdc_rt_shm_t *shm, uint64_t value)
+/* How a rank says it is done with a call whose last value is `value`: every counter of
+ * mine counts as having reached it. A plain store: the ends of calls only rise, and no
+ * signal of a call passes its end. */
+static inline void gdc_rt_shm_finish(const gdc_rt_shm_t *shm, uint64_t value)
 {
-    for (int c = 0; c < GDC_RT_SHM_COUNTERS; c++) {
-        volatile uint64_t *counter = gdc_rt_shm_counter(shm, shm->local_index, c);
-        if (gdc_rt_shm_read(counter) < value) {
-            gdc_rt_shm_raise(counter, value);
-        }
-    }
+    gdc_rt_shm_raise(gdc_rt_shm_counter(shm, shm->local_index, GDC_RT_SHM_DONE), value);
 }
 
 /* Cross-memory attach into the peers' user buffers: at a call's start an owner publishes

@@ -145,8 +145,8 @@ static void complete(gdc_coll_exec_t *exec, uint32_t s)
         }
         if (exec->shm != NULL && exec->sched->shm_epochs > 0) {
             /* it has stopped reading its peers' segments: DONE says so to the next call's
-             * waits, and the other counters follow so that none lags behind */
-            gdc_rt_shm_raise_all(exec->shm, exec->shm_base + exec->sched->shm_epochs);
+             * waits, and every other counter counts as having reached its value */
+            gdc_rt_shm_finish(exec->shm, exec->shm_base + exec->sched->shm_epochs);
         }
         release_peers(exec);
         exec->finished = 1;

@@ -81,8 +81,8 @@ gdc_status_t gdc_coll_fast_wait_published(const gdc_coll_fast_t *fast, int peer,
 #define GDC_COLL_FAST_COPIED_POLLS 16
 int gdc_coll_fast_reached(const gdc_coll_fast_t *fast, int peer, const gdc_coll_fast_want_t *want, unsigned polls);
 
-/* The end of a call on the fast path, as the executor ends a shared-memory run: every
- * counter of mine to the call's value. */
+/* The end of a call on the fast path, as the executor ends a shared-memory run: DONE to
+ * the call's value, for every counter of mine. */
 void gdc_coll_fast_finish(const gdc_coll_fast_t *fast);
 
 #endif

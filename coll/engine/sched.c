@@ -135,6 +135,28 @@ int gdc_coll_join(gdc_coll_sched_t *sched, const int *deps, int n)
     return step;
 }
 
+/* DONE stands for every counter (rt_shm.h): raised to a value, it comes after each other
+ * counter's last signal of that value or below. */
+static void done_after_others(gdc_coll_sched_t *sched, int step, uint32_t value)
+{
+    for (int c = 0; c < GDC_RT_SHM_COUNTERS; c++) {
+        int s = sched->last_signal[c];
+
+        if (c == GDC_RT_SHM_DONE) {
+            continue;
+        }
+        while (s >= 0 && sched->steps[s].slot > value) { /* that counter ran ahead: its signal of value */
+            int before = -1;
+            for (int t = s - 1; t >= 0 && before < 0; t--) {
+                const gdc_coll_step_t *st = &sched->steps[t];
+                before = st->kind == GDC_COLL_STEP_SIGNAL && st->counter == c ? t : -1;
+            }
+            s = before;
+        }
+        gdc_coll_after(sched, step, s);
+    }
+}
+
 int gdc_coll_signal(gdc_coll_sched_t *sched, int counter, uint32_t value, int dep)
 {
     int step = add_step(sched, GDC_COLL_STEP_SIGNAL, -1, value, no_region, no_region, no_region, dep);
@@ -144,6 +166,14 @@ int gdc_coll_signal(gdc_coll_sched_t *sched, int counter, uint32_t value, int de
         sched->shm_epochs          = value > sched->shm_epochs ? value : sched->shm_epochs;
         /* a counter says "chunks 1..value are done": it may not pass an earlier chunk */
         gdc_coll_after(sched, step, sched->last_signal[counter]);
+        if (counter == GDC_RT_SHM_DONE) {
+            done_after_others(sched, step, value);
+        } else if (sched->last_signal[GDC_RT_SHM_DONE] >= 0 &&
+                   sched->steps[sched->last_signal[GDC_RT_SHM_DONE]].slot >= value) {
+            GDC_LOG_ERROR("%s: counter %d signalled %u after DONE reached it: DONE would stand for it too early",
+                          sched->algo != NULL ? sched->algo->name : "schedule", counter, value);
+            sched->status = GDC_ERR_INTERNAL;
+        }
         sched->last_signal[counter] = step;
     }
     return step;

@@ -6,8 +6,9 @@
  * have said (with another counter) that they are done with it.
  *
  * Counter values are chunk numbers + 1 within a call; 0 means "everything the calls before
- * this one did". When a run is over the executor raises all of a rank's counters to the
- * call's last value: DONE then says the rank has stopped reading its peers' segments, so
+ * this one did". When a run is over the executor raises the rank's DONE to the call's last
+ * value, and every other counter counts as having reached it (rt_shm.h): DONE then says
+ * the rank has stopped reading its peers' segments, so
  * a call that waits for every peer's DONE to reach 0 may overwrite what any of them read
  * in the calls before (only then: in an earlier call any rank may have read any part of
  * this rank's segment).
@@ -24,6 +25,7 @@ enum {
     GDC_COLL_SHM_USED        /* counters the algorithms use */
 };
 _Static_assert(GDC_COLL_SHM_USED <= GDC_RT_SHM_COUNTERS, "the segments hold the counters the algorithms use");
+_Static_assert(GDC_COLL_SHM_DONE == GDC_RT_SHM_DONE, "DONE is the counter that stands for them all");
 
 /* Every rank on one node, shared memory there, host buffers. */
 int gdc_coll_shm_supports(const gdc_coll_args_t *args);

@@ -372,6 +372,47 @@ static void test_ring_runs_ahead(void **state)
     cfg = gdc_coll_config_defaults;
 }
 
+/* Does the schedule's step `to` wait for step `from`? (before sched_finish: its edges) */
+static int waits_for(const gdc_coll_sched_t *sched, int to, int from)
+{
+    for (uint32_t e = 0; e < sched->num_edges; e++) {
+        if ((int)sched->edges[e].to == to && (int)sched->edges[e].from == from) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* DONE stands for every counter of a rank (rt_shm.h): a schedule raises it to a value only
+ * after its other counters' signals of that value or below, even those of a counter that
+ * ran ahead; a counter signalled at or below what DONE already reached is a builder's bug,
+ * reported, not run. */
+static void test_done_follows_the_other_signals(void **state)
+{
+    gdc_coll_args_t   args;
+    gdc_coll_sched_t *sched;
+    int               copied1, reduced1, reduced2, done1;
+
+    memset(&args, 0, sizeof(args));
+    args.coll  = GDC_COLL_ALLREDUCE;
+    args.size  = 2;
+    args.dsize = 4;
+    args.config = &cfg;
+    sched = gdc_coll_sched_new(&gdc_coll_algos[GDC_COLL_ALGO_ALLREDUCE_SHM], &args);
+    assert_non_null(sched);
+    copied1  = gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, 1, -1);
+    reduced1 = gdc_coll_signal(sched, GDC_COLL_SHM_REDUCED, 1, -1);
+    reduced2 = gdc_coll_signal(sched, GDC_COLL_SHM_REDUCED, 2, -1);
+    done1    = gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, -1);
+    assert_true(waits_for(sched, done1, copied1));
+    assert_true(waits_for(sched, done1, reduced1));
+    assert_false(waits_for(sched, done1, reduced2)); /* chunk 2's: not DONE(1)'s to wait for */
+    assert_int_equal(sched->status, GDC_SUCCESS);
+    gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, 1, -1);
+    assert_int_equal(sched->status, GDC_ERR_INTERNAL);
+    gdc_coll_sched_free(sched);
+}
+
 /* The table lists each algorithm once, at its id, with a name and a description; the
  * collectives' algorithms are contiguous (the order gdinfo prints and the model breaks ties
  * by). */
@@ -428,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_shm_sequences),
         cmocka_unit_test(test_fast_paths),
         cmocka_unit_test(test_ring_runs_ahead),
+        cmocka_unit_test(test_done_follows_the_other_signals),
         cmocka_unit_test(test_summary),
     };
 

@@ -96,6 +96,31 @@ static int child(int to_parent, int from_parent)
     return 0;
 }
 
+/* Every counter of a rank counts as having reached what its DONE reached (a call's end
+ * raises DONE alone), though none is raised: reached, not raised. */
+static void done_stands_for_the_others(void **state)
+{
+    gdc_rt_shm_t         shm;
+    gdc_rt_shm_locator_t where;
+    int                  ranks[1] = {0};
+
+    (void)state;
+    assert_int_equal(gdc_rt_shm_create(&shm, "gdc-test-done"), GDC_SUCCESS);
+    where = gdc_rt_shm_locator(&shm);
+    assert_int_equal(gdc_rt_shm_attach(&shm, 1, 0, ranks, &where), GDC_SUCCESS);
+    gdc_rt_shm_raise(gdc_rt_shm_counter(&shm, 0, 0), 3);
+    assert_true(gdc_rt_shm_reached(&shm, 0, 0, 3));
+    assert_false(gdc_rt_shm_reached(&shm, 0, 0, 4));
+    assert_false(gdc_rt_shm_reached(&shm, 0, 1, 2));
+    gdc_rt_shm_finish(&shm, 5);
+    for (int c = 0; c < GDC_RT_SHM_COUNTERS; c++) {
+        assert_true(gdc_rt_shm_reached(&shm, 0, c, 5));
+        assert_false(gdc_rt_shm_reached(&shm, 0, c, 6));
+        assert_int_equal(gdc_rt_shm_raised(&shm, 0, c, 5), c == GDC_RT_SHM_DONE);
+    }
+    gdc_rt_shm_destroy(&shm);
+}
+
 static void two_processes_share(void **state)
 {
     int                  up[2], down[2], status;
@@ -289,6 +314,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(create_names_nothing),
         cmocka_unit_test(two_processes_share),
+        cmocka_unit_test(done_stands_for_the_others),
         cmocka_unit_test(bad_locators_refused),
         cmocka_unit_test(device_board_maps_peers),
     };
