@@ -29,7 +29,8 @@ gdc_status_t gdc_coll_fast_wait_free(const gdc_coll_fast_t *fast, int ring)
     return gdc_coll_fast_wait_counter(fast, GDC_COLL_SHM_DONE, fast->base + 1 - GDC_RT_SHM_RING_SLOTS, -1);
 }
 
-gdc_status_t gdc_coll_fast_share_all(const gdc_coll_fast_t *fast, const void *input, size_t bytes, int ring)
+gdc_status_t gdc_coll_fast_share_all(const gdc_coll_fast_t *fast, const void *input, size_t bytes, int ring,
+                                     size_t at, size_t reads)
 {
     gdc_status_t status = gdc_coll_fast_wait_free(fast, ring);
 
@@ -38,7 +39,7 @@ gdc_status_t gdc_coll_fast_share_all(const gdc_coll_fast_t *fast, const void *in
     }
     memcpy(gdc_coll_fast_place(fast, fast->shm->local_index, ring), input, bytes);
     gdc_coll_fast_publish(fast, ring);
-    return gdc_coll_fast_wait_published(fast, -1, ring, 0, bytes);
+    return gdc_coll_fast_wait_published(fast, -1, ring, at, reads);
 }
 
 void gdc_coll_fast_reduce_places(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output, int ring,

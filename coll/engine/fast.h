@@ -52,8 +52,10 @@ gdc_status_t gdc_coll_fast_collect(const gdc_coll_fast_t *fast, const gdc_coll_a
                                    gdc_coll_fast_offset_t from, gdc_coll_fast_offset_t to);
 
 /* Put my `bytes` of input in my place once it is free, publish them, and wait until every
- * other local rank has published its own: the start of the shm_direct fast paths. */
-gdc_status_t gdc_coll_fast_share_all(const gdc_coll_fast_t *fast, const void *input, size_t bytes, int ring);
+ * other local rank has published its own, of which I read `reads` bytes at `at` next: the
+ * start of the shm_direct fast paths. */
+gdc_status_t gdc_coll_fast_share_all(const gdc_coll_fast_t *fast, const void *input, size_t bytes, int ring,
+                                     size_t at, size_t reads);
 
 /* Reduce args->count elements at byte `offset` of every local rank's place into output, in
  * rank order (the schedules' gdc_coll_shm_reduce_places), AVG's division included. */

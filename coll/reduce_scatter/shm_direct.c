@@ -44,7 +44,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_reduce_scatter_shm_direct_run_blocking)
     size_t block = args->count * args->dsize, bytes = block * (size_t)args->size, mine = block * (size_t)me;
     int    ring  = gdc_coll_shm_in_ring(args);
 
-    if ((*status = gdc_coll_fast_share_all(fast, bufs->input, bytes, ring)) == GDC_SUCCESS) {
+    if ((*status = gdc_coll_fast_share_all(fast, bufs->input, bytes, ring, mine, block)) == GDC_SUCCESS) {
         gdc_coll_fast_reduce_places(fast, args, bufs->output, ring, mine);
     }
     return 1;
