@@ -1002,6 +1002,9 @@ double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll
         return 0;
     }
     if (total > (double)p->args->config->hier_ring_bytes && g > 2) {
+        /* even shares: the ring's chunks of large and small shares overlap (priced with the
+         * largest share, allgather hier went from 94.8% to 87.8% within 10% of the
+         * simulator) */
         return gdc_coll_price_group_ring(p, g, h, even, gdc_coll_price_ring_chunks(p, across, even, g - 1), 0, g - 1);
     }
     /* round d: what a participant holds, d members' shares (the fold's two on a participant
