@@ -44,8 +44,8 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_allreduce_shm_direct_run_blocking)
     size_t bytes = args->count * args->dsize;
     int    ring  = gdc_coll_shm_in_ring(args);
 
-    if ((*status = gdc_coll_fast_share_all(fast, bufs->input, bytes, ring, 0, bytes)) == GDC_SUCCESS) {
-        gdc_coll_fast_reduce_places(fast, args, bufs->output, ring, 0);
+    if ((*status = gdc_coll_fast_share_all(fast, bufs->input, bytes, ring, 0, bytes, 0)) == GDC_SUCCESS) {
+        gdc_coll_fast_reduce_places(fast, args, bufs->output, ring, 0, NULL);
     }
     return 1;
 }

@@ -30,27 +30,38 @@ gdc_status_t gdc_coll_fast_wait_free(const gdc_coll_fast_t *fast, int ring)
 }
 
 gdc_status_t gdc_coll_fast_share_all(const gdc_coll_fast_t *fast, const void *input, size_t bytes, int ring,
-                                     size_t at, size_t reads)
+                                     size_t at, size_t reads, int mine_unread)
 {
     gdc_status_t status = gdc_coll_fast_wait_free(fast, ring);
+    char        *place  = gdc_coll_fast_place(fast, fast->shm->local_index, ring);
 
     if (status != GDC_SUCCESS) {
         return status;
     }
-    memcpy(gdc_coll_fast_place(fast, fast->shm->local_index, ring), input, bytes);
+    if (mine_unread) {
+        memcpy(place, input, at);
+        memcpy(place + at + reads, (const char *)input + at + reads, bytes - at - reads);
+    } else {
+        memcpy(place, input, bytes);
+    }
     gdc_coll_fast_publish(fast, ring);
     return gdc_coll_fast_wait_published(fast, -1, ring, at, reads);
 }
 
-void gdc_coll_fast_reduce_places(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output, int ring,
-                                 size_t offset)
+/* Local rank p's operand of a reduction of places. */
+static const void *operand(const gdc_coll_fast_t *fast, int p, int ring, size_t offset, const void *own)
 {
-    gdc_coll_reduce_host(output, (const char *)gdc_coll_fast_place(fast, 0, ring) + offset,
-                         (const char *)gdc_coll_fast_place(fast, 1, ring) + offset, args->count, args->dtype,
-                         args->op);
+    return own != NULL && p == fast->shm->local_index ? own
+                                                      : (const char *)gdc_coll_fast_place(fast, p, ring) + offset;
+}
+
+void gdc_coll_fast_reduce_places(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output, int ring,
+                                 size_t offset, const void *own)
+{
+    gdc_coll_reduce_host(output, operand(fast, 0, ring, offset, own), operand(fast, 1, ring, offset, own), args->count,
+                         args->dtype, args->op);
     for (int p = 2; p < fast->shm->local_size; p++) {
-        gdc_coll_reduce_host(output, output, (const char *)gdc_coll_fast_place(fast, p, ring) + offset, args->count,
-                             args->dtype, args->op);
+        gdc_coll_reduce_host(output, output, operand(fast, p, ring, offset, own), args->count, args->dtype, args->op);
     }
     if (args->op == GDC_AVG) {
         gdc_coll_avg_finish_host(output, args->count, args->dtype, args->size);

@@ -53,18 +53,21 @@ gdc_status_t gdc_coll_fast_collect(const gdc_coll_fast_t *fast, const gdc_coll_a
 
 /* Put my `bytes` of input in my place once it is free, publish them, and wait until every
  * other local rank has published its own, of which I read `reads` bytes at `at` next: the
- * start of the shm_direct fast paths. */
+ * start of the shm_direct fast paths. Where each rank reads its own part of the others'
+ * (reduce_scatter: mine_unread), my part of mine is left out: no one reads it. */
 gdc_status_t gdc_coll_fast_share_all(const gdc_coll_fast_t *fast, const void *input, size_t bytes, int ring,
-                                     size_t at, size_t reads);
+                                     size_t at, size_t reads, int mine_unread);
 
 /* Reduce args->count elements at byte `offset` of every local rank's place into output, in
- * rank order (the schedules' gdc_coll_shm_reduce_places), AVG's division included. */
+ * rank order (the schedules' gdc_coll_shm_reduce_places), AVG's division included; my
+ * operand from `own` where not NULL (the same values as my place's). */
 void gdc_coll_fast_reduce_places(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output, int ring,
-                                 size_t offset);
+                                 size_t offset, const void *own);
 
 /* Publish: in the ring, stamp my slot with the call's value (base + 1); else raise my
  * COPIED counter to it. A rank running the schedule waits for COPIED, which a ring call's
- * finish raises: no fast path's finish waits for what such a rank does after reading me,
+ * finish reaches (its DONE stands for it): no fast path's finish waits for what such a rank
+ * does after reading me,
  * and one line fewer to take back from the peers that read it (on 2 ranks, small calls
  * 0.89 to 0.94 of their time: bench/RESULTS.md 2026-12-05). */
 void gdc_coll_fast_publish(const gdc_coll_fast_t *fast, int ring);

@@ -37,15 +37,16 @@ GDC_COLL_BUILDER(gdc_coll_reduce_scatter_shm_direct)
     return GDC_SUCCESS;
 }
 
-/* The fast path: publish the vector, wait for everyone's, reduce my block in rank order. */
+/* The fast path: publish the vector but my block (no one else reads it), wait for
+ * everyone's, reduce my block in rank order, mine from my input. */
 GDC_COLL_RUN_BLOCKING(gdc_coll_reduce_scatter_shm_direct_run_blocking)
 {
     int    me    = fast->shm->local_index;
     size_t block = args->count * args->dsize, bytes = block * (size_t)args->size, mine = block * (size_t)me;
     int    ring  = gdc_coll_shm_in_ring(args);
 
-    if ((*status = gdc_coll_fast_share_all(fast, bufs->input, bytes, ring, mine, block)) == GDC_SUCCESS) {
-        gdc_coll_fast_reduce_places(fast, args, bufs->output, ring, mine);
+    if ((*status = gdc_coll_fast_share_all(fast, bufs->input, bytes, ring, mine, block, 1)) == GDC_SUCCESS) {
+        gdc_coll_fast_reduce_places(fast, args, bufs->output, ring, mine, (const char *)bufs->input + mine);
     }
     return 1;
 }
