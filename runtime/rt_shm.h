@@ -25,8 +25,8 @@
  * (the schedules order it after the others', sched.c) and alone at each call's end, and
  * another counter counts as having reached what DONE reached (gdc_rt_shm_reached). So a
  * call's end writes one line, not one per counter (on 2 ranks, an 8-byte allreduce took
- * 0.55 us raising all 3 at each call's end, 0.50 raising one: bench/RESULTS.md 2026-12-05
- * 16:00). */
+ * 0.54 us raising all 3 at each call's end, 0.47 raising one: bench/RESULTS.md 2026-12-05
+ * 15:05-16:55, AB15). */
 #define GDC_RT_SHM_COUNTERS 3
 #define GDC_RT_SHM_DONE     (GDC_RT_SHM_COUNTERS - 1)
 

@@ -144,8 +144,9 @@ int gdc_coll_fast_reached(const gdc_coll_fast_t *fast, int peer, const gdc_coll_
     }
     /* raised, not reached: every rank raises the counters that a fast path waits for in the
      * call itself, and the DONE line of a peer, which it writes at every call's end, is not
-     * pulled across on every poll (on 2 ranks, polling it beside COPIED in the barrier
-     * between gdbench's calls took the 8-byte allreduce from 0.50 to 0.55 us) */
+     * pulled across on every poll (on 2 ranks, with it polled beside COPIED in the barrier
+     * between gdbench's calls, allreduce of 4 to 64 B took 1.00 of its time before DONE
+     * stood for the others; without, 0.90 and 0.92: bench/RESULTS.md 2026-12-05 15:05) */
     return gdc_rt_shm_raised(fast->shm, peer, want->counter, want->target);
 }
 

@@ -67,9 +67,8 @@ void gdc_coll_fast_reduce_places(const gdc_coll_fast_t *fast, const gdc_coll_arg
 /* Publish: in the ring, stamp my slot with the call's value (base + 1); else raise my
  * COPIED counter to it. A rank running the schedule waits for COPIED, which a ring call's
  * finish reaches (its DONE stands for it): no fast path's finish waits for what such a rank
- * does after reading me,
- * and one line fewer to take back from the peers that read it (on 2 ranks, small calls
- * 0.89 to 0.94 of their time: bench/RESULTS.md 2026-12-05). */
+ * does after reading me, and one line fewer to take back from the peers that read it (on
+ * 2 ranks, small calls 0.89 to 0.94 of their time: bench/RESULTS.md 2026-12-05). */
 void gdc_coll_fast_publish(const gdc_coll_fast_t *fast, int ring);
 /* fast->wait's counter for "has published this call": COPIED, or in the ring the slot's
  * stamp (in the line of a small call's data; a schedule's publisher raises COPIED only). */

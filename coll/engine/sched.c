@@ -136,24 +136,18 @@ int gdc_coll_join(gdc_coll_sched_t *sched, const int *deps, int n)
 }
 
 /* DONE stands for every counter (rt_shm.h): raised to a value, it comes after each other
- * counter's last signal of that value or below. */
+ * counter's last signal of that value or below (a counter's signals are chained, so the
+ * earlier ones come with it; one that ran ahead of value is passed over). */
 static void done_after_others(gdc_coll_sched_t *sched, int step, uint32_t value)
 {
     for (int c = 0; c < GDC_RT_SHM_COUNTERS; c++) {
-        int s = sched->last_signal[c];
-
-        if (c == GDC_RT_SHM_DONE) {
-            continue;
-        }
-        while (s >= 0 && sched->steps[s].slot > value) { /* that counter ran ahead: its signal of value */
-            int before = -1;
-            for (int t = s - 1; t >= 0 && before < 0; t--) {
-                const gdc_coll_step_t *st = &sched->steps[t];
-                before = st->kind == GDC_COLL_STEP_SIGNAL && st->counter == c ? t : -1;
+        for (int t = c == GDC_RT_SHM_DONE ? -1 : sched->last_signal[c]; t >= 0; t--) {
+            const gdc_coll_step_t *st = &sched->steps[t];
+            if (st->kind == GDC_COLL_STEP_SIGNAL && st->counter == c && st->slot <= value) {
+                gdc_coll_after(sched, step, t);
+                break;
             }
-            s = before;
         }
-        gdc_coll_after(sched, step, s);
     }
 }
 

@@ -8,10 +8,9 @@
  * Counter values are chunk numbers + 1 within a call; 0 means "everything the calls before
  * this one did". When a run is over the executor raises the rank's DONE to the call's last
  * value, and every other counter counts as having reached it (rt_shm.h): DONE then says
- * the rank has stopped reading its peers' segments, so
- * a call that waits for every peer's DONE to reach 0 may overwrite what any of them read
- * in the calls before (only then: in an earlier call any rank may have read any part of
- * this rank's segment).
+ * the rank has stopped reading its peers' segments, so a call that waits for every peer's
+ * DONE to reach 0 may overwrite what any of them read in the calls before (only then: in
+ * an earlier call any rank may have read any part of this rank's segment).
  */
 #ifndef GDC_COLL_SHM_H
 #define GDC_COLL_SHM_H
