@@ -292,6 +292,301 @@ static void tree_hop(const tree_walk_t *tw, int u, int v, int level, gdc_coll_tr
     }
 }
 
+/* ---------------------------------------------------------------------------------------
+ * A tree's transfers between nodes through their dependencies, as the simulator runs them
+ * with only the NICs' time counted. A rank sends on once its message is in (bcast,
+ * scatter) or its children's are (reduce, gather); a transfer takes a time unit per vector
+ * or block on the sender's NIC, in the order they are sent, and on the receiver's, in its
+ * first free gaps from then; hops inside a node take none. The last arrival is the tree's
+ * slowest chain of NIC queues: the busiest NIC's load where its transfers do not wait for
+ * other queues, more where one does (a message that left a busy NIC late queues again on a
+ * busy receiver, then the one it enables on the next). Per layout, O(ranks log ranks).
+ */
+
+typedef struct chain_event {
+    long t;
+    int  prio, v, rx; /* the hop into or out of vrank v (by its child side); rx: its arrival */
+} chain_event_t;
+
+/* A receiving NIC's busy spans [start, end), in order: a message takes its first gaps. */
+typedef struct chain_rx {
+    long *span; /* start, end, ... */
+    int   len, cap;
+} chain_rx_t;
+
+typedef struct chain {
+    const tree_walk_t *tw;
+    int                down, blocks, len;
+    chain_event_t     *heap;
+    long              *at, *tx_free;     /* at: [vrank]; tx_free: [node][8] */
+    chain_rx_t        *rx;               /* [node][8]: the receivers' booked time */
+    int               *parent, *tx, *to; /* [vrank]: the hop into or out of it and its NICs (tx -1:
+                                            inside a node) */
+    int               *cell;             /* [vrank]: node * 8 + its index in the node (mod 8) */
+    int               *hops, *pending;   /* hops: between nodes on the way to at[v] */
+    long               last;
+    int                last_hops;
+} chain_t;
+
+static int event_before(const chain_event_t *a, const chain_event_t *b)
+{
+    if (a->t != b->t) {
+        return a->t < b->t;
+    }
+    return a->prio != b->prio ? a->prio < b->prio : a->rx < b->rx;
+}
+
+static void chain_push(chain_t *c, long t, int prio, int v, int rx)
+{
+    chain_event_t e = {t, prio, v, rx};
+    int           i = c->len++;
+
+    while (i > 0 && event_before(&e, &c->heap[(i - 1) / 2])) {
+        c->heap[i] = c->heap[(i - 1) / 2];
+        i          = (i - 1) / 2;
+    }
+    c->heap[i] = e;
+}
+
+static chain_event_t chain_pop(chain_t *c)
+{
+    chain_event_t top = c->heap[0], last = c->heap[--c->len];
+    int           i = 0;
+
+    if (c->len == 0) {
+        return top;
+    }
+    for (int k = 1; k < c->len; k = 2 * i + 1) {
+        k += k + 1 < c->len && event_before(&c->heap[k + 1], &c->heap[k]);
+        if (!event_before(&c->heap[k], &last)) {
+            break;
+        }
+        c->heap[i] = c->heap[k];
+        i          = k;
+    }
+    c->heap[i] = last;
+    return top;
+}
+
+static void chain_arrive(chain_t *c, int v, long t, int hops);
+
+/* The hop of child vrank v, its sender ready at t: inside a node at once, between nodes in
+ * turn on the NICs (chain_hop). */
+static void chain_send(chain_t *c, int v, long t, int prio)
+{
+    if (c->tx[v] < 0) {
+        chain_arrive(c, v, t, c->hops[c->down ? c->parent[v] : v]);
+    } else {
+        chain_push(c, t, prio, v, 0);
+    }
+}
+
+/* The hops out of vrank u (down): its children's, the farthest first as the builders send. */
+static void chain_send_down(chain_t *c, int u, long t)
+{
+    int n = c->tw->args->size, radix = c->tw->radix;
+
+    for (long d = 1; d < n && u % (d * radix) == 0; d *= radix) {
+        for (int j = 1; j < radix && u + j * d < n; j++) {
+            chain_send(c, (int)(u + j * d), t, -(int)(u + j * d));
+        }
+    }
+}
+
+static void chain_arrive(chain_t *c, int v, long t, int hops)
+{
+    int u = c->parent[v];
+
+    if (c->down) {
+        c->at[v]   = t;
+        c->hops[v] = hops;
+        if (t > c->last || (t == c->last && hops > c->last_hops)) {
+            c->last      = t;
+            c->last_hops = hops;
+        }
+        chain_send_down(c, v, t);
+        return;
+    }
+    if (t > c->at[u] || (t == c->at[u] && hops > c->hops[u])) {
+        c->at[u]   = t;
+        c->hops[u] = hops;
+    }
+    if (--c->pending[u] > 0) {
+        return;
+    }
+    if (u == 0) {
+        c->last      = c->at[0];
+        c->last_hops = c->hops[0];
+    } else {
+        chain_send(c, u, c->at[u], u);
+    }
+}
+
+/* Books w of rx's time from `at` on, in its first gaps (as the simulator's receivers do:
+ * a message too long for a gap goes on after the span that ends it), spans over by `now`
+ * dropped; returns the end of the last piece (-1: out of memory). */
+static long chain_book(chain_rx_t *rx, long now, long at, long w)
+{
+    int gone = 0, i = 0;
+
+    while (gone < rx->len && rx->span[2 * gone + 1] <= now) {
+        gone++;
+    }
+    rx->len -= gone;
+    memmove(rx->span, rx->span + 2 * gone, (size_t)rx->len * 2 * sizeof(long));
+    while (w > 0) {
+        long piece;
+
+        while (i < rx->len && rx->span[2 * i + 1] <= at) {
+            i++;
+        }
+        if (i < rx->len && rx->span[2 * i] <= at) {
+            at = rx->span[2 * i + 1];
+            continue;
+        }
+        piece = i < rx->len && rx->span[2 * i] - at < w ? rx->span[2 * i] - at : w;
+        if (i > 0 && rx->span[2 * i - 1] == at) {
+            rx->span[2 * i - 1] = at + piece;
+        } else {
+            if (rx->len == rx->cap) {
+                int   cap  = rx->cap * 2 + 8;
+                long *span = realloc(rx->span, (size_t)cap * 2 * sizeof(long));
+                if (span == NULL) {
+                    return -1;
+                }
+                rx->span = span;
+                rx->cap  = cap;
+            }
+            memmove(rx->span + 2 * i + 2, rx->span + 2 * i, (size_t)(rx->len - i) * 2 * sizeof(long));
+            rx->span[2 * i]     = at;
+            rx->span[2 * i + 1] = at + piece;
+            rx->len++;
+            i++;
+        }
+        at += piece;
+        w -= piece;
+    }
+    return at;
+}
+
+/* The hop of child vrank v between nodes, its sender ready at e.t: queued on the sender's
+ * NIC and booked on the receiver's then, in the order the senders are ready (as the
+ * simulator books them), and in at the end of both (e.rx). */
+static void chain_hop(chain_t *c, chain_event_t e)
+{
+    int   v = e.v;
+    long  w = c->blocks ? subtree_size(v, c->tw->args->size) : 1, start, in;
+    long *tx = &c->tx_free[c->tx[v]];
+
+    if (e.rx) {
+        chain_arrive(c, v, e.t, c->hops[c->down ? c->parent[v] : v] + 1);
+        return;
+    }
+    start = e.t > *tx ? e.t : *tx;
+    *tx   = start + w;
+    in    = chain_book(&c->rx[c->to[v]], e.t, start, w);
+    chain_push(c, in >= 0 ? in : start + w, v, v, 1); /* out of memory: as if the receiver were free */
+}
+
+/* The tree's last arrival in transfers, and the hops between nodes on its way. */
+static void chain_run(chain_t *c, int nics, int *units, int *hops)
+{
+    int n = c->tw->args->size, nodes = c->tw->nodes;
+
+    for (int v = 1; v < n; v++) {
+        int from = c->down ? c->parent[v] : v, to = c->down ? v : c->parent[v]; /* vranks */
+        int cell = c->cell[from] & ~7, nic = c->cell[from] & (nics - 1);
+        c->tx[v] = cell == (c->cell[to] & ~7) ? -1 : cell + nic;
+        c->to[v] = (c->cell[to] & ~7) + (c->cell[to] & (nics - 1));
+    }
+    c->len       = 0;
+    c->last      = 0;
+    c->last_hops = 0;
+    memset(c->at, 0, (size_t)n * sizeof(long));
+    memset(c->hops, 0, (size_t)n * sizeof(int));
+    memset(c->tx_free, 0, (size_t)nodes * 8 * sizeof(long));
+    for (int i = 0; i < nodes * 8; i++) {
+        c->rx[i].len = 0;
+    }
+    memset(c->pending, 0, (size_t)n * sizeof(int));
+    if (c->down) {
+        chain_send_down(c, 0, 0);
+    } else {
+        for (int v = 1; v < n; v++) {
+            c->pending[c->parent[v]]++;
+        }
+        for (int v = 1; v < n; v++) {
+            if (c->pending[v] == 0) {
+                chain_send(c, v, 0, v);
+            }
+        }
+    }
+    while (c->len > 0) {
+        chain_hop(c, chain_pop(c));
+    }
+    *units = (int)c->last;
+    *hops  = c->last_hops;
+}
+
+/* Each kind's slowest chain of NIC queues (above), were the node's NICs 1, 2, 4 or 8 (more
+ * than a node's ranks: as many, each its own). */
+static void tree_chains(const tree_walk_t *tw, const int kinds[4], int count, const int *local,
+                        gdc_coll_layout_t *layout)
+{
+    int     n = tw->args->size, most_local = 0;
+    chain_t c;
+
+    if (tw->nodes < 2) {
+        return;
+    }
+    memset(&c, 0, sizeof(c));
+    c.tw      = tw;
+    c.heap    = malloc((size_t)n * 2 * sizeof(*c.heap)); /* a send and an arrival per hop */
+    c.at      = malloc((size_t)n * sizeof(long));
+    c.tx_free = malloc((size_t)tw->nodes * 8 * sizeof(long));
+    c.rx      = calloc((size_t)tw->nodes * 8, sizeof(*c.rx));
+    c.parent  = malloc((size_t)n * 6 * sizeof(int));
+    if (c.heap == NULL || c.at == NULL || c.tx_free == NULL || c.rx == NULL || c.parent == NULL) {
+        goto out; /* left at 0: the NICs' loads alone */
+    }
+    c.tx      = c.parent + n;
+    c.to      = c.parent + 2 * (size_t)n;
+    c.hops    = c.parent + 3 * (size_t)n;
+    c.pending = c.parent + 4 * (size_t)n;
+    c.cell    = c.parent + 5 * (size_t)n;
+    for (int v = 0; v < n; v++) {
+        long dist;
+        int  level, r = (v + tw->root) % n;
+        c.parent[v] = v > 0 ? tree_up(v, tw->radix, &dist, &level) : 0;
+        c.cell[v]   = node(tw->args, r) * 8 + local[r] % 8;
+        most_local  = local[r] + 1 > most_local ? local[r] + 1 : most_local;
+    }
+    for (int k = 0; k < count; k++) {
+        int *units = layout->tree_nic_chain[kinds[k]], *hops = layout->tree_nic_chain_hops[kinds[k]];
+
+        c.down   = kinds[k] == GDC_COLL_TREE_BCAST || kinds[k] == GDC_COLL_TREE_RADIX_BCAST ||
+                   kinds[k] == GDC_COLL_TREE_SCATTER;
+        c.blocks = kinds[k] == GDC_COLL_TREE_SCATTER || kinds[k] == GDC_COLL_TREE_GATHER;
+        for (int i = 0; i < GDC_COLL_TREE_NICS; i++) {
+            if (i > 0 && tree_nics[i - 1] >= most_local) { /* no two ranks of a node share one */
+                units[i] = units[i - 1];
+                hops[i]  = hops[i - 1];
+            } else {
+                chain_run(&c, tree_nics[i], &units[i], &hops[i]);
+            }
+        }
+    }
+out:
+    for (int i = 0; c.rx != NULL && i < tw->nodes * 8; i++) {
+        free(c.rx[i].span);
+    }
+    free(c.parent);
+    free(c.rx);
+    free(c.tx_free);
+    free(c.at);
+    free(c.heap);
+}
+
 /* Each kind's busiest NIC and busiest rank's own link over the whole tree (the layout's
  * tree_nic_load and tree_link_load), in one walk: every hop between nodes loads the
  * sender's NIC and the receiver's, the NIC a rank's index in its node modulo the node's
@@ -347,6 +642,7 @@ static void tree_loads(const tree_walk_t *tw, const int kinds[4], int count, gdc
         memcpy(layout->tree_nic_load[kinds[k]], most_nic, sizeof(most_nic));
         layout->tree_link_load[kinds[k]] = most_link;
     }
+    tree_chains(tw, kinds, count, local, layout);
     free(link);
     free(nic);
     free(local);
@@ -476,6 +772,8 @@ void gdc_coll_layout_root(const gdc_coll_args_t *args, gdc_coll_layout_t *layout
 
     memset(layout->tree_paths, 0, sizeof(layout->tree_paths));
     memset(layout->tree_nic_load, 0, sizeof(layout->tree_nic_load));
+    memset(layout->tree_nic_chain, 0, sizeof(layout->tree_nic_chain));
+    memset(layout->tree_nic_chain_hops, 0, sizeof(layout->tree_nic_chain_hops));
     memset(layout->tree_link_load, 0, sizeof(layout->tree_link_load));
     layout->root        = root;
     layout->root_local  = layout->nodes > 1 ? layout->max_local : args->size;
@@ -774,8 +1072,9 @@ double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind,
 {
     tree_weights_t c    = tree_weights(p->o, p->out.latency, p->in.latency, unit / p->out.bandwidth,
                                        unit / p->in.bandwidth, gdc_coll_price_reduce(p, unit), p->nics);
-    double         most = 0;
-    double         nic  = p->lay->tree_nic_load[kind][tree_nics_index(p->nics)] * unit / p->out.bandwidth;
+    int            nics = tree_nics_index(p->nics);
+    double         most = 0, chain;
+    double         nic  = p->lay->tree_nic_load[kind][nics] * unit / p->out.bandwidth;
     double         link = p->lay->tree_link_load[kind] * unit / p->in.bandwidth;
 
     for (int r = 0; r < GDC_COLL_TREE_REGIMES; r++) {
@@ -788,7 +1087,13 @@ double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind,
         link += link > 0 ? c.w[7] : 0;
     }
     most = link > 0 ? fmax(most, link + p->in.latency + 2 * p->o) : most;
-    return nic > 0 ? fmax(most, nic + p->out.latency + 2 * p->o) : most;
+    most = nic > 0 ? fmax(most, nic + p->out.latency + 2 * p->o) : most;
+    /* the NICs' slowest chain: a latency a hop between nodes on its way, the last message
+     * reduced (reductions on the way overlap other queues) */
+    chain = p->lay->tree_nic_chain[kind][nics] * unit / p->out.bandwidth +
+            p->lay->tree_nic_chain_hops[kind][nics] * p->out.latency + 2 * p->o +
+            (kind == GDC_COLL_TREE_REDUCE || kind == GDC_COLL_TREE_RADIX_REDUCE ? c.w[7] : 0);
+    return p->lay->tree_nic_chain[kind][nics] > 0 ? fmax(most, chain) : most;
 }
 
 int gdc_coll_price_log2(int n)

@@ -85,6 +85,12 @@ typedef struct gdc_coll_layout {
      * 8. The levels of a tree overlap in time, so these may queue behind each other on a
      * NIC where the ways' counts, level by level, do not see it. */
     int tree_nic_load[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
+    /* Each tree's slowest chain of NIC queues through its dependencies (price.c): where a
+     * message that waited on one NIC waits again on the next, more than the busiest NIC's
+     * load. Its transfers and the hops between nodes on its way, were the node's NICs 1, 2,
+     * 4 or 8. */
+    int tree_nic_chain[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
+    int tree_nic_chain_hops[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
     /* The same for the busiest rank's own link inside a node. */
     int tree_link_load[GDC_COLL_TREE_KINDS];
 

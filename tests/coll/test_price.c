@@ -11,13 +11,14 @@
  * by the end of the ranks sends with the larger ones, and alltoall hier's packs are priced
  * from the pair of nodes whose pack comes in last, and bcast hier_rails's rails run beside
  * its scatter, and alltoall pairwise's windows land on their receivers all at once, and a
- * leaders' allgather sends the largest node's blocks: 99.9% good choices (8 of 11,420
- * not), the worst x1.17; 98.2% of the choices and 97.1% of all prices within 10%; the
- * weakest algorithm, allreduce rabenseifner, 92.3% within 10%):
+ * leaders' allgather sends the largest node's blocks, and a tree's messages queue on one
+ * NIC after another through its dependencies: 99.96% good choices (5 of 11,420 not), the
+ * worst x1.17; 98.7% of the choices and 97.4% of all prices within 10%; the weakest
+ * algorithm, allreduce rabenseifner, 92.3% within 10%):
  *   - the choice the prices make is the simulator's best or one it prices within 10% of
  *     it in 99.9% of the call shapes at least, and never worse than 1.25 times the best;
- *   - the chosen algorithm's price is within 10% of the simulator's in 97.5% of the call
- *     shapes at least, and 96.5% of all the prices are;
+ *   - the chosen algorithm's price is within 10% of the simulator's in 98% of the call
+ *     shapes at least, and 97% of all the prices are;
  *   - every algorithm's median price is within 10% of the simulator's, and 91% of its
  *     prices at least are within 10% each.
  * Each algorithm's share within 10% and its worst case are printed (the gaps to close).
@@ -57,8 +58,8 @@ static sweep_stats_t choices;
 /* What test_prices_follow_the_simulator holds (see the top of the file). */
 #define HELD_GOOD_CHOICES    0.999 /* share of the call shapes */
 #define HELD_WORST_CHOICE    1.25  /* times the simulator's best */
-#define HELD_CHOSEN_WITHIN   0.975 /* share of the call shapes */
-#define HELD_ALL_WITHIN      0.965 /* share of all the prices */
+#define HELD_CHOSEN_WITHIN   0.98  /* share of the call shapes */
+#define HELD_ALL_WITHIN      0.97  /* share of all the prices */
 #define HELD_ALGO_WITHIN     0.91  /* share of each algorithm's prices */
 
 static int node_of[256];
@@ -267,6 +268,41 @@ static void test_prices_follow_the_simulator(void **state)
     assert_true(within >= HELD_ALL_WITHIN * cases);
 }
 
+/* A binomial reduce of 8 ranks round robin on 3 nodes, rooted at rank 4. In vranks (rank -
+ * 4 mod 8): node 0's NIC takes in 3 -> 2, 5 -> 4 (behind 3 -> 2 on node 1's NIC) and 6 -> 4
+ * (6 had 7's data at 1), 3 transfers, the most any NIC carries; 4 -> 0 can leave only once
+ * they are in, so the tree takes 4 transfers, 3 hops between nodes on the way (7 -> 6 -> 4
+ * -> 0). Priced from the busiest NIC and the ways level by level, the 1 MiB reduce came out
+ * at 0.79 of the simulator's time and binomial was chosen where reduce_scatter_gather takes
+ * 0.87 of its time; priced from the chain, it is within 10%, and not chosen. */
+static void test_nic_chains(void **state)
+{
+    gdc_coll_machine_t     m;
+    gdc_coll_args_t        a = call(GDC_COLL_REDUCE, 1 << 20, 8, 3, 0, 4);
+    gdc_coll_layout_t      lay;
+    gdc_coll_prediction_t  sim;
+    const gdc_coll_algo_t *binomial = gdc_coll_algo_find(GDC_COLL_REDUCE, "binomial");
+    const gdc_coll_algo_t *rsg      = gdc_coll_algo_find(GDC_COLL_REDUCE, "reduce_scatter_gather");
+    double                 price, other;
+
+    gdc_coll_machine_default(&m);
+    gdc_coll_machine_chunks(&m, &a);
+    layout(8, 3, 1);
+    gdc_coll_layout_of(&a, &lay);
+    assert_int_equal(lay.tree_nic_load[GDC_COLL_TREE_REDUCE][0], 3);
+    assert_int_equal(lay.tree_nic_chain[GDC_COLL_TREE_REDUCE][0], 4);
+    assert_int_equal(lay.tree_nic_chain_hops[GDC_COLL_TREE_REDUCE][0], 3);
+    assert_non_null(binomial);
+    assert_int_equal(gdc_coll_price(&m, binomial, &a, &lay, &price), GDC_SUCCESS);
+    assert_int_equal(gdc_coll_predict(&m, binomial, &a, 0, &sim), GDC_SUCCESS);
+    print_message("# reduce binomial, 1 MiB, 8 ranks round robin on 3 nodes, root 4: sim %.1f us, price %.1f us\n",
+                  sim.seconds * 1e6, price * 1e6);
+    assert_true(price > 0.9 * sim.seconds && price < 1.1 * sim.seconds);
+    assert_non_null(rsg);
+    assert_int_equal(gdc_coll_price(&m, rsg, &a, &lay, &other), GDC_SUCCESS);
+    assert_true(other < price);
+}
+
 /* What one choice costs at scale, the communicator's layout made once as at its creation:
  * every collective at five sizes, priced on dgx-h100 on 1,024 and 16,384 ranks. The
  * figures are printed; what is held is that the choice is the same each time (every rank
@@ -388,6 +424,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prices_follow_the_simulator),
         cmocka_unit_test(test_fused_leader_prices),
+        cmocka_unit_test(test_nic_chains),
         cmocka_unit_test(test_pricing_cost),
     };
 
