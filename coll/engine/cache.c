@@ -80,25 +80,33 @@ static int uses_op(gdc_coll_type_t coll)
 }
 
 /* args's layout with its trees rooted at args->root: the communicator's for root 0, else
- * one made from it for this root and kept (NULL, out of memory: the root-0 one). */
+ * one made from it for this root with the trees the call's prices read, and kept (a later
+ * collective of the same root adds its own); NULL, out of memory: the root-0 one. */
 static const gdc_coll_layout_t *rooted_layout(gdc_coll_cache_t *cache, const gdc_coll_args_t *args)
 {
-    gdc_coll_layout_t **slot;
+    gdc_coll_layout_t **slot  = NULL;
+    unsigned            kinds = gdc_coll_tree_kinds_of(args->coll);
 
     if (args->layout == NULL || args->layout->root == args->root) {
         return args->layout;
     }
     for (int i = 0; i < GDC_COLL_ROOTED_LAYOUTS; i++) {
         if (cache->rooted[i] != NULL && cache->rooted[i]->root == args->root) {
-            return cache->rooted[i];
+            if ((cache->rooted[i]->tree_kinds & kinds) == kinds) {
+                return cache->rooted[i];
+            }
+            slot = &cache->rooted[i];
+            kinds |= (*slot)->tree_kinds;
         }
     }
-    slot = &cache->rooted[cache->rooted_next++ % GDC_COLL_ROOTED_LAYOUTS];
+    if (slot == NULL) {
+        slot = &cache->rooted[cache->rooted_next++ % GDC_COLL_ROOTED_LAYOUTS];
+    }
     if (*slot == NULL && (*slot = malloc(sizeof(**slot))) == NULL) {
         return args->layout;
     }
     **slot = *args->layout;
-    gdc_coll_layout_root(args, *slot);
+    gdc_coll_layout_root_kinds(args, *slot, kinds);
     return *slot;
 }
 

@@ -432,8 +432,10 @@ static long chain_book(chain_rx_t *rx, long now, long at, long w)
     while (gone < rx->len && rx->span[2 * gone + 1] <= now) {
         gone++;
     }
-    rx->len -= gone;
-    memmove(rx->span, rx->span + 2 * gone, (size_t)rx->len * 2 * sizeof(long));
+    if (gone > 0) {
+        rx->len -= gone;
+        memmove(rx->span, rx->span + 2 * gone, (size_t)rx->len * 2 * sizeof(long));
+    }
     while (w > 0) {
         long piece;
 
@@ -564,14 +566,30 @@ static void tree_chains(const tree_walk_t *tw, const int kinds[4], int count, co
     for (int k = 0; k < count; k++) {
         int *units = layout->tree_nic_chain[kinds[k]], *hops = layout->tree_nic_chain_hops[kinds[k]];
 
+        if (!(layout->tree_kinds & (1u << kinds[k]))) {
+            continue;
+        }
+
         c.down   = kinds[k] == GDC_COLL_TREE_BCAST || kinds[k] == GDC_COLL_TREE_RADIX_BCAST ||
                    kinds[k] == GDC_COLL_TREE_SCATTER;
         c.blocks = kinds[k] == GDC_COLL_TREE_SCATTER || kinds[k] == GDC_COLL_TREE_GATHER;
-        for (int i = 0; i < GDC_COLL_TREE_NICS; i++) {
-            if (i > 0 && tree_nics[i - 1] >= most_local) { /* no two ranks of a node share one */
-                units[i] = units[i - 1];
-                hops[i]  = hops[i - 1];
-            } else {
+        /* NICs beyond a node's ranks change nothing (no two ranks share one then); where the
+         * fewest and the most give the same chain, the counts between are taken to give it
+         * too (a NIC's queue only shortens as its ranks spread over more of them): in the
+         * common layouts half the runs */
+        int most = 0;
+        while (most + 1 < GDC_COLL_TREE_NICS && tree_nics[most] < most_local) {
+            most++;
+        }
+        chain_run(&c, tree_nics[0], &units[0], &hops[0]);
+        if (most > 0) {
+            chain_run(&c, tree_nics[most], &units[most], &hops[most]);
+        }
+        for (int i = 1; i < GDC_COLL_TREE_NICS; i++) {
+            if (i > most || (units[0] == units[most] && hops[0] == hops[most])) {
+                units[i] = units[i > most ? most : 0];
+                hops[i]  = hops[i > most ? most : 0];
+            } else if (i < most) {
                 chain_run(&c, tree_nics[i], &units[i], &hops[i]);
             }
         }
@@ -613,6 +631,10 @@ static void tree_loads(const tree_walk_t *tw, const int kinds[4], int count, gdc
                      kinds[k] == GDC_COLL_TREE_SCATTER;
         int blocks = kinds[k] == GDC_COLL_TREE_SCATTER || kinds[k] == GDC_COLL_TREE_GATHER;
         int most_nic[GDC_COLL_TREE_NICS] = {0}, most_link = 0;
+
+        if (!(layout->tree_kinds & (1u << kinds[k]))) {
+            continue;
+        }
 
         memset(nic, 0, (size_t)GDC_COLL_TREE_NICS * (size_t)cells * sizeof(int));
         memset(link, 0, (size_t)n * 2 * sizeof(int));
@@ -710,6 +732,9 @@ static void tree_layout(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
     int              radix       = args->config != NULL ? args->config->tree_radix : 2;
 
     tree_ways(args, 2, binomial, layout);
+    if (!(layout->tree_kinds & (1u << GDC_COLL_TREE_RADIX_BCAST | 1u << GDC_COLL_TREE_RADIX_REDUCE))) {
+        return;
+    }
     if (radix == 2) {
         memcpy(layout->tree_paths[GDC_COLL_TREE_RADIX_BCAST], layout->tree_paths[GDC_COLL_TREE_BCAST],
                sizeof(layout->tree_paths[0]));
@@ -765,7 +790,23 @@ static int most_off_by_distance(const gdc_coll_args_t *args, int nodes, gdc_coll
     return 0;
 }
 
+unsigned gdc_coll_tree_kinds_of(gdc_coll_type_t coll)
+{
+    switch (coll) {
+    case GDC_COLL_BCAST: return 1u << GDC_COLL_TREE_BCAST | 1u << GDC_COLL_TREE_SCATTER;
+    case GDC_COLL_REDUCE: return 1u << GDC_COLL_TREE_REDUCE | 1u << GDC_COLL_TREE_GATHER;
+    case GDC_COLL_GATHER: return 1u << GDC_COLL_TREE_GATHER;
+    case GDC_COLL_SCATTER: return 1u << GDC_COLL_TREE_SCATTER;
+    default: return (1u << GDC_COLL_TREE_KINDS) - 1;
+    }
+}
+
 void gdc_coll_layout_root(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
+{
+    gdc_coll_layout_root_kinds(args, layout, (1u << GDC_COLL_TREE_KINDS) - 1);
+}
+
+void gdc_coll_layout_root_kinds(const gdc_coll_args_t *args, gdc_coll_layout_t *layout, unsigned kinds)
 {
     int  root = args->root >= 0 && args->root < args->size ? args->root : 0;
     int *per  = layout->nodes > 1 ? calloc((size_t)layout->nodes, sizeof(int)) : NULL;
@@ -775,6 +816,7 @@ void gdc_coll_layout_root(const gdc_coll_args_t *args, gdc_coll_layout_t *layout
     memset(layout->tree_nic_chain, 0, sizeof(layout->tree_nic_chain));
     memset(layout->tree_nic_chain_hops, 0, sizeof(layout->tree_nic_chain_hops));
     memset(layout->tree_link_load, 0, sizeof(layout->tree_link_load));
+    layout->tree_kinds  = kinds;
     layout->root        = root;
     layout->root_local  = layout->nodes > 1 ? layout->max_local : args->size;
     layout->other_local = 0;

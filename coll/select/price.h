@@ -93,6 +93,9 @@ typedef struct gdc_coll_layout {
     int tree_nic_chain_hops[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
     /* The same for the busiest rank's own link inside a node. */
     int tree_link_load[GDC_COLL_TREE_KINDS];
+    /* The kinds whose trees above are made (bit 1 << kind): all of them for the
+     * communicator's root, a rooted call's own for another root. */
+    unsigned tree_kinds;
 
 } gdc_coll_layout_t;
 
@@ -102,6 +105,13 @@ void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout);
 /* Re-root a layout of the same ranks (from gdc_coll_layout_of) at args->root: its trees
  * and the root's node, O(ranks log ranks), once for each root a communicator's calls use. */
 void gdc_coll_layout_root(const gdc_coll_args_t *args, gdc_coll_layout_t *layout);
+
+/* The same with only the trees of `kinds` made (gdc_coll_tree_kinds_of: what a rooted
+ * call's algorithms price), about a third of the work for a broadcast's or a reduce's. */
+void gdc_coll_layout_root_kinds(const gdc_coll_args_t *args, gdc_coll_layout_t *layout, unsigned kinds);
+
+/* The tree kinds (bit 1 << kind) that coll's prices read. */
+unsigned gdc_coll_tree_kinds_of(gdc_coll_type_t coll);
 
 /* The price of algo for args on machine m (args->on_device says where the buffers are),
  * in seconds. GDC_ERR_UNSUPPORTED for a call the closed forms do not cover (alltoallv, whose

@@ -1245,8 +1245,9 @@ gdc_status_t gdc_coll_price(const gdc_coll_machine_t *m, const gdc_coll_algo_t *
     if (layout == NULL) {
         gdc_coll_layout_of(args, &own);
         layout = &own;
-    } else if (layout->root != args->root) {
-        own = *layout; /* a caller's layout with trees rooted elsewhere (select keeps them) */
+    } else if (layout->root != args->root ||
+               (layout->tree_kinds & gdc_coll_tree_kinds_of(args->coll)) != gdc_coll_tree_kinds_of(args->coll)) {
+        own = *layout; /* a caller's layout with trees rooted elsewhere, or not this call's */
         gdc_coll_layout_root(args, &own);
         layout = &own;
     }

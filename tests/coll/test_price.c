@@ -303,6 +303,69 @@ static void test_nic_chains(void **state)
     assert_true(other < price);
 }
 
+/* A rooted call's layout for a new root makes only the trees its collective's prices read
+ * (gdc_coll_tree_kinds_of): every algorithm's price is the same as from the whole layout,
+ * and it costs less (printed: the communicator's whole layout against a broadcast root's,
+ * on 16,384 ranks). */
+static void test_rooted_layouts_price_alike(void **state)
+{
+    static const gdc_coll_type_t rooted[] = {GDC_COLL_BCAST, GDC_COLL_REDUCE, GDC_COLL_GATHER, GDC_COLL_SCATTER};
+    static const size_t          bytes[]  = {8, 65536, 1 << 20};
+    gdc_coll_machine_t           m;
+    int                          compared = 0, n = 16384, *nodes_of = malloc((size_t)n * sizeof(int));
+    gdc_coll_layout_t            whole, own;
+    double                       t, t_whole, t_own;
+
+    gdc_coll_machine_default(&m);
+    layout(17, 4, 1);
+    for (size_t c = 0; c < sizeof(rooted) / sizeof(rooted[0]); c++) {
+        for (size_t b = 0; b < sizeof(bytes) / sizeof(bytes[0]); b++) {
+            gdc_coll_args_t a = call(rooted[c], bytes[b], 17, 4, 0, 5);
+
+            gdc_coll_machine_chunks(&m, &a);
+            gdc_coll_layout_of(&a, &whole);
+            own = whole;
+            gdc_coll_layout_root_kinds(&a, &own, gdc_coll_tree_kinds_of(rooted[c]));
+            assert_int_equal(whole.root, 5);
+            assert_true(own.tree_kinds != whole.tree_kinds);
+            for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
+                const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
+                double                 from_whole, from_own;
+
+                if (algo->coll != rooted[c] || (algo->supports != NULL && !algo->supports(&a)) ||
+                    gdc_coll_price(&m, algo, &a, &whole, &from_whole) != GDC_SUCCESS) {
+                    continue;
+                }
+                assert_int_equal(gdc_coll_price(&m, algo, &a, &own, &from_own), GDC_SUCCESS);
+                assert_true(from_own == from_whole);
+                compared++;
+            }
+        }
+    }
+    assert_true(compared >= 20);
+    assert_non_null(nodes_of);
+    for (int r = 0; r < n; r++) {
+        nodes_of[r] = r / 8;
+    }
+    {
+        gdc_coll_args_t a = call(GDC_COLL_BCAST, 65536, n, n / 8, 1, 0);
+
+        a.node_of = nodes_of;
+        gdc_coll_machine_chunks(&m, &a);
+        t = gdc_wtime();
+        gdc_coll_layout_of(&a, &whole);
+        t_whole = gdc_wtime() - t;
+        a.root = n / 2 + 3;
+        own    = whole;
+        t      = gdc_wtime();
+        gdc_coll_layout_root_kinds(&a, &own, gdc_coll_tree_kinds_of(GDC_COLL_BCAST));
+        t_own = gdc_wtime() - t;
+    }
+    print_message("# %d prices alike; 16384 ranks: the whole layout in %.1f us, a broadcast root's in %.1f us\n",
+                  compared, t_whole * 1e6, t_own * 1e6);
+    free(nodes_of);
+}
+
 /* What one choice costs at scale, the communicator's layout made once as at its creation:
  * every collective at five sizes, priced on dgx-h100 on 1,024 and 16,384 ranks. The
  * figures are printed; what is held is that the choice is the same each time (every rank
@@ -425,6 +488,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_prices_follow_the_simulator),
         cmocka_unit_test(test_fused_leader_prices),
         cmocka_unit_test(test_nic_chains),
+        cmocka_unit_test(test_rooted_layouts_price_alike),
         cmocka_unit_test(test_pricing_cost),
     };
 
