@@ -292,6 +292,23 @@ static void tree_hop(const tree_walk_t *tw, int u, int v, int level, gdc_coll_tr
     }
 }
 
+/* A tree kind's messages go from the root down (bcast, scatter), not up to it; carry a
+ * subtree's blocks (scatter, gather), not the whole vector; are reduced on the way. */
+static int tree_kind_down(int kind)
+{
+    return kind == GDC_COLL_TREE_BCAST || kind == GDC_COLL_TREE_RADIX_BCAST || kind == GDC_COLL_TREE_SCATTER;
+}
+
+static int tree_kind_blocks(int kind)
+{
+    return kind == GDC_COLL_TREE_SCATTER || kind == GDC_COLL_TREE_GATHER;
+}
+
+static int tree_kind_reduces(int kind)
+{
+    return kind == GDC_COLL_TREE_REDUCE || kind == GDC_COLL_TREE_RADIX_REDUCE;
+}
+
 /* ---------------------------------------------------------------------------------------
  * A tree's transfers between nodes through their dependencies, as the simulator runs them
  * with only the NICs' time counted. A rank sends on once its message is in (bcast,
@@ -570,9 +587,8 @@ static void tree_chains(const tree_walk_t *tw, const int kinds[4], int count, co
             continue;
         }
 
-        c.down   = kinds[k] == GDC_COLL_TREE_BCAST || kinds[k] == GDC_COLL_TREE_RADIX_BCAST ||
-                   kinds[k] == GDC_COLL_TREE_SCATTER;
-        c.blocks = kinds[k] == GDC_COLL_TREE_SCATTER || kinds[k] == GDC_COLL_TREE_GATHER;
+        c.down   = tree_kind_down(kinds[k]);
+        c.blocks = tree_kind_blocks(kinds[k]);
         /* NICs beyond a node's ranks change nothing (no two ranks share one then); where the
          * fewest and the most give the same chain, the counts between are taken to give it
          * too (a NIC's queue only shortens as its ranks spread over more of them): in the
@@ -627,9 +643,7 @@ static void tree_loads(const tree_walk_t *tw, const int kinds[4], int count, gdc
         local[r] = seen[node(args, r)]++;
     }
     for (int k = 0; k < count; k++) {
-        int down   = kinds[k] == GDC_COLL_TREE_BCAST || kinds[k] == GDC_COLL_TREE_RADIX_BCAST ||
-                     kinds[k] == GDC_COLL_TREE_SCATTER;
-        int blocks = kinds[k] == GDC_COLL_TREE_SCATTER || kinds[k] == GDC_COLL_TREE_GATHER;
+        int down = tree_kind_down(kinds[k]), blocks = tree_kind_blocks(kinds[k]);
         int most_nic[GDC_COLL_TREE_NICS] = {0}, most_link = 0;
 
         if (!(layout->tree_kinds & (1u << kinds[k]))) {
@@ -797,13 +811,13 @@ unsigned gdc_coll_tree_kinds_of(gdc_coll_type_t coll)
     case GDC_COLL_REDUCE: return 1u << GDC_COLL_TREE_REDUCE | 1u << GDC_COLL_TREE_GATHER;
     case GDC_COLL_GATHER: return 1u << GDC_COLL_TREE_GATHER;
     case GDC_COLL_SCATTER: return 1u << GDC_COLL_TREE_SCATTER;
-    default: return (1u << GDC_COLL_TREE_KINDS) - 1;
+    default: return GDC_COLL_TREE_ALL;
     }
 }
 
 void gdc_coll_layout_root(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
 {
-    gdc_coll_layout_root_kinds(args, layout, (1u << GDC_COLL_TREE_KINDS) - 1);
+    gdc_coll_layout_root_kinds(args, layout, GDC_COLL_TREE_ALL);
 }
 
 void gdc_coll_layout_root_kinds(const gdc_coll_args_t *args, gdc_coll_layout_t *layout, unsigned kinds)
@@ -1118,23 +1132,19 @@ double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind,
     double         most = 0, chain;
     double         nic  = p->lay->tree_nic_load[kind][nics] * unit / p->out.bandwidth;
     double         link = p->lay->tree_link_load[kind] * unit / p->in.bandwidth;
+    /* a reduce's last message in is reduced before its way goes on */
+    double         last = tree_kind_reduces(kind) ? c.w[7] : 0;
 
     for (int r = 0; r < GDC_COLL_TREE_REGIMES; r++) {
         double t = tree_path_cost(&p->lay->tree_paths[kind][r], &c);
         most     = t > most ? t : most;
     }
-    /* a reduce's last message in is reduced before its way goes on */
-    if (kind == GDC_COLL_TREE_REDUCE || kind == GDC_COLL_TREE_RADIX_REDUCE) {
-        nic += nic > 0 ? c.w[7] : 0;
-        link += link > 0 ? c.w[7] : 0;
-    }
-    most = link > 0 ? fmax(most, link + p->in.latency + 2 * p->o) : most;
-    most = nic > 0 ? fmax(most, nic + p->out.latency + 2 * p->o) : most;
+    most = link > 0 ? fmax(most, link + last + p->in.latency + 2 * p->o) : most;
+    most = nic > 0 ? fmax(most, nic + last + p->out.latency + 2 * p->o) : most;
     /* the NICs' slowest chain: a latency a hop between nodes on its way, the last message
      * reduced (reductions on the way overlap other queues) */
     chain = p->lay->tree_nic_chain[kind][nics] * unit / p->out.bandwidth +
-            p->lay->tree_nic_chain_hops[kind][nics] * p->out.latency + 2 * p->o +
-            (kind == GDC_COLL_TREE_REDUCE || kind == GDC_COLL_TREE_RADIX_REDUCE ? c.w[7] : 0);
+            p->lay->tree_nic_chain_hops[kind][nics] * p->out.latency + 2 * p->o + last;
     return p->lay->tree_nic_chain[kind][nics] > 0 ? fmax(most, chain) : most;
 }
 

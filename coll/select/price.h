@@ -27,6 +27,8 @@ typedef enum {
     GDC_COLL_TREE_KINDS
 } gdc_coll_tree_kind_t;
 
+#define GDC_COLL_TREE_ALL ((1u << GDC_COLL_TREE_KINDS) - 1) /* every kind (bit 1 << kind) */
+
 #define GDC_COLL_TREE_NICS 4
 
 /* One way through a tree, from the root to a rank (broadcast, scatter) or from a rank to

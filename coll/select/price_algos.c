@@ -1238,6 +1238,7 @@ gdc_status_t gdc_coll_price(const gdc_coll_machine_t *m, const gdc_coll_algo_t *
 {
     gdc_coll_price_t  p;
     gdc_coll_layout_t own;
+    unsigned          kinds = gdc_coll_tree_kinds_of(args->coll);
 
     if (prices[algo->id] == NULL) {
         return GDC_ERR_UNSUPPORTED;
@@ -1245,8 +1246,7 @@ gdc_status_t gdc_coll_price(const gdc_coll_machine_t *m, const gdc_coll_algo_t *
     if (layout == NULL) {
         gdc_coll_layout_of(args, &own);
         layout = &own;
-    } else if (layout->root != args->root ||
-               (layout->tree_kinds & gdc_coll_tree_kinds_of(args->coll)) != gdc_coll_tree_kinds_of(args->coll)) {
+    } else if (layout->root != args->root || (layout->tree_kinds & kinds) != kinds) {
         own = *layout; /* a caller's layout with trees rooted elsewhere, or not this call's */
         gdc_coll_layout_root(args, &own);
         layout = &own;
