@@ -70,6 +70,7 @@ GDC_COLL_BUILDER(gdc_coll_bcast_cma);
 GDC_COLL_BUILDER(gdc_coll_alltoall_cma);
 GDC_COLL_BUILDER(gdc_coll_allgather_cma);
 GDC_COLL_BUILDER(gdc_coll_allreduce_ipc);
+GDC_COLL_BUILDER(gdc_coll_allreduce_cma);
 GDC_COLL_BUILDER(gdc_coll_allreduce_ipc_two_shot);
 GDC_COLL_BUILDER(gdc_coll_reduce_ipc);
 GDC_COLL_BUILDER(gdc_coll_reduce_scatter_ipc);

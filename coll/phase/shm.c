@@ -92,6 +92,48 @@ void gdc_coll_cma_read_blocks(gdc_coll_sched_t *sched, size_t at, int dep)
     gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, 1, -1);
 }
 
+/* Part p of n of count elements: [*start, *start + *len). */
+static void two_shot_part(size_t count, int n, int p, size_t *start, size_t *len)
+{
+    size_t lo = count * (size_t)p / (size_t)n, hi = count * (size_t)(p + 1) / (size_t)n;
+
+    *start = lo;
+    *len   = hi - lo;
+}
+
+void gdc_coll_two_shot(gdc_coll_sched_t *sched, gdc_coll_reduce_part_fn reduce_part)
+{
+    const gdc_coll_args_t *args = &sched->args;
+    int                    n = args->size, me = args->rank, last = -1;
+    size_t                 at, len;
+
+    gdc_coll_cma_publish(sched);
+    two_shot_part(args->count, n, me, &at, &len);
+    if (len > 0) {
+        gdc_coll_region_t mine = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, at, len);
+
+        last = reduce_part(sched, mine, at, len);
+        if (args->op == GDC_AVG) {
+            last = gdc_coll_avg(sched, mine, last);
+        }
+    }
+    gdc_coll_signal(sched, GDC_COLL_SHM_REDUCED, 1, last);
+    for (int i = 1; i < n; i++) {
+        int    p = (me + i) % n;
+        size_t p_at, p_len;
+
+        two_shot_part(args->count, n, p, &p_at, &p_len);
+        if (p_len == 0) {
+            continue;
+        }
+        last = gdc_coll_copy(sched, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, p_at, p_len),
+                             gdc_coll_rgn_peer_user(GDC_COLL_PEER_OUTPUT, p, p_at * args->dsize, p_len * args->dsize),
+                             gdc_coll_wait(sched, p, GDC_COLL_SHM_REDUCED, 1, last));
+    }
+    gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, last);
+    gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, 1, -1);
+}
+
 size_t gdc_coll_shm_published_bytes(const gdc_coll_args_t *args)
 {
     size_t block = args->count * args->dsize;

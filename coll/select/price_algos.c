@@ -690,6 +690,27 @@ static double allreduce_ipc_two_shot(const gdc_coll_price_t *p)
            (double)copies * gdc_coll_price_cma(p, part) + p->o + p->sig;
 }
 
+/* ipc_two_shot's shape on host buffers: part r of each other input read into scratch by the
+ * kernel a chunk at a time, each chunk reduced as it comes. */
+static double allreduce_cma(const gdc_coll_price_t *p)
+{
+    size_t count = p->args->count, n = (size_t)p->n;
+    size_t copies = count < n ? count : n - 1, part = (count + n - 1) / n;
+    size_t chunk  = p->args->config->shm_chunk_bytes / p->args->dsize;
+    size_t whole, rest;
+
+    chunk = chunk > 0 ? (chunk < part ? chunk : part) : 1;
+    whole = part / chunk;
+    rest  = part % chunk;
+    return p->o + p->sig +
+           (p->n - 1) * ((double)whole * (gdc_coll_price_cma(p, bytes_of(p, chunk)) +
+                                          gdc_coll_price_reduce(p, bytes_of(p, chunk))) +
+                         (rest > 0 ? gdc_coll_price_cma(p, bytes_of(p, rest)) + gdc_coll_price_reduce(p, bytes_of(p, rest))
+                                   : 0)) +
+           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes_of(p, part)) : 0) + p->o + p->sig +
+           (double)copies * gdc_coll_price_cma(p, bytes_of(p, part)) + p->o + p->sig;
+}
+
 /* The root's n-1 kernels; the others only publish. */
 static double reduce_ipc(const gdc_coll_price_t *p)
 {
@@ -1216,6 +1237,7 @@ static const price_fn_t prices[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_ALLTOALL_CMA]                   = alltoall_cma,
     [GDC_COLL_ALGO_ALLGATHER_CMA]                  = allgather_cma,
     [GDC_COLL_ALGO_ALLREDUCE_IPC]                  = allreduce_ipc,
+    [GDC_COLL_ALGO_ALLREDUCE_CMA]                  = allreduce_cma,
     [GDC_COLL_ALGO_ALLREDUCE_IPC_TWO_SHOT]         = allreduce_ipc_two_shot,
     [GDC_COLL_ALGO_ALLREDUCE_IPC_LEADER]           = allreduce_ipc_leader,
     [GDC_COLL_ALGO_BCAST_IPC_LEADER]               = bcast_ipc_leader,

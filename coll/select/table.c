@@ -42,6 +42,13 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .supports = gdc_coll_allreduce_shm_direct_supports,
         .build = gdc_coll_allreduce_shm_direct,
         .run_blocking = gdc_coll_allreduce_shm_direct_run_blocking},
+    [GDC_COLL_ALGO_ALLREDUCE_CMA] = {
+        .id = GDC_COLL_ALGO_ALLREDUCE_CMA, .coll = GDC_COLL_ALLREDUCE, .name = "cma",
+        .desc = "one node: each rank reduces its part of every rank's vector, read straight from "
+                "their inputs, then reads the other parts from their reducers (cross-memory attach)",
+        .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_ON_REQUEST,
+        .supports = gdc_coll_cma_supports,
+        .build = gdc_coll_allreduce_cma},
     [GDC_COLL_ALGO_ALLREDUCE_HIER_LEADER] = {
         .id = GDC_COLL_ALGO_ALLREDUCE_HIER_LEADER, .coll = GDC_COLL_ALLREDUCE, .name = "hier_leader",
         .desc = "tree reduce to each node's leader, allreduce among leaders, pipelined tree bcast "

@@ -220,7 +220,7 @@ static void test_shm_sequences(void **state)
         {GDC_COLL_GATHER, "shm", GDC_INT32, GDC_SUM},           {GDC_COLL_SCATTER, "shm", GDC_INT16, GDC_SUM},
         {GDC_COLL_SCATTER, "cma", GDC_INT32, GDC_SUM},          {GDC_COLL_GATHER, "cma", GDC_INT16, GDC_SUM},
         {GDC_COLL_BCAST, "cma", GDC_INT32, GDC_SUM},            {GDC_COLL_ALLTOALL, "cma", GDC_INT32, GDC_SUM},
-        {GDC_COLL_ALLGATHER, "cma", GDC_INT64, GDC_SUM},
+        {GDC_COLL_ALLGATHER, "cma", GDC_INT64, GDC_SUM},       {GDC_COLL_ALLREDUCE, "cma", GDC_FLOAT64, GDC_AVG},
     };
     static const int sizes_seq[] = {2, 3, 4, 5, 8};
     enum { CALLS = 12 };
@@ -281,7 +281,7 @@ static void test_fast_paths(void **state)
                   {GDC_COLL_ALLTOALL, "shm"}, {GDC_COLL_BARRIER, "shm"}, {GDC_COLL_ALLREDUCE, "shm_direct"},
                   {GDC_COLL_REDUCE_SCATTER, "shm_direct"}, {GDC_COLL_GATHER, "shm"}, {GDC_COLL_SCATTER, "shm"},
                   {GDC_COLL_SCATTER, "cma"}, {GDC_COLL_GATHER, "cma"}, {GDC_COLL_BCAST, "cma"},
-                  {GDC_COLL_ALLTOALL, "cma"}, {GDC_COLL_ALLGATHER, "cma"}};
+                  {GDC_COLL_ALLTOALL, "cma"}, {GDC_COLL_ALLGATHER, "cma"}, {GDC_COLL_ALLREDUCE, "cma"}};
     enum { CALLS = 3 * GDC_RT_SHM_RING_SLOTS }; /* the rings wrap round, twice */
     unsigned long fast_before = sim_total_fast_runs, pick = 777;
     int           with_hook   = 0;
