@@ -408,6 +408,18 @@ static double alltoall_windows_inside(double sends, double each, double trip)
            (sends - (windows - 1) * GDC_COLL_A2A_WINDOW) * each;
 }
 
+/* Off the node, a rank of a node of `local` ranks: each window follows the one before a
+ * message's trip later; but every rank posts its first window at once, and on a NIC that
+ * several share the last rank's waits behind the others' (the NIC takes them in order), so
+ * its every later window starts that much later. */
+static double alltoall_windows_off(const gdc_coll_price_t *p, int local, double xfer, double trip)
+{
+    double sends = p->n - local, sharers = ceil((double)local / nics_of(p, local));
+    double first = sends < GDC_COLL_A2A_WINDOW ? sends : GDC_COLL_A2A_WINDOW;
+
+    return ceil(sends / GDC_COLL_A2A_WINDOW) * trip + (sharers - 1) * first * xfer;
+}
+
 static double alltoall_pairwise(const gdc_coll_price_t *p)
 {
     double block = bytes_of(p, p->args->count), local = p->lay->max_local;
@@ -419,9 +431,12 @@ static double alltoall_pairwise(const gdc_coll_price_t *p)
                                     : 0;
     /* each window of sends waits for the one a window before it to arrive; the sends off
      * the node and those inside it have a window each */
-    double window =
-        max2(alltoall_windows_inside(local - 1, block / p->in.bandwidth, p->o + p->in.latency),
-             ceil((p->n - p->lay->min_local) / (double)GDC_COLL_A2A_WINDOW) * (p->o + lat + block / bw));
+    double window = alltoall_windows_inside(local - 1, block / p->in.bandwidth, p->o + p->in.latency);
+
+    if (p->lay->nodes > 1) {
+        window = max2(window, max2(alltoall_windows_off(p, p->lay->min_local, block / bw, p->o + lat + block / bw),
+                                   alltoall_windows_off(p, p->lay->max_local, block / bw, p->o + lat + block / bw)));
+    }
 
     return (p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
            max2(max2((p->n - 1) * p->o, p->o + max2(in, out)) + lat + p->o, window + p->o) +
