@@ -850,6 +850,23 @@ void gdc_coll_layout_root_kinds(const gdc_coll_args_t *args, gdc_coll_layout_t *
     free(per);
 }
 
+static void most_in_node_groups(const int *per, int nodes, gdc_coll_layout_t *layout)
+{
+    for (int i = 0; i < GDC_COLL_LAYOUT_DISTANCES && (1 << i) < nodes; i++) {
+        int size = 1 << i, most = 0;
+
+        for (int first = 0; first < nodes; first += size) {
+            int held = 0;
+
+            for (int d = first; d < first + size && d < nodes; d++) {
+                held += per[d];
+            }
+            most = held > most ? held : most;
+        }
+        layout->node_group_most[i] = most;
+    }
+}
+
 void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
 {
     int  nodes = args->node_of != NULL && args->num_nodes > 1 ? args->num_nodes : 1;
@@ -889,6 +906,7 @@ void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
             layout->xor_off[i] = layout->shift_off[i] = layout->max_local; /* as if all crossed */
         }
     }
+    most_in_node_groups(per, nodes, layout);
     layout->fold_off        = most_off_in_fold(args, per, nodes);
     layout->shift_chain_off = most_off_on_a_chain(args);
     free(per);

@@ -77,6 +77,9 @@ typedef struct gdc_coll_layout {
      * for an extra are behind the others: their way is the one to price. */
     int xor_cross_after_fold[2][GDC_COLL_LAYOUT_DISTANCES];
     int fold_off;
+    /* For groups of 2^i nodes in node order, aligned (recursive doubling among the nodes,
+     * the rails of allgather hier_rails): the most ranks one of them holds. */
+    int node_group_most[GDC_COLL_LAYOUT_DISTANCES];
     /* Rotation rounds (partners 1, 2, 4, ... ahead) as a chain: a rank's round waits for its
      * partner's previous one. The most node boundaries one chain of them crosses. */
     int shift_chain_off;

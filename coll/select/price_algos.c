@@ -1009,16 +1009,19 @@ static double allgather_hier(const gdc_coll_price_t *p)
  * NIC: in recursive doubling, a rail's next round starts once its message of the round
  * before is in, while the NIC may still carry the other rails' messages of that round, so
  * a round's latency hides behind the bytes of the round before; the NIC carries each
- * round's messages one after another. */
-static double rails_allgather(const gdc_coll_price_t *p, int K, gdc_coll_hop_t rail, double railed)
+ * round's messages one after another. A node's part of a rail is `per_rank` bytes for each
+ * of its ranks: where the nodes are uneven, the busiest sender of round d is a node of the
+ * group of d nodes that holds the most ranks. */
+static double rails_allgather(const gdc_coll_price_t *p, int K, gdc_coll_hop_t rail, double per_rank)
 {
-    double alone = rail.bw * rail.shared, first = 0, nic = 0;
+    const gdc_coll_layout_t *lay   = p->lay;
+    double                   alone = rail.bw * rail.shared, first = 0, nic = 0;
 
-    if (gdc_coll_price_pof2(K) != K || railed > (double)p->args->config->hier_ring_bytes) {
-        return gdc_coll_price_group_allgather(p, K, rail, railed, 0, 0, GDC_COLL_ACROSS_NODES);
+    if (gdc_coll_price_pof2(K) != K || per_rank * p->n > (double)p->args->config->hier_ring_bytes) {
+        return gdc_coll_price_group_allgather(p, K, rail, per_rank * p->n, 0, 0, GDC_COLL_ACROSS_NODES);
     }
-    for (int d = 1; d < K; d *= 2) {
-        double bytes = railed / K * d, start = max2(first, nic);
+    for (int d = 1, i = 0; d < K; d *= 2, i++) {
+        double bytes = per_rank * lay->node_group_most[i], start = max2(first, nic);
 
         nic   = start + bytes / rail.bw;
         first = start + 2 * p->o + rail.lat + bytes / alone;
@@ -1047,7 +1050,7 @@ static double allgather_hier_rails(const gdc_coll_price_t *p)
            gdc_coll_price_group_ring(p, L, in, block,
                                      gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, block, 2 * (L - 1)), 0, L - 1) +
            parts * gdc_coll_price_copy(p, part) +
-           max2(rails_allgather(p, K, rail, railed),
+           max2(rails_allgather(p, K, rail, block / L),
                 /* the smallest node's NICs take in every other node's package */
                 rail.lat + (p->n - p->lay->min_local) * block /
                                (p->out.bandwidth * nics_of(p, p->lay->min_local))) +
