@@ -11,9 +11,10 @@
 #include "phase/shm.h"
 
 /* In place, my part of my input is read first, before the result overwrites it. */
-static int reduce_part_in_place(gdc_coll_sched_t *sched, gdc_coll_region_t mine, size_t at, size_t count)
+static int reduce_part_in_place(gdc_coll_sched_t *sched, size_t at, size_t count)
 {
-    return gdc_coll_ipc_reduce_inputs(sched, mine, at, count, sched->args.rank, -1);
+    return gdc_coll_ipc_reduce_inputs(sched, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, at, count), at, count,
+                                      sched->args.rank, -1);
 }
 
 GDC_COLL_BUILDER(gdc_coll_allreduce_ipc_two_shot)

@@ -112,7 +112,7 @@ void gdc_coll_two_shot(gdc_coll_sched_t *sched, gdc_coll_reduce_part_fn reduce_p
     if (len > 0) {
         gdc_coll_region_t mine = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, at, len);
 
-        last = reduce_part(sched, mine, at, len);
+        last = reduce_part(sched, at, len);
         if (args->op == GDC_AVG) {
             last = gdc_coll_avg(sched, mine, last);
         }

@@ -58,13 +58,13 @@ void gdc_coll_cma_read_blocks(gdc_coll_sched_t *sched, size_t at, int dep);
 
 /* The two-shot allreduce of ranks that reach each other's buffers (allreduce cma, and ipc
  * its device twin): a rank publishes its buffers, reduces part r (its rank) of every rank's
- * vector into part r of its output (reduce_part, which waits for each peer's publication)
- * and says so (REDUCED); then it copies every other part p from rank p's output once p has
- * said so, says DONE and returns once every rank has (they read its buffers until then).
- * Each byte is reduced once on the node, and each rank gets the same bits. In place too:
- * part r of a rank's buffer is overwritten only by itself, and part p only after rank p
- * said REDUCED, that is, after p read it. */
-typedef int (*gdc_coll_reduce_part_fn)(gdc_coll_sched_t *sched, gdc_coll_region_t mine, size_t at, size_t count);
+ * vector into part r of its output (reduce_part: count elements at element `at`, each
+ * peer's after its publication) and says so (REDUCED); then it copies every other part p
+ * from rank p's output once p has said so, says DONE and returns once every rank has (they
+ * read its buffers until then). Each byte is reduced once on the node, and each rank gets
+ * the same bits. In place too: part r of a rank's buffer is overwritten only by itself,
+ * and part p only after rank p said REDUCED, that is, after p read it. */
+typedef int (*gdc_coll_reduce_part_fn)(gdc_coll_sched_t *sched, size_t at, size_t count);
 void gdc_coll_two_shot(gdc_coll_sched_t *sched, gdc_coll_reduce_part_fn reduce_part);
 
 /* Small calls publish through the segments' rings (rt_shm.h): a call that needs at most a
