@@ -12,11 +12,13 @@
  * from the pair of nodes whose pack comes in last, and bcast hier_rails's rails run beside
  * its scatter, and alltoall pairwise's windows land on their receivers all at once, and a
  * leaders' allgather sends the largest node's blocks, and a tree's messages queue on one
- * NIC after another through its dependencies: 99.96% good choices (5 of 11,420 not), the
- * worst x1.17; 98.7% of the choices and 97.4% of all prices within 10%; the weakest
- * algorithm, allreduce rabenseifner, 92.3% within 10%):
+ * NIC after another through its dependencies, and alltoall pairwise's later windows wait
+ * behind the first ones of the ranks that share a NIC, and the rails' rounds of allgather
+ * hier_rails carry what the busiest group of nodes holds: 99.97% good choices (3 of
+ * 11,420 not), the worst x1.17; 98.8% of the choices and 97.4% of all prices within 10%;
+ * the weakest algorithm, allreduce rabenseifner, 92.3% within 10%):
  *   - the choice the prices make is the simulator's best or one it prices within 10% of
- *     it in 99.9% of the call shapes at least, and never worse than 1.25 times the best;
+ *     it in 99.95% of the call shapes at least, and never worse than 1.2 times the best;
  *   - the chosen algorithm's price is within 10% of the simulator's in 98% of the call
  *     shapes at least, and 97% of all the prices are;
  *   - every algorithm's median price is within 10% of the simulator's, and 91% of its
@@ -56,11 +58,11 @@ static sweep_stats_t per_algo[GDC_COLL_ALGO_COUNT];
 static sweep_stats_t choices;
 
 /* What test_prices_follow_the_simulator holds (see the top of the file). */
-#define HELD_GOOD_CHOICES    0.999 /* share of the call shapes */
-#define HELD_WORST_CHOICE    1.25  /* times the simulator's best */
-#define HELD_CHOSEN_WITHIN   0.98  /* share of the call shapes */
-#define HELD_ALL_WITHIN      0.97  /* share of all the prices */
-#define HELD_ALGO_WITHIN     0.91  /* share of each algorithm's prices */
+#define HELD_GOOD_CHOICES    0.9995 /* share of the call shapes */
+#define HELD_WORST_CHOICE    1.20   /* times the simulator's best */
+#define HELD_CHOSEN_WITHIN   0.98   /* share of the call shapes */
+#define HELD_ALL_WITHIN      0.97   /* share of all the prices */
+#define HELD_ALGO_WITHIN     0.91   /* share of each algorithm's prices */
 
 static int node_of[256];
 
