@@ -11,16 +11,15 @@
 
 #include "phase/shm.h"
 
-/* Chunk by chunk, each peer's part of it read and reduced in turn: the chunk of the output
- * and the one read stay in the core's cache (the chunk is GDC_SHM_CHUNK's size). */
+/* Chunk by chunk (gdc_coll_cma_reduce_chunk_elems), each peer's part of it read and
+ * reduced in turn. */
 static int reduce_part_by_cma(gdc_coll_sched_t *sched, size_t at, size_t count)
 {
     const gdc_coll_args_t *args = &sched->args;
     int                    n = args->size, me = args->rank;
-    size_t                 chunk = args->config->shm_chunk_bytes / args->dsize;
+    size_t                 chunk = gdc_coll_cma_reduce_chunk_elems(args);
     int                    last  = gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_COPIED, 1, -1);
 
-    chunk = chunk > 0 ? chunk : 1;
     chunk = chunk < count ? chunk : count;
     gdc_coll_scratch(sched, chunk * args->dsize);
     for (size_t done = 0; done < count; done += chunk) {

@@ -134,6 +134,13 @@ void gdc_coll_two_shot(gdc_coll_sched_t *sched, gdc_coll_reduce_part_fn reduce_p
     gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, 1, -1);
 }
 
+size_t gdc_coll_cma_reduce_chunk_elems(const gdc_coll_args_t *args)
+{
+    size_t elems = args->config->shm_chunk_bytes / args->dsize;
+
+    return elems > 0 ? elems : 1;
+}
+
 size_t gdc_coll_shm_published_bytes(const gdc_coll_args_t *args)
 {
     size_t block = args->count * args->dsize;

@@ -66,6 +66,10 @@ void gdc_coll_cma_read_blocks(gdc_coll_sched_t *sched, size_t at, int dep);
  * and part p only after rank p said REDUCED, that is, after p read it. */
 typedef int (*gdc_coll_reduce_part_fn)(gdc_coll_sched_t *sched, size_t at, size_t count);
 void gdc_coll_two_shot(gdc_coll_sched_t *sched, gdc_coll_reduce_part_fn reduce_part);
+/* allreduce cma's chunk, in elements (at least 1): what a rank reads of a peer's input into
+ * its scratch and reduces at once, GDC_SHM_CHUNK's bytes (the chunk of its output and the
+ * one read stay in the core's cache). */
+size_t gdc_coll_cma_reduce_chunk_elems(const gdc_coll_args_t *args);
 
 /* Small calls publish through the segments' rings (rt_shm.h): a call that needs at most a
  * ring slot per rank goes in one chunk, into the call's slot, once every reader is done with

@@ -309,6 +309,12 @@ static int tree_kind_reduces(int kind)
     return kind == GDC_COLL_TREE_REDUCE || kind == GDC_COLL_TREE_RADIX_REDUCE;
 }
 
+/* Whether the layout makes this kind's trees (layout->tree_kinds). */
+static int tree_kind_made(const gdc_coll_layout_t *layout, int kind)
+{
+    return (layout->tree_kinds & (1u << kind)) != 0;
+}
+
 /* ---------------------------------------------------------------------------------------
  * A tree's transfers between nodes through their dependencies, as the simulator runs them
  * with only the NICs' time counted. A rank sends on once its message is in (bcast,
@@ -583,7 +589,7 @@ static void tree_chains(const tree_walk_t *tw, const int kinds[4], int count, co
     for (int k = 0; k < count; k++) {
         int *units = layout->tree_nic_chain[kinds[k]], *hops = layout->tree_nic_chain_hops[kinds[k]];
 
-        if (!(layout->tree_kinds & (1u << kinds[k]))) {
+        if (!tree_kind_made(layout, kinds[k])) {
             continue;
         }
 
@@ -646,7 +652,7 @@ static void tree_loads(const tree_walk_t *tw, const int kinds[4], int count, gdc
         int down = tree_kind_down(kinds[k]), blocks = tree_kind_blocks(kinds[k]);
         int most_nic[GDC_COLL_TREE_NICS] = {0}, most_link = 0;
 
-        if (!(layout->tree_kinds & (1u << kinds[k]))) {
+        if (!tree_kind_made(layout, kinds[k])) {
             continue;
         }
 
@@ -746,7 +752,7 @@ static void tree_layout(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
     int              radix       = args->config != NULL ? args->config->tree_radix : 2;
 
     tree_ways(args, 2, binomial, layout);
-    if (!(layout->tree_kinds & (1u << GDC_COLL_TREE_RADIX_BCAST | 1u << GDC_COLL_TREE_RADIX_REDUCE))) {
+    if (!tree_kind_made(layout, GDC_COLL_TREE_RADIX_BCAST) && !tree_kind_made(layout, GDC_COLL_TREE_RADIX_REDUCE)) {
         return;
     }
     if (radix == 2) {

@@ -434,8 +434,10 @@ static double alltoall_pairwise(const gdc_coll_price_t *p)
     double window = alltoall_windows_inside(local - 1, block / p->in.bandwidth, p->o + p->in.latency);
 
     if (p->lay->nodes > 1) {
-        window = max2(window, max2(alltoall_windows_off(p, p->lay->min_local, block / bw, p->o + lat + block / bw),
-                                   alltoall_windows_off(p, p->lay->max_local, block / bw, p->o + lat + block / bw)));
+        double xfer = block / bw, trip = p->o + lat + xfer;
+
+        window = max2(window, max2(alltoall_windows_off(p, p->lay->min_local, xfer, trip),
+                                   alltoall_windows_off(p, p->lay->max_local, xfer, trip)));
     }
 
     return (p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
@@ -692,38 +694,47 @@ static double allreduce_ipc(const gdc_coll_price_t *p)
     return p->o + p->sig + (p->n - 1) * ipc_reduce(p, bytes) + p->o + p->sig + ipc_copy_out(p, bytes);
 }
 
-/* n-1 kernels over a part, REDUCED, a copy of each other part, DONE. Where the vector has
- * fewer elements than there are ranks only that many parts hold any, and the slowest rank
- * is one without a part of its own, which copies every one of them. */
-static double allreduce_ipc_two_shot(const gdc_coll_price_t *p)
+/* The largest part of a two-shot allreduce (gdc_coll_two_shot), in elements. */
+static size_t two_shot_part(const gdc_coll_price_t *p)
 {
-    int    short_vector = p->args->count < (size_t)p->n;
-    size_t copies       = short_vector ? p->args->count : (size_t)p->n - 1;
-    double part         = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n);
-
-    return p->o + p->sig + (p->n - 1) * ipc_reduce(p, part) + p->o + p->sig +
-           (double)copies * gdc_coll_price_cma(p, part) + p->o + p->sig;
+    return (p->args->count + (size_t)p->n - 1) / (size_t)p->n;
 }
 
-/* ipc_two_shot's shape on host buffers: part r of each other input read into scratch by the
- * kernel a chunk at a time, each chunk reduced as it comes. */
+/* A two-shot allreduce: publish, the rank's part reduced (`reduced`), REDUCED, a copy of
+ * each other part, DONE. Where the vector has fewer elements than there are ranks only
+ * that many parts hold any, and the slowest rank is one without a part of its own, which
+ * copies every one of them. */
+static double two_shot(const gdc_coll_price_t *p, double reduced)
+{
+    size_t copies = p->args->count < (size_t)p->n ? p->args->count : (size_t)p->n - 1;
+
+    return p->o + p->sig + reduced + p->o + p->sig +
+           (double)copies * gdc_coll_price_cma(p, bytes_of(p, two_shot_part(p))) + p->o + p->sig;
+}
+
+/* n-1 kernels over a part, each reading a peer's input where it lies. */
+static double allreduce_ipc_two_shot(const gdc_coll_price_t *p)
+{
+    return two_shot(p, (p->n - 1) * ipc_reduce(p, bytes_of(p, two_shot_part(p))));
+}
+
+/* `count` elements of a peer's input read into scratch by the kernel, then reduced. */
+static double cma_read_reduce(const gdc_coll_price_t *p, size_t count)
+{
+    double bytes = bytes_of(p, count);
+
+    return gdc_coll_price_cma(p, bytes) + gdc_coll_price_reduce(p, bytes);
+}
+
+/* Each other input's part read and reduced a chunk at a time. */
 static double allreduce_cma(const gdc_coll_price_t *p)
 {
-    size_t count = p->args->count, n = (size_t)p->n;
-    size_t copies = count < n ? count : n - 1, part = (count + n - 1) / n;
-    size_t chunk  = p->args->config->shm_chunk_bytes / p->args->dsize;
-    size_t whole, rest;
+    size_t part = two_shot_part(p), chunk = gdc_coll_cma_reduce_chunk_elems(p->args);
+    size_t whole = part / chunk, rest = part % chunk;
+    double reads = (double)whole * cma_read_reduce(p, chunk) + (rest > 0 ? cma_read_reduce(p, rest) : 0);
 
-    chunk = chunk > 0 ? (chunk < part ? chunk : part) : 1;
-    whole = part / chunk;
-    rest  = part % chunk;
-    return p->o + p->sig +
-           (p->n - 1) * ((double)whole * (gdc_coll_price_cma(p, bytes_of(p, chunk)) +
-                                          gdc_coll_price_reduce(p, bytes_of(p, chunk))) +
-                         (rest > 0 ? gdc_coll_price_cma(p, bytes_of(p, rest)) + gdc_coll_price_reduce(p, bytes_of(p, rest))
-                                   : 0)) +
-           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes_of(p, part)) : 0) + p->o + p->sig +
-           (double)copies * gdc_coll_price_cma(p, bytes_of(p, part)) + p->o + p->sig;
+    return two_shot(p, (p->n - 1) * reads +
+                           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes_of(p, part)) : 0));
 }
 
 /* The root's n-1 kernels; the others only publish. */
@@ -1288,7 +1299,7 @@ gdc_status_t gdc_coll_price(const gdc_coll_machine_t *m, const gdc_coll_algo_t *
         layout = &own;
     } else if (layout->root != args->root || (layout->tree_kinds & kinds) != kinds) {
         own = *layout; /* a caller's layout with trees rooted elsewhere, or not this call's */
-        gdc_coll_layout_root(args, &own);
+        gdc_coll_layout_root_kinds(args, &own, kinds);
         layout = &own;
     }
     gdc_coll_price_init(&p, m, args, layout);
