@@ -10,6 +10,7 @@
 
 #include "rt_calib.h"
 #include "rt_shm.h"
+#include "rt_stage.h"
 
 gdc_rt_config_t gdc_rt_config;
 
@@ -103,6 +104,11 @@ static const gdc_rt_param_t runtime_params[] = {
      "the worst of every node's), or the path of a calibration file. Off by default: on the development VM the "
      "measured numbers made worse choices (bench/RESULTS.md)",
      parse_calibration, &gdc_rt_calib_setting},
+    {"GDC_STAGING", "pipeline",
+     "device buffers that UCX cannot reach, through host memory: pipeline (from 128 KiB in chunks through "
+     "pinned bounce buffers, copies and transfer overlapped), whole (one copy each way, to compare), host-test "
+     "(host buffers too, with host copies in the device's place: runs the pipeline without a GPU, for tests)",
+     gdc_rt_stage_parse_mode, &gdc_rt_stage_mode},
 };
 
 void gdc_rt_config_register(const char *layer, const gdc_rt_param_t *params, int count)

@@ -280,6 +280,91 @@ gdc_status_t gdc_rt_cuda_copy(void *dst, const void *src, size_t n)
     return GDC_SUCCESS;
 }
 
+gdc_status_t gdc_rt_cuda_copy_async(void *dst, const void *src, size_t n, const void *owner,
+                                    gdc_rt_cu_event_t *event)
+{
+    gdc_rt_cu_context_t pushed;
+    gdc_rt_cu_stream_t  stream;
+    gdc_rt_cu_result_t  rc = GDC_RT_CUDA_SUCCESS;
+
+    if (!cuda.available) {
+        return GDC_ERR_UNSUPPORTED;
+    }
+    pushed = gdc_rt_cuda_push_owner(owner);
+    stream = copy_stream();
+    if (*event == NULL) {
+        rc = gdc_rt_cuda.cuEventCreate(event, GDC_RT_CU_EVENT_DISABLE_TIMING);
+    }
+    if (rc == GDC_RT_CUDA_SUCCESS) {
+        rc = gdc_rt_cuda.cuMemcpyAsync(gdc_rt_cuda_ptr(dst), gdc_rt_cuda_ptr(src), n, stream);
+    }
+    if (rc == GDC_RT_CUDA_SUCCESS) {
+        rc = gdc_rt_cuda.cuEventRecord(*event, stream);
+    }
+    gdc_rt_cuda_pop_owner(pushed);
+    if (rc != GDC_RT_CUDA_SUCCESS) {
+        GDC_LOG_ERROR("queuing a copy of %zu bytes (%p to %p) failed: %s", n, src, dst, gdc_rt_cuda_strerror(rc));
+        return GDC_ERR_TRANSPORT;
+    }
+    return GDC_SUCCESS;
+}
+
+int gdc_rt_cuda_event_done(gdc_rt_cu_event_t event, gdc_status_t *status)
+{
+    gdc_rt_cu_result_t rc = gdc_rt_cuda.cuEventQuery(event);
+
+    if (rc == GDC_RT_CUDA_ERROR_NOT_READY) {
+        return 0;
+    }
+    if (rc != GDC_RT_CUDA_SUCCESS) {
+        GDC_LOG_ERROR("a queued device copy failed: %s", gdc_rt_cuda_strerror(rc));
+        *status = GDC_ERR_TRANSPORT;
+    }
+    return 1;
+}
+
+gdc_status_t gdc_rt_cuda_event_wait(gdc_rt_cu_event_t event)
+{
+    gdc_rt_cu_result_t rc = gdc_rt_cuda.cuEventSynchronize(event);
+
+    if (rc != GDC_RT_CUDA_SUCCESS) {
+        GDC_LOG_ERROR("waiting for a queued device copy failed: %s", gdc_rt_cuda_strerror(rc));
+        return GDC_ERR_TRANSPORT;
+    }
+    return GDC_SUCCESS;
+}
+
+void gdc_rt_cuda_event_destroy(gdc_rt_cu_event_t event)
+{
+    if (event != NULL && cuda.available) {
+        (void)gdc_rt_cuda.cuEventDestroy(event);
+    }
+}
+
+int gdc_rt_cuda_pin(void *ptr, size_t n)
+{
+    gdc_rt_cu_result_t rc;
+
+    if (!cuda.available || gdc_rt_cuda.cuMemHostRegister == NULL) {
+        return 0;
+    }
+    rc = gdc_rt_cuda.cuMemHostRegister(ptr, n, GDC_RT_CU_MEMHOSTREGISTER_PORTABLE);
+    if (rc != GDC_RT_CUDA_SUCCESS) {
+        GDC_LOG_WARN_ONCE("pinning %zu bytes of host memory for staging failed (%s): the device copies of "
+                          "staged messages go from pageable memory (slower, and not overlapped)",
+                          n, gdc_rt_cuda_strerror(rc));
+        return 0;
+    }
+    return 1;
+}
+
+void gdc_rt_cuda_unpin(void *ptr)
+{
+    if (cuda.available && gdc_rt_cuda.cuMemHostUnregister != NULL) {
+        (void)gdc_rt_cuda.cuMemHostUnregister(ptr);
+    }
+}
+
 gdc_status_t gdc_rt_cuda_wait_caller(const void *near)
 {
     gdc_rt_cu_context_t pushed;

@@ -307,6 +307,24 @@ void                gdc_rt_cuda_pop_owner(gdc_rt_cu_context_t pushed);
 /* Copy n bytes between any two of host and device memory (unified addressing), blocking. */
 gdc_status_t gdc_rt_cuda_copy(void *dst, const void *src, size_t n);
 
+/* Queue a copy of n bytes on gdc's copy stream of the context that owns `owner` (a device
+ * buffer of the copy), and record *event after it (created there when NULL; destroy it
+ * with gdc_rt_cuda_event_destroy). The stream is a blocking one: the copy follows what the
+ * caller queued on the legacy default stream. */
+gdc_status_t gdc_rt_cuda_copy_async(void *dst, const void *src, size_t n, const void *owner,
+                                    gdc_rt_cu_event_t *event);
+/* 1 when the work before event is done (also when it failed: *status is then set and the
+ * error logged), 0 while it runs. Never blocks. */
+int          gdc_rt_cuda_event_done(gdc_rt_cu_event_t event, gdc_status_t *status);
+gdc_status_t gdc_rt_cuda_event_wait(gdc_rt_cu_event_t event);
+void         gdc_rt_cuda_event_destroy(gdc_rt_cu_event_t event);
+
+/* Page-lock n bytes of host memory at ptr for every context (cuMemHostRegister, portable):
+ * 1 when done, 0 when not (no driver, or it refused: warned once; the memory stays usable,
+ * pageable). gdc_rt_cuda_unpin undoes it. */
+int  gdc_rt_cuda_pin(void *ptr, size_t n);
+void gdc_rt_cuda_unpin(void *ptr);
+
 /* Wait for the work queued on the legacy default stream of the context that owns near
  * (and so on every blocking stream): before peers in other processes read the caller's
  * buffers, what the caller queued into them must have landed. */

@@ -6,6 +6,7 @@
 #include <gdc.h>
 
 #include "rt_log.h"
+#include "rt_stage.h"
 #include "rt_tag.h"
 #include "rt_ucx.h"
 
@@ -104,21 +105,40 @@ static void init_msg(gdc_rt_msg_t *msg, int is_recv, int peer_world, uint64_t ta
 
 static void fail_now(gdc_rt_msg_t *msg, gdc_status_t status)
 {
-    free(msg->staging);
+    if (msg->stage != NULL) {
+        gdc_rt_stage_end(msg->stage);
+        msg->stage = NULL;
+    }
+    gdc_rt_stage_whole_free(msg->staging, msg->length);
     msg->staging = NULL;
     msg->status  = status;
     msg->done    = 1;
 }
 
-/* Device memory that this UCX cannot move goes through a host copy. */
-static int needs_staging(gdc_rt_memtype_t memtype)
+/* A device buffer UCX cannot reach: its pipeline through bounce buffers, or a host copy of
+ * the whole (a send's made now). NULL when there is nothing to stage; *status set when
+ * staging failed. */
+static const void *stage(gdc_rt_msg_t *msg, void *buf, size_t len, gdc_rt_memtype_t memtype, gdc_status_t *status)
 {
-    if (memtype != GDC_RT_MEM_CUDA || gdc_rt_ucx_handles_cuda()) {
-        return 0;
+    *status = GDC_SUCCESS;
+    if (len == 0 || !gdc_rt_stage_wanted(memtype)) {
+        return NULL;
     }
-    GDC_LOG_WARN_ONCE("UCX has no CUDA transport: device buffers are staged through host memory "
-                      "(slow path; install a UCX built with CUDA for GPUDirect)");
-    return 1;
+    msg->stage = gdc_rt_stage_start(msg->is_recv, buf, len, msg->peer_world);
+    if (msg->stage != NULL) {
+        return msg->stage;
+    }
+    msg->staging = gdc_rt_stage_whole_alloc(len);
+    if (msg->staging == NULL) {
+        GDC_LOG_ERROR("no memory for a host copy of a device message of %zu bytes", len);
+        *status = GDC_ERR_NO_MEMORY;
+        return NULL;
+    }
+    msg->user_buf = buf;
+    if (!msg->is_recv) {
+        *status = gdc_rt_stage_copy(msg->staging, buf, len);
+    }
+    return msg->staging;
 }
 
 static void fill_param(ucp_request_param_t *param, gdc_rt_msg_t *msg, gdc_rt_memtype_t memtype)
@@ -127,16 +147,21 @@ static void fill_param(ucp_request_param_t *param, gdc_rt_msg_t *msg, gdc_rt_mem
     param->op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                           UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     param->user_data    = msg;
-    param->memory_type  = (memtype == GDC_RT_MEM_HOST || msg->staging != NULL) ? UCS_MEMORY_TYPE_HOST
-                          : (memtype == GDC_RT_MEM_CUDA_MANAGED)               ? UCS_MEMORY_TYPE_CUDA_MANAGED
-                                                                                : UCS_MEMORY_TYPE_CUDA;
+    param->memory_type  = (memtype == GDC_RT_MEM_HOST || msg->staging != NULL || msg->stage != NULL)
+                              ? UCS_MEMORY_TYPE_HOST
+                          : (memtype == GDC_RT_MEM_CUDA_MANAGED) ? UCS_MEMORY_TYPE_CUDA_MANAGED
+                                                                 : UCS_MEMORY_TYPE_CUDA;
+    if (msg->stage != NULL) {
+        param->op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+        param->datatype      = gdc_rt_stage_datatype();
+    }
 }
 
 static void track(gdc_rt_msg_t *msg, ucs_status_ptr_t request)
 {
     if (request == NULL) {
         if (!msg->is_recv) {
-            free(msg->staging);
+            gdc_rt_stage_whole_free(msg->staging, msg->length);
             msg->staging = NULL;
         }
         msg->done = 1;
@@ -145,7 +170,7 @@ static void track(gdc_rt_msg_t *msg, ucs_status_ptr_t request)
     if (UCS_PTR_IS_ERR(request)) {
         finish(msg, UCS_PTR_STATUS(request));
         if (!msg->is_recv) {
-            free(msg->staging);
+            gdc_rt_stage_whole_free(msg->staging, msg->length);
             msg->staging = NULL;
         }
         return;
@@ -163,7 +188,7 @@ gdc_status_t gdc_rt_msg_send(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, co
                              gdc_rt_memtype_t memtype)
 {
     ucp_request_param_t param;
-    const void         *data = buf;
+    const void         *data, *staged;
     gdc_status_t        status;
     ucp_ep_h            ep;
 
@@ -173,23 +198,36 @@ gdc_status_t gdc_rt_msg_send(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, co
         fail_now(msg, status);
         return status;
     }
-    if (len > 0 && needs_staging(memtype)) {
-        msg->staging = malloc(len);
-        if (msg->staging == NULL) {
-            fail_now(msg, GDC_ERR_NO_MEMORY);
-            return GDC_ERR_NO_MEMORY;
-        }
-        status = gdc_rt_cuda_copy(msg->staging, buf, len);
-        if (status != GDC_SUCCESS) {
-            fail_now(msg, status);
-            return status;
-        }
-        data = msg->staging;
+    staged = stage(msg, (void *)buf, len, memtype, &status);
+    if (status != GDC_SUCCESS) {
+        fail_now(msg, status);
+        return status;
     }
+    data = staged != NULL ? staged : buf;
     fill_param(&param, msg, memtype);
     param.cb.send = on_send_done;
     track(msg, ucp_tag_send_nbx(ep, data, len, tag, &param));
     return msg->done ? msg->status : GDC_SUCCESS;
+}
+
+/*
+ * Whether a receive that UCX completes at once (a message that was waiting) fills
+ * recv_info with its length, as ucp.h promises: from UCX 1.16 on (openucx/ucx#9425; 1.13,
+ * Debian 12's, leaves it 0). Where the length matters (a staged receive copies that many
+ * bytes to the device, a collective checks it) an older UCX is asked to complete through
+ * the callback, which gets the length.
+ */
+static int ucx_says_length_at_once(void)
+{
+    static int answer = -1;
+
+    if (answer < 0) {
+        unsigned major, minor, release;
+
+        ucp_get_version(&major, &minor, &release);
+        answer = major > 1 || (major == 1 && minor >= 16);
+    }
+    return answer;
 }
 
 gdc_status_t gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, void *buf, size_t len,
@@ -197,7 +235,8 @@ gdc_status_t gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, vo
 {
     ucp_request_param_t param;
     ucp_tag_recv_info_t info;
-    void               *data = buf;
+    const void         *staged;
+    void               *data;
     gdc_status_t        status;
 
     init_msg(msg, 1, peer_world, tag, len);
@@ -206,17 +245,17 @@ gdc_status_t gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, vo
         fail_now(msg, status);
         return status;
     }
-    if (len > 0 && needs_staging(memtype)) {
-        msg->staging = malloc(len);
-        if (msg->staging == NULL) {
-            fail_now(msg, GDC_ERR_NO_MEMORY);
-            return GDC_ERR_NO_MEMORY;
-        }
-        msg->user_buf = buf;
-        data          = msg->staging;
+    staged = stage(msg, buf, len, memtype, &status);
+    if (status != GDC_SUCCESS) {
+        fail_now(msg, status);
+        return status;
     }
+    data = staged != NULL ? (void *)staged : buf;
     fill_param(&param, msg, memtype);
     param.op_attr_mask      |= UCP_OP_ATTR_FIELD_RECV_INFO;
+    if (!ucx_says_length_at_once() && (staged != NULL || gdc_rt_tag_class(tag) == 1)) {
+        param.op_attr_mask |= UCP_OP_ATTR_FLAG_NO_IMM_CMPL; /* the length comes with the callback */
+    }
     param.cb.recv            = on_recv_done;
     param.recv_info.tag_info = &info;
     info.length              = 0;
@@ -236,11 +275,18 @@ int gdc_rt_msg_test(gdc_rt_msg_t *msg)
     if (!msg->done) {
         return 0;
     }
+    if (msg->stage != NULL) {
+        if (!gdc_rt_stage_test(msg->stage, msg->is_recv && msg->status == GDC_SUCCESS, msg->received, &msg->status)) {
+            return 0;
+        }
+        gdc_rt_stage_end(msg->stage);
+        msg->stage = NULL;
+    }
     if (msg->staging != NULL) {
         if (msg->status == GDC_SUCCESS && msg->is_recv && msg->received > 0) {
-            msg->status = gdc_rt_cuda_copy(msg->user_buf, msg->staging, msg->received);
+            msg->status = gdc_rt_stage_copy(msg->user_buf, msg->staging, msg->received);
         }
-        free(msg->staging);
+        gdc_rt_stage_whole_free(msg->staging, msg->length);
         msg->staging = NULL;
     }
     return 1;
@@ -292,14 +338,15 @@ void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, gdc_status_t status)
     }
     if (!msg->done) {
         /* Still in UCX's hands: give the request back, so that a late completion calls
-         * nobody whose owner may be gone. Its staging copy, if any, stays with UCX (leaked
-         * on this error path rather than freed under a transfer). */
+         * nobody whose owner may be gone. Its staging copy or pipeline, if any, stays with
+         * UCX (leaked on this error path rather than freed under a transfer). */
         gdc_rt_msg_pending_remove(msg);
         if (msg->ucx_req != NULL) {
             ucp_request_free(msg->ucx_req);
         }
         msg->ucx_req = NULL;
         msg->staging = NULL;
+        msg->stage   = NULL;
         msg->done    = 1;
     }
 }

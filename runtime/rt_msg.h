@@ -21,7 +21,8 @@ typedef struct gdc_rt_msg {
     uint64_t           tag;
     struct gdc_rt_msg *prev;       /* pending list */
     struct gdc_rt_msg *next;
-    void              *staging;    /* host copy of a device buffer UCX cannot reach */
+    void              *staging;    /* host copy of a device buffer UCX cannot reach, staged whole */
+    struct gdc_rt_stage *stage;    /* or its pipeline through bounce buffers (rt_stage.h) */
     void              *user_buf;
     size_t             length;
 } gdc_rt_msg_t;
@@ -33,7 +34,8 @@ gdc_status_t gdc_rt_msg_send(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, co
 gdc_status_t gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, void *buf, size_t len,
                              gdc_rt_memtype_t memtype);
 
-/* 1 when the message is done; finishes a staged receive the first time it says so. */
+/* 1 when the message is done: for a staged receive, when its bytes are in the device
+ * buffer (a staged message's copies are finished here, never blocking). */
 int gdc_rt_msg_test(gdc_rt_msg_t *msg);
 
 /* End a message still in flight with status (its UCX request is cancelled). */

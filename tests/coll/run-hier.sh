@@ -5,7 +5,8 @@
 # interleaved across nodes and on a lopsided split) with every hierarchical algorithm
 # forced in turn, small pipeline chunks so that long vectors cut into many chunks and
 # segments, on nodes of equal and unequal sizes; the flat defaults across the same nodes;
-# and a forced hierarchical algorithm on one node, which must give way (logged at info).
+# every collective with the messages between nodes through the staging pipeline (host
+# test); and a forced hierarchical algorithm on one node, which must give way (logged at info).
 . "${top_srcdir:-.}/tests/common/tap.sh"
 bin=${top_builddir:-.}/tests/coll/coll_test
 gdrun=${top_builddir:-.}/launcher/gdrun
@@ -35,6 +36,11 @@ for shape in 5:2 7:3 8:4; do
     tap_run "gdrun -n $n --emulate-nodes $k: coll_test quick, the model's choices" 120 \
         "$gdrun" -n "$n" --emulate-nodes "$k" -- "$bin" quick
 done
+
+# Every collective across emulated nodes with its messages between nodes through the
+# staging pipeline of device messages, run on host buffers (GDC_STAGING=host-test).
+tap_run_pipelined "GDC_STAGING=host-test gdrun -n 4 --emulate-nodes 2: coll_test all" 120 \
+    "$gdrun" -n 4 --emulate-nodes 2 -x GDC_STAGING=host-test -x GDC_LOG=info -- "$bin" all
 
 # One node: the forced hierarchical algorithms do not apply; the next cheapest runs, and
 # the choice says so.

@@ -73,6 +73,20 @@ tap_run_forced() {
     fi
 }
 
+# Run a command under GDC_STAGING=host-test and GDC_LOG=info: it must exit 0 and its ranks'
+# closing count must say that messages went through the staging pipeline, not only whole.
+tap_run_pipelined() {
+    tap_name=$1; tap_limit=$2; shift 2
+    timeout -k 5 "$tap_limit" "$@" >"$tap_log" 2>&1 </dev/null
+    tap_got=$?
+    if [ "$tap_got" = 0 ] && grep -Eq 'info: staging: [1-9][0-9]* messages pipelined' "$tap_log"; then
+        tap_result "$tap_name" 0
+    else
+        echo "exit status $tap_got (124: timed out after ${tap_limit}s); a count of pipelined messages expected" >>"$tap_log"
+        tap_result "$tap_name" 1 "$tap_log"
+    fi
+}
+
 tap_check() {
     tap_result "$1" "$2" "${3:-}"
 }

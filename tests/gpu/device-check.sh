@@ -27,6 +27,9 @@
 #     reduce_scatter checked at 2, 4 and 8 ranks, in place and other dtypes at 3, speed;
 #  4d. buffers from a memory pool (gdbench -d cuda-pool): every collective checked at 4
 #     ranks by default and at 2 with the per-rank ipc algorithms forced, in place at 3;
+#  4e. the staged path (device buffers over a UCX without CUDA, through host memory):
+#     collectives forced onto UCX's algorithms and gdbench bw, checked, each log counting
+#     pipelined messages; bw pipelined and whole (GDC_STAGING=whole) at 2 ranks;
 #  5. speed: gdbench -d cuda allreduce, bcast, allgather, alltoall from 8 B to 256 MiB at 2
 #     and 4 ranks (JSON and text kept).
 # Without a CUDA device it prints "SKIPPED: no CUDA device" and exits 77. Exit 1 when a
@@ -199,6 +202,26 @@ while read -r c a rest; do
         failed=1
     fi
 done <"$out/algorithms.txt"
+
+# The staged path: device buffers over UCX through host memory (the bundle's UCX has no
+# CUDA transport). Collectives forced onto UCX's algorithms and gdbench bw, checked, each
+# log saying that messages went through the staging pipeline; then bw at 2 ranks pipelined
+# and whole, next to the probe's d2h and h2d (the floor: one copy each way).
+staged_step() { # NAME LIMIT COMMAND...: a step whose log must count pipelined messages
+    step "$@"
+    if [ -f "$out/$1.log" ] && grep -q "^PASS $1 " "$summary" &&
+        ! grep -Eq 'info: staging: [1-9][0-9]* messages pipelined' "$out/$1.log"; then
+        say "FAIL $1: passed, but no rank says a message went through the staging pipeline"
+        failed=1
+    fi
+}
+for c_a in allreduce:ring bcast:chain allgather:ring reduce_scatter:ring alltoall:pairwise; do
+    staged_step "staged-check-${c_a%%:*}-4" 120 gdrun -n 4 -x GDC_LOG=info gdbench "${c_a%%:*}" -d cuda -c \
+        -a "${c_a#*:}" -m 1:64M -i 3 -x 1
+done
+staged_step staged-check-bw-2 60 gdrun -n 2 -x GDC_LOG=info gdbench bw -d cuda -c -m 1:64M -i 3 -x 1
+step staged-speed-bw-2 90 gdrun -n 2 -x GDC_LOG=info gdbench bw -d cuda -m 64K:64M -i 10 -x 2
+step staged-whole-bw-2 90 gdrun -n 2 -x GDC_STAGING=whole gdbench bw -d cuda -m 64K:64M -i 10 -x 2
 
 for n in 2 4; do
     for c in allreduce bcast allgather alltoall; do

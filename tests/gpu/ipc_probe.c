@@ -185,6 +185,7 @@ static int peer(int sock)
     double                       t0, t;
     int                          fd = -1, reps = 20;
     CUdevice                     dev;
+    void                        *pinned = NULL;
 
     if (open_device() == NULL) {
         printf("probe: peer could not open device 0\n");
@@ -248,6 +249,19 @@ static int peer(int sock)
     TRY("d2d", cuStreamSynchronize(st));
     t = (now() - t0) / reps;
     printf("probe: d2d ok: 64 MiB copied in %.1f us, %.0f GB/s (bytes once)\n", t * 1e6, BYTES / t / 1e9);
+    /* the floor of the staged path: a copy to pinned host memory and one back */
+    TRY("d2h", cuMemAllocHost(&pinned, BYTES));
+    for (int up = 0; up < 2; up++) {
+        t0 = now();
+        for (int i = 0; i < reps; i++) {
+            TRY(up ? "h2d" : "d2h", up ? cuMemcpyHtoDAsync(mine, pinned, BYTES, st)
+                                      : cuMemcpyDtoHAsync(pinned, mine, BYTES, st));
+        }
+        TRY(up ? "h2d" : "d2h", cuStreamSynchronize(st));
+        t = (now() - t0) / reps;
+        printf("probe: %s ok: 64 MiB copied in %.1f us, %.0f GB/s (pinned host memory)\n", up ? "h2d" : "d2h",
+               t * 1e6, BYTES / t / 1e9);
+    }
 fail:
     (void)write(sock, "x", 1);
     return 0;

@@ -11,7 +11,7 @@ bin=${top_builddir:-.}/tests/mpi/p2p_test
 ranks="1 2 3 4 5 6 7 8"
 [ "${GDC_TEST_REDUCED:-0}" != 0 ] && ranks="1 2 3 5 8"
 for n in $ranks; do
-    for case in ring allpairs sizes truncate nonblocking comms self; do
+    for case in ring allpairs sizes truncate nonblocking large comms self; do
         tap_run "gdrun -n $n p2p_test $case" 120 "$gdrun" -n "$n" "$bin" "$case"
     done
 done
@@ -25,4 +25,19 @@ for layout in "4 2 ring allpairs nonblocking sizes" "5 3 ring allpairs nonblocki
         tap_run "gdrun -n $n --emulate-nodes $nodes p2p_test $case" 120 "$gdrun" -n "$n" --emulate-nodes "$nodes" "$bin" "$case"
     done
 done
+
+
+# The staging pipeline of device messages (runtime/rt_stage.c), run on host buffers with
+# host copies in the device's place (GDC_STAGING=host-test): every byte through the bounce
+# buffers and UCX's generic datatype, on shared memory and between emulated nodes (TCP).
+staged="-x GDC_STAGING=host-test -x GDC_LOG=info"
+for n in 2 3; do
+    for case in sizes truncate large; do
+        # shellcheck disable=SC2086
+        tap_run_pipelined "GDC_STAGING=host-test gdrun -n $n p2p_test $case" 120 "$gdrun" $staged -n "$n" "$bin" "$case"
+    done
+done
+# shellcheck disable=SC2086
+tap_run_pipelined "GDC_STAGING=host-test gdrun -n 4 --emulate-nodes 2 p2p_test large" 120 \
+    "$gdrun" $staged -n 4 --emulate-nodes 2 "$bin" large
 tap_done

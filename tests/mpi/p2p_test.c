@@ -1,6 +1,6 @@
 /*
  * Multi-rank point-to-point tests, written against gdc.h only. Each case is a subcommand:
- *   p2p_test ring|allpairs|sizes|truncate|nonblocking|comms|self|singleton
+ *   p2p_test ring|allpairs|sizes|truncate|nonblocking|large|comms|self|singleton
  * and exits 0 only when every value it received is the one expected.
  */
 #include <stdint.h>
@@ -155,6 +155,59 @@ static void test_truncate(void)
         }
     }
     ring_exchange(1000, 77); /* still works */
+}
+
+/* Large messages in flight at once, every pair both ways: on one tag (which must keep their
+ * order), of sizes that cut into chunks unevenly, each received into a buffer longer than
+ * it (the bytes past the message untouched). Under GDC_STAGING=host-test this is the
+ * staging pipeline's multi-process test: more messages than its bounce buffers hold, so
+ * some go whole. */
+static void test_large(void)
+{
+    enum { PER_PEER = 3, SLACK = 4096 };
+    static const size_t sizes[PER_PEER] = {(1 << 20) + 3, 300007, (5 << 20) + 11};
+    size_t              capacity        = sizes[PER_PEER - 1] + SLACK;
+    uint8_t           **out  = check_malloc((size_t)size * PER_PEER * sizeof(*out));
+    uint8_t           **in   = check_malloc((size_t)size * PER_PEER * sizeof(*in));
+    gdc_request_t      *reqs = check_malloc(2 * (size_t)size * PER_PEER * sizeof(*reqs));
+    int                 nreq = 0;
+
+    for (int peer = 0; peer < size; peer++) {
+        for (int k = 0; k < PER_PEER; k++) {
+            uint8_t *buf = check_malloc(capacity);
+
+            in[peer * PER_PEER + k] = buf;
+            memset(buf, 0xee, capacity);
+            CHECK_OK(gdc_irecv(buf, capacity, GDC_BYTE, peer, 11, GDC_COMM_WORLD, &reqs[nreq++]));
+        }
+    }
+    for (int i = 0; i < size; i++) {
+        int peer = (rank + i) % size;
+        for (int k = 0; k < PER_PEER; k++) {
+            uint8_t *buf = check_malloc(sizes[k]);
+
+            out[peer * PER_PEER + k] = buf;
+            fill(buf, sizes[k], rank, peer, k);
+            CHECK_OK(gdc_isend(buf, sizes[k], GDC_BYTE, peer, 11, GDC_COMM_WORLD, &reqs[nreq++]));
+        }
+    }
+    CHECK_OK(gdc_waitall(nreq, reqs));
+    for (int peer = 0; peer < size; peer++) {
+        for (int k = 0; k < PER_PEER; k++) {
+            uint8_t *buf = in[peer * PER_PEER + k];
+
+            verify(buf, sizes[k], peer, rank, k);
+            for (size_t i = sizes[k]; i < capacity; i++) {
+                CHECK(buf[i] == 0xee, "message %d from rank %d (%zu bytes) wrote byte %zu past its end", k, peer,
+                      sizes[k], i);
+            }
+            free(buf);
+            free(out[peer * PER_PEER + k]);
+        }
+    }
+    free(reqs);
+    free(in);
+    free(out);
 }
 
 /* Many requests in flight: from every peer, 64 messages with one tag (which must arrive in
@@ -325,7 +378,7 @@ int main(int argc, char **argv)
         void (*run)(void);
     } cases[] = {
         {"ring", test_ring},         {"allpairs", test_allpairs},       {"sizes", test_sizes},
-        {"truncate", test_truncate}, {"nonblocking", test_nonblocking}, {"comms", test_comms},
+        {"truncate", test_truncate}, {"nonblocking", test_nonblocking}, {"large", test_large}, {"comms", test_comms},
         {"self", test_self},         {"singleton", test_singleton},
     };
 

@@ -36,7 +36,7 @@ src=$(pwd)
 # parts inside one process, and what starts gdc through PMIx (a singleton, gdinfo, ranks
 # under gdrun).
 default_tests="tests/coll/test_algorithms tests/coll/test_hier tests/coll/test_select
-tests/unit/test_basics tests/unit/test_cuda tests/unit/test_cuda_abi
+tests/unit/test_basics tests/unit/test_cuda tests/unit/test_cuda_abi tests/unit/test_stage
 tests/kernels/test_reduce_generic tests/kernels/test_reduce_avx2 tests/kernels/test_half
 tests/kernels/test_reduce_cuda tests/topo/test_topo_model tests/topo/test_topo_doctor
 tests/launcher/test_gdrun_layout
