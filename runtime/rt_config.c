@@ -109,6 +109,10 @@ static const gdc_rt_param_t runtime_params[] = {
      "pinned bounce buffers, copies and transfer overlapped), whole (one copy each way, to compare), host-test "
      "(host buffers too, with host copies in the device's place: runs the pipeline without a GPU, for tests)",
      gdc_rt_stage_parse_mode, &gdc_rt_stage_mode},
+    {"GDC_STAGING_BUFFERS", "32",
+     "pinned host bounce buffers of 2 MiB per process for the staging pipeline, lent in 64 KiB segments; "
+     "messages in flight past them get unpinned memory of their own (warned once)",
+     gdc_rt_stage_parse_buffers, &gdc_rt_stage_max_buffers},
 };
 
 void gdc_rt_config_register(const char *layer, const gdc_rt_param_t *params, int count)

@@ -341,14 +341,17 @@ void gdc_rt_cuda_event_destroy(gdc_rt_cu_event_t event)
     }
 }
 
-int gdc_rt_cuda_pin(void *ptr, size_t n)
+int gdc_rt_cuda_pin(void *ptr, size_t n, const void *near)
 {
-    gdc_rt_cu_result_t rc;
+    gdc_rt_cu_context_t pushed;
+    gdc_rt_cu_result_t  rc;
 
     if (!cuda.available || gdc_rt_cuda.cuMemHostRegister == NULL) {
         return 0;
     }
-    rc = gdc_rt_cuda.cuMemHostRegister(ptr, n, GDC_RT_CU_MEMHOSTREGISTER_PORTABLE);
+    pushed = gdc_rt_cuda_push_owner(near);
+    rc     = gdc_rt_cuda.cuMemHostRegister(ptr, n, GDC_RT_CU_MEMHOSTREGISTER_PORTABLE);
+    gdc_rt_cuda_pop_owner(pushed);
     if (rc != GDC_RT_CUDA_SUCCESS) {
         GDC_LOG_WARN_ONCE("pinning %zu bytes of host memory for staging failed (%s): the device copies of "
                           "staged messages go from pageable memory (slower, and not overlapped)",

@@ -319,10 +319,11 @@ int          gdc_rt_cuda_event_done(gdc_rt_cu_event_t event, gdc_status_t *statu
 gdc_status_t gdc_rt_cuda_event_wait(gdc_rt_cu_event_t event);
 void         gdc_rt_cuda_event_destroy(gdc_rt_cu_event_t event);
 
-/* Page-lock n bytes of host memory at ptr for every context (cuMemHostRegister, portable):
- * 1 when done, 0 when not (no driver, or it refused: warned once; the memory stays usable,
+/* Page-lock n bytes of host memory at ptr for every context (cuMemHostRegister, portable),
+ * in the context that owns near (a device buffer) when there is one: 1 when done, 0 when
+ * not (no driver, host memory near, or it refused: warned once; the memory stays usable,
  * pageable). gdc_rt_cuda_unpin undoes it. */
-int  gdc_rt_cuda_pin(void *ptr, size_t n);
+int  gdc_rt_cuda_pin(void *ptr, size_t n, const void *near);
 void gdc_rt_cuda_unpin(void *ptr);
 
 /* Wait for the work queued on the legacy default stream of the context that owns near

@@ -190,8 +190,8 @@ gdc_status_t gdc_rt_finalize_begin(void)
 void gdc_rt_finalize_end(void)
 {
     gdc_rt_topo_finalize();
-    gdc_rt_stage_finalize();
     gdc_rt_ucx_finalize();
+    gdc_rt_stage_finalize();
     gdc_rt_calib_finalize();
     gdc_rt_boot_finalize();
     initialized = 0;

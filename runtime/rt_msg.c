@@ -124,11 +124,12 @@ static const void *stage(gdc_rt_msg_t *msg, void *buf, size_t len, gdc_rt_memtyp
     if (len == 0 || !gdc_rt_stage_wanted(memtype)) {
         return NULL;
     }
-    msg->stage = gdc_rt_stage_start(msg->is_recv, buf, len, msg->peer_world);
+    msg->user_memtype = memtype;
+    msg->stage        = gdc_rt_stage_start(msg->is_recv, buf, len, memtype, msg->peer_world);
     if (msg->stage != NULL) {
         return msg->stage;
     }
-    msg->staging = gdc_rt_stage_whole_alloc(len);
+    msg->staging = gdc_rt_stage_whole_alloc(len, buf);
     if (msg->staging == NULL) {
         GDC_LOG_ERROR("no memory for a host copy of a device message of %zu bytes", len);
         *status = GDC_ERR_NO_MEMORY;
@@ -136,7 +137,7 @@ static const void *stage(gdc_rt_msg_t *msg, void *buf, size_t len, gdc_rt_memtyp
     }
     msg->user_buf = buf;
     if (!msg->is_recv) {
-        *status = gdc_rt_stage_copy(msg->staging, buf, len);
+        *status = gdc_rt_stage_copy(msg->staging, buf, len, memtype);
     }
     return msg->staging;
 }
@@ -284,7 +285,7 @@ int gdc_rt_msg_test(gdc_rt_msg_t *msg)
     }
     if (msg->staging != NULL) {
         if (msg->status == GDC_SUCCESS && msg->is_recv && msg->received > 0) {
-            msg->status = gdc_rt_stage_copy(msg->user_buf, msg->staging, msg->received);
+            msg->status = gdc_rt_stage_copy(msg->user_buf, msg->staging, msg->received, msg->user_memtype);
         }
         gdc_rt_stage_whole_free(msg->staging, msg->length);
         msg->staging = NULL;
@@ -323,9 +324,26 @@ static void drain(gdc_rt_msg_t *msg)
     }
 }
 
+/* A cancelled message that UCX has ended: its pipeline's last copies waited for, so that
+ * none goes on into the buffer after the message is over. */
+static void finish_stage(gdc_rt_msg_t *msg)
+{
+    gdc_status_t status;
+
+    if (msg->stage == NULL) {
+        return;
+    }
+    status     = gdc_rt_stage_finish(msg->stage, msg->is_recv && msg->status == GDC_SUCCESS, msg->received);
+    msg->stage = NULL;
+    if (msg->status == GDC_SUCCESS) {
+        msg->status = status;
+    }
+}
+
 void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, gdc_status_t status)
 {
     if (msg->done) {
+        finish_stage(msg);
         return;
     }
     msg->status = status;
@@ -336,19 +354,25 @@ void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, gdc_status_t status)
     if (!msg->done) {
         drain(msg);
     }
-    if (!msg->done) {
-        /* Still in UCX's hands: give the request back, so that a late completion calls
-         * nobody whose owner may be gone. Its staging copy or pipeline, if any, stays with
-         * UCX (leaked on this error path rather than freed under a transfer). */
-        gdc_rt_msg_pending_remove(msg);
-        if (msg->ucx_req != NULL) {
-            ucp_request_free(msg->ucx_req);
-        }
-        msg->ucx_req = NULL;
-        msg->staging = NULL;
-        msg->stage   = NULL;
-        msg->done    = 1;
+    if (msg->done) {
+        finish_stage(msg);
+        return;
     }
+    /* Still in UCX's hands: give the request back, so that a late completion calls nobody
+     * whose owner may be gone. Its whole staging copy, if any, stays with UCX (leaked on
+     * this error path rather than freed under a transfer); its pipeline stops touching the
+     * user's buffer and stays allocated for UCX's late calls. */
+    gdc_rt_msg_pending_remove(msg);
+    if (msg->ucx_req != NULL) {
+        ucp_request_free(msg->ucx_req);
+    }
+    if (msg->stage != NULL) {
+        gdc_rt_stage_abandon(msg->stage);
+    }
+    msg->ucx_req = NULL;
+    msg->staging = NULL;
+    msg->stage   = NULL;
+    msg->done    = 1;
 }
 
 void gdc_rt_msg_pending_fail_peer(int peer_world)

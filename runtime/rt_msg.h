@@ -24,6 +24,7 @@ typedef struct gdc_rt_msg {
     void              *staging;    /* host copy of a device buffer UCX cannot reach, staged whole */
     struct gdc_rt_stage *stage;    /* or its pipeline through bounce buffers (rt_stage.h) */
     void              *user_buf;
+    gdc_rt_memtype_t   user_memtype; /* of a staged message's buffer */
     size_t             length;
 } gdc_rt_msg_t;
 

@@ -44,6 +44,7 @@ typedef struct stage_copy {
     const void       *src;
     size_t            n;
     int               queued;
+    int               on_host; /* the host test's copy */
 } stage_copy_t;
 
 typedef struct stage_slot {
@@ -59,6 +60,8 @@ enum { CHUNK_NEW = 0, CHUNK_IN_SLOT, CHUNK_DIRECT, CHUNK_QUEUED };
 
 struct gdc_rt_stage {
     int                 is_recv;
+    int                 on_host;   /* a host buffer (GDC_STAGING=host-test): host copies */
+    int                 abandoned; /* given up to UCX: pack and unpack touch nothing */
     char               *user;
     size_t              length;
     int                 peer;
@@ -92,6 +95,21 @@ int gdc_rt_stage_parse_mode(const char *value, void *dest, const char **why)
     return -1;
 }
 
+unsigned gdc_rt_stage_max_buffers = GDC_RT_STAGE_MAX_BUFFERS;
+
+int gdc_rt_stage_parse_buffers(const char *value, void *dest, const char **why)
+{
+    char         *end;
+    unsigned long n = strtoul(value, &end, 10);
+
+    *why = "a number of buffers from 0 to 4096";
+    if (end == value || *end != '\0' || value[0] == '-' || n > 4096) {
+        return -1;
+    }
+    *(unsigned *)dest = (unsigned)n;
+    return 0;
+}
+
 int gdc_rt_stage_wanted(gdc_rt_memtype_t memtype)
 {
     if (memtype == GDC_RT_MEM_HOST) {
@@ -106,9 +124,9 @@ int gdc_rt_stage_wanted(gdc_rt_memtype_t memtype)
     return 1;
 }
 
-gdc_status_t gdc_rt_stage_copy(void *dst, const void *src, size_t n)
+gdc_status_t gdc_rt_stage_copy(void *dst, const void *src, size_t n, gdc_rt_memtype_t memtype)
 {
-    if (gdc_rt_stage_mode == GDC_RT_STAGE_HOST_TEST) {
+    if (memtype == GDC_RT_MEM_HOST) {
         memcpy(dst, src, n);
         return GDC_SUCCESS;
     }
@@ -123,7 +141,8 @@ static gdc_status_t copy_queue(gdc_rt_stage_t *stage, stage_copy_t *copy, void *
 {
     gdc_status_t status = GDC_SUCCESS;
 
-    if (gdc_rt_stage_mode == GDC_RT_STAGE_HOST_TEST) {
+    copy->on_host = stage->on_host;
+    if (copy->on_host) {
         copy->dst = dst;
         copy->src = src;
         copy->n   = n;
@@ -139,7 +158,7 @@ static int copy_done(stage_copy_t *copy, gdc_status_t *status)
     if (!copy->queued) {
         return 1;
     }
-    if (gdc_rt_stage_mode == GDC_RT_STAGE_HOST_TEST) {
+    if (copy->on_host) {
         if (copy->dst != NULL) {
             memcpy(copy->dst, copy->src, copy->n);
             copy->dst = NULL;
@@ -158,7 +177,7 @@ static gdc_status_t copy_wait(stage_copy_t *copy)
         return GDC_SUCCESS;
     }
     copy->queued = 0;
-    if (gdc_rt_stage_mode == GDC_RT_STAGE_HOST_TEST) {
+    if (copy->on_host) {
         if (copy->dst != NULL) {
             memcpy(copy->dst, copy->src, copy->n);
             copy->dst = NULL;
@@ -166,6 +185,11 @@ static gdc_status_t copy_wait(stage_copy_t *copy)
         return GDC_SUCCESS;
     }
     return gdc_rt_cuda_event_wait(copy->event);
+}
+
+static gdc_rt_memtype_t memtype_of(const gdc_rt_stage_t *stage)
+{
+    return stage->on_host ? GDC_RT_MEM_HOST : GDC_RT_MEM_CUDA;
 }
 
 static void note_failure(gdc_rt_stage_t *stage, gdc_status_t status)
@@ -178,7 +202,7 @@ static void note_failure(gdc_rt_stage_t *stage, gdc_status_t status)
 /* Bytes outside the pipeline: straight between the device and UCX's buffer. */
 static void copy_direct(gdc_rt_stage_t *stage, void *dst, const void *src, size_t n)
 {
-    gdc_status_t status = gdc_rt_stage_copy(dst, src, n);
+    gdc_status_t status = gdc_rt_stage_copy(dst, src, n, memtype_of(stage));
 
     pool.counts.direct_bytes += n;
     GDC_LOG_DEBUG("staging: %zu bytes %s rank %d out of the pipeline's order, copied directly", n,
@@ -192,7 +216,9 @@ static void copy_direct(gdc_rt_stage_t *stage, void *dst, const void *src, size_
  * The pool of bounce buffers
  */
 
-static stage_buffer_t *buffer_new(void)
+/* A new buffer of the pool, pinned for every context (from the context of near, a device
+ * buffer, when the thread has none current). */
+static stage_buffer_t *buffer_new(const void *near)
 {
     stage_buffer_t *buffer = calloc(1, sizeof(*buffer));
     void           *bytes;
@@ -202,7 +228,7 @@ static stage_buffer_t *buffer_new(void)
         return NULL;
     }
     buffer->bytes  = bytes;
-    buffer->pinned = gdc_rt_stage_mode != GDC_RT_STAGE_HOST_TEST && gdc_rt_cuda_pin(bytes, GDC_RT_STAGE_BUFFER_SIZE);
+    buffer->pinned = gdc_rt_cuda_pin(bytes, GDC_RT_STAGE_BUFFER_SIZE, near);
     buffer->next   = pool.buffers;
     pool.buffers   = buffer;
     pool.allocated++;
@@ -226,7 +252,7 @@ static char *segments_take(stage_buffer_t *buffer, unsigned n)
 /* bytes (at most a buffer) of bounce memory for a slot: from the pool, a new buffer while
  * the pool may grow, and past it malloc'd memory for this slot only (unpinned: the device
  * copies from it are slower, but the pipeline goes on). */
-static char *bounce_get(size_t bytes, stage_buffer_t **owner)
+static char *bounce_get(size_t bytes, const void *near, stage_buffer_t **owner)
 {
     unsigned n = (unsigned)((bytes + SEGMENT - 1) / SEGMENT);
     char    *at;
@@ -238,13 +264,14 @@ static char *bounce_get(size_t bytes, stage_buffer_t **owner)
             return at;
         }
     }
-    if (pool.allocated < GDC_RT_STAGE_MAX_BUFFERS && buffer_new() != NULL) {
+    if (pool.allocated < gdc_rt_stage_max_buffers && buffer_new(near) != NULL) {
         *owner = pool.buffers;
         return segments_take(pool.buffers, n);
     }
-    GDC_LOG_WARN_ONCE("staging: all %d pinned bounce buffers of %zu KiB are taken by messages in flight: the "
-                      "messages beyond them get unpinned memory of their own (slower device copies)",
-                      GDC_RT_STAGE_MAX_BUFFERS, GDC_RT_STAGE_BUFFER_SIZE >> 10);
+    GDC_LOG_WARN_ONCE("staging: all %u pinned bounce buffers of %zu KiB (GDC_STAGING_BUFFERS) are taken by "
+                      "messages in flight: the messages beyond them get unpinned memory of their own (slower device "
+                      "copies)",
+                      gdc_rt_stage_max_buffers, GDC_RT_STAGE_BUFFER_SIZE >> 10);
     pool.counts.overflow++;
     *owner = NULL;
     return posix_memalign(&own, GDC_RT_STAGE_ALIGN, bytes) == 0 ? own : NULL;
@@ -273,11 +300,11 @@ static void bounce_put(stage_buffer_t *owner, char *at, size_t bytes)
     owner->used &= ~((n == 32 ? ~(uint32_t)0 : ((uint32_t)1 << n) - 1) << first);
 }
 
-void *gdc_rt_stage_whole_alloc(size_t len)
+void *gdc_rt_stage_whole_alloc(size_t len, const void *near)
 {
     stage_buffer_t *owner;
 
-    return len <= GDC_RT_STAGE_BUFFER_SIZE ? bounce_get(len, &owner) : malloc(len);
+    return len <= GDC_RT_STAGE_BUFFER_SIZE ? bounce_get(len, near, &owner) : malloc(len);
 }
 
 void gdc_rt_stage_whole_free(void *buf, size_t len)
@@ -321,7 +348,7 @@ static void unload(gdc_rt_stage_t *stage, stage_slot_t *slot, size_t chunk, size
     gdc_status_t status = copy_queue(stage, &slot->copy, dst, slot->bounce, n);
 
     if (status != GDC_SUCCESS) { /* logged; the bytes are in the slot: try them synchronously */
-        status = gdc_rt_stage_copy(dst, slot->bounce, n);
+        status = gdc_rt_stage_copy(dst, slot->bounce, n, memtype_of(stage));
     }
     if (status != GDC_SUCCESS) {
         note_failure(stage, status);
@@ -351,7 +378,7 @@ static int take_bounce(gdc_rt_stage_t *stage)
     for (size_t s = 0; s < stage->plan.depth; s++) {
         stage_slot_t *slot = &stage->slots[s];
 
-        slot->bounce = bounce_get(stage->plan.chunk, &slot->owner);
+        slot->bounce = bounce_get(stage->plan.chunk, stage->user, &slot->owner);
         if (slot->bounce == NULL) {
             GDC_LOG_WARN_ONCE("staging: no memory for a bounce buffer: a message's bytes are copied directly "
                               "as they come (slow)");
@@ -427,6 +454,10 @@ static size_t pack(void *state, size_t offset, void *dest, size_t max_length)
     size_t          n     = offset < stage->length ? stage->length - offset : 0, done = 0;
 
     n = n < max_length ? n : max_length;
+    if (stage->abandoned) { /* its sender's buffer is no longer ours to read */
+        memset(dest, 0, n);
+        return n;
+    }
     while (done < n) {
         size_t        at = offset + done, chunk = at / stage->plan.chunk, in = at - chunk * stage->plan.chunk;
         size_t        piece = chunk_bytes(stage, chunk) - in;
@@ -443,6 +474,7 @@ static size_t pack(void *state, size_t offset, void *dest, size_t max_length)
         } else {
             memcpy((char *)dest + done, slot->bounce + in, piece);
             slot->bytes += piece;
+            pool.counts.bounced_bytes += piece;
             if (slot->bytes == chunk_bytes(stage, chunk) && chunk + stage->plan.depth < stage->plan.num_chunks) {
                 load(stage, slot, chunk + stage->plan.depth);
             }
@@ -460,6 +492,9 @@ static ucs_status_t unpack(void *state, size_t offset, const void *src, size_t l
     if (offset > stage->length || length > stage->length - offset) {
         return UCS_ERR_MESSAGE_TRUNCATED;
     }
+    if (stage->abandoned) { /* its receiver's buffer is no longer ours to write */
+        return UCS_OK;
+    }
     while (done < length) {
         size_t        at = offset + done, chunk = at / stage->plan.chunk, in = at - chunk * stage->plan.chunk;
         size_t        piece = chunk_bytes(stage, chunk) - in;
@@ -471,6 +506,7 @@ static ucs_status_t unpack(void *state, size_t offset, const void *src, size_t l
         } else {
             memcpy(slot->bounce + in, (const char *)src + done, piece);
             slot->bytes += piece;
+            pool.counts.bounced_bytes += piece;
             if (slot->bytes == chunk_bytes(stage, chunk)) {
                 unload(stage, slot, chunk, slot->bytes);
             }
@@ -531,15 +567,15 @@ static void say_first(const gdc_rt_stage_t *stage)
         return;
     }
     said = 1;
-    GDC_LOG_INFO("staging: the first pipelined message (%zu bytes %s rank %d): %zu chunks of %zu bytes through %zu "
-                 "bounce buffers of %zu KiB",
+    GDC_LOG_INFO("staging: the first pipelined message (%zu bytes %s rank %d): %zu chunks of %zu bytes, %zu in "
+                 "flight through bounce slots of pinned host memory",
                  stage->length, stage->is_recv ? "from" : "to", stage->peer, stage->plan.num_chunks, stage->plan.chunk,
-                 stage->plan.depth, GDC_RT_STAGE_BUFFER_SIZE >> 10);
+                 stage->plan.depth);
 }
 
 /* A send takes its bounce buffers now, to start its first copies; a receive as its bytes
  * come, so that receives posted long before their messages hold none idle. */
-gdc_rt_stage_t *gdc_rt_stage_start(int is_recv, void *buf, size_t len, int peer)
+gdc_rt_stage_t *gdc_rt_stage_start(int is_recv, void *buf, size_t len, gdc_rt_memtype_t memtype, int peer)
 {
     gdc_rt_stage_t *stage;
 
@@ -549,6 +585,7 @@ gdc_rt_stage_t *gdc_rt_stage_start(int is_recv, void *buf, size_t len, int peer)
         return NULL;
     }
     stage->is_recv = is_recv;
+    stage->on_host = memtype == GDC_RT_MEM_HOST;
     stage->user    = buf;
     stage->length  = len;
     stage->peer    = peer;
@@ -598,6 +635,19 @@ static void flush(gdc_rt_stage_t *stage, size_t received)
     }
 }
 
+/* Every copy of the stage waited for; the first failure. */
+static gdc_status_t wait_copies(gdc_rt_stage_t *stage)
+{
+    gdc_status_t first = GDC_SUCCESS;
+
+    for (size_t s = 0; s < stage->plan.depth; s++) {
+        gdc_status_t status = copy_wait(&stage->slots[s].copy);
+
+        first = first != GDC_SUCCESS ? first : status;
+    }
+    return first;
+}
+
 int gdc_rt_stage_test(gdc_rt_stage_t *stage, int received_ok, size_t received, gdc_status_t *status)
 {
     int done = 1;
@@ -617,24 +667,43 @@ int gdc_rt_stage_test(gdc_rt_stage_t *stage, int received_ok, size_t received, g
 
 void gdc_rt_stage_end(gdc_rt_stage_t *stage)
 {
+    (void)wait_copies(stage);
     for (size_t s = 0; s < stage->plan.depth; s++) {
-        (void)copy_wait(&stage->slots[s].copy);
-        if (gdc_rt_stage_mode != GDC_RT_STAGE_HOST_TEST) {
-            gdc_rt_cuda_event_destroy(stage->slots[s].copy.event);
-        }
+        gdc_rt_cuda_event_destroy(stage->slots[s].copy.event);
     }
     give_back_bounce(stage);
     free(stage->chunk_state);
     free(stage);
 }
 
+gdc_status_t gdc_rt_stage_finish(gdc_rt_stage_t *stage, int received_ok, size_t received)
+{
+    gdc_status_t status = GDC_SUCCESS;
+
+    (void)gdc_rt_stage_test(stage, received_ok, received, &status);
+    if (status == GDC_SUCCESS) {
+        status = wait_copies(stage);
+    }
+    gdc_rt_stage_end(stage);
+    return status;
+}
+
+void gdc_rt_stage_abandon(gdc_rt_stage_t *stage)
+{
+    (void)wait_copies(stage);
+    give_back_bounce(stage);
+    stage->abandoned = 1;
+    pool.counts.abandoned++;
+}
+
 void gdc_rt_stage_finalize(void)
 {
     if (pool.counts.pipelined > 0 || pool.counts.whole > 0) {
-        GDC_LOG_INFO("staging: %lu messages pipelined in %lu chunks (%zu bytes out of order, copied directly; %lu "
-                     "slots in unpinned memory past the pool), %lu staged whole",
-                     pool.counts.pipelined, pool.counts.chunks, pool.counts.direct_bytes, pool.counts.overflow,
-                     pool.counts.whole);
+        GDC_LOG_INFO("staging: %lu messages pipelined in %lu chunks, %zu bytes through the bounce buffers (%zu out "
+                     "of order, copied directly; %lu slots in unpinned memory past the pool; %lu given up to UCX "
+                     "on a cancel), %lu staged whole",
+                     pool.counts.pipelined, pool.counts.chunks, pool.counts.bounced_bytes, pool.counts.direct_bytes,
+                     pool.counts.overflow, pool.counts.abandoned, pool.counts.whole);
     }
     while (pool.buffers != NULL) {
         stage_buffer_t *buffer = pool.buffers;

@@ -29,7 +29,7 @@
  * once and kept to gdc_finalize; past those, unpinned buffers for one message each. */
 #define GDC_RT_STAGE_BUFFER_SIZE         ((size_t)2 << 20)
 #define GDC_RT_STAGE_BUFFERS_PER_MESSAGE 4
-#define GDC_RT_STAGE_MAX_BUFFERS         32
+#define GDC_RT_STAGE_MAX_BUFFERS         32 /* GDC_STAGING_BUFFERS's default */
 
 typedef enum {
     GDC_RT_STAGE_PIPELINE = 0, /* chunks through pinned bounce buffers (default) */
@@ -38,9 +38,11 @@ typedef enum {
                                 * runs the pipeline where there is no GPU (the tests) */
 } gdc_rt_stage_mode_t;
 
-/* GDC_STAGING, read at gdc_init. */
+/* GDC_STAGING and GDC_STAGING_BUFFERS (the pool's size), read at gdc_init. */
 extern gdc_rt_stage_mode_t gdc_rt_stage_mode;
+extern unsigned            gdc_rt_stage_max_buffers;
 int gdc_rt_stage_parse_mode(const char *value, void *dest, const char **why);
+int gdc_rt_stage_parse_buffers(const char *value, void *dest, const char **why);
 
 typedef struct gdc_rt_stage gdc_rt_stage_t;
 
@@ -51,7 +53,7 @@ int gdc_rt_stage_wanted(gdc_rt_memtype_t memtype);
 /* The pipeline of one message to or from world rank peer over the buffer (len bytes: the
  * message, or the receive's capacity), or NULL: the message goes whole (too small to gain,
  * GDC_STAGING=whole, or no memory). A send's first chunks are queued at once. */
-gdc_rt_stage_t *gdc_rt_stage_start(int is_recv, void *buf, size_t len, int peer);
+gdc_rt_stage_t *gdc_rt_stage_start(int is_recv, void *buf, size_t len, gdc_rt_memtype_t memtype, int peer);
 
 /* The datatype to give UCX with the stage as the buffer (valid after a stage started). */
 ucp_datatype_t gdc_rt_stage_datatype(void);
@@ -64,21 +66,33 @@ int gdc_rt_stage_test(gdc_rt_stage_t *stage, int received_ok, size_t received, g
 /* Wait for the stage's copies still queued, give its bounce buffers back and free it. */
 void gdc_rt_stage_end(gdc_rt_stage_t *stage);
 
+/* A message UCX has ended, cancelled before its copies were seen done: queue the last
+ * ones as gdc_rt_stage_test would, wait for all and end the stage; the first failure. */
+gdc_status_t gdc_rt_stage_finish(gdc_rt_stage_t *stage, int received_ok, size_t received);
+
+/* A message left in UCX's hands on a cancel: wait for the copies queued, give the bounce
+ * buffers back, and from then on let pack and unpack touch neither them nor the user's
+ * buffer. The stage stays allocated (UCX may still call them): leaked, on an error path. */
+void gdc_rt_stage_abandon(gdc_rt_stage_t *stage);
+
 /* Host memory for a message staged whole: from the pool's pinned buffers up to a buffer's
- * size (malloc'd past it, or when the pool is spent); NULL when there is none. */
-void *gdc_rt_stage_whole_alloc(size_t len);
+ * size (malloc'd past it, or when the pool is spent); NULL when there is none. near: the
+ * device buffer, whose context pins a new buffer of the pool. */
+void *gdc_rt_stage_whole_alloc(size_t len, const void *near);
 void  gdc_rt_stage_whole_free(void *buf, size_t len);
 
-/* A synchronous copy between host and device memory (host memory on both sides in the
- * host test), for messages staged whole. */
-gdc_status_t gdc_rt_stage_copy(void *dst, const void *src, size_t n);
+/* A synchronous copy between a buffer of memtype and host memory (memcpy for a host
+ * buffer: the host test), for messages staged whole. */
+gdc_status_t gdc_rt_stage_copy(void *dst, const void *src, size_t n, gdc_rt_memtype_t memtype);
 
-/* The process's staging so far: messages pipelined, their chunks, bytes that came out of
- * the pipeline's order and were copied directly, messages staged whole. */
+/* The process's staging so far: messages pipelined, their chunks, the bytes that went
+ * through the bounce buffers and those that came out of the pipeline's order and were
+ * copied directly, messages staged whole. */
 typedef struct gdc_rt_stage_counts {
     unsigned long pipelined, chunks, whole;
-    unsigned long overflow; /* slots of bounce memory allocated past the pool, unpinned */
-    size_t        direct_bytes;
+    unsigned long overflow;  /* slots of bounce memory allocated past the pool, unpinned */
+    unsigned long abandoned; /* given up to UCX on a cancel */
+    size_t        bounced_bytes, direct_bytes;
 } gdc_rt_stage_counts_t;
 void gdc_rt_stage_counts(gdc_rt_stage_counts_t *out);
 
@@ -86,7 +100,8 @@ void gdc_rt_stage_counts(gdc_rt_stage_counts_t *out);
  * UCX does, fragments in any order. */
 const ucp_generic_dt_ops_t *gdc_rt_stage_ops(void);
 
-/* At gdc_finalize: the pool's buffers and the datatype go; the job's staging counts at info. */
+/* At gdc_finalize, after UCX's end (no pack or unpack can come): the pool's buffers and
+ * the datatype go; the job's staging counts at info. */
 void gdc_rt_stage_finalize(void);
 
 #endif

@@ -74,15 +74,16 @@ tap_run_forced() {
 }
 
 # Run a command under GDC_STAGING=host-test and GDC_LOG=info: it must exit 0 and its ranks'
-# closing count must say that messages went through the staging pipeline, not only whole.
+# closing count must say that messages went through the staging pipeline and bytes through
+# its bounce buffers, not only whole.
 tap_run_pipelined() {
     tap_name=$1; tap_limit=$2; shift 2
     timeout -k 5 "$tap_limit" "$@" >"$tap_log" 2>&1 </dev/null
     tap_got=$?
-    if [ "$tap_got" = 0 ] && grep -Eq 'info: staging: [1-9][0-9]* messages pipelined' "$tap_log"; then
+    if [ "$tap_got" = 0 ] && grep -Eq 'info: staging: [1-9][0-9]* messages pipelined in [0-9]+ chunks, [1-9][0-9]* bytes through the bounce' "$tap_log"; then
         tap_result "$tap_name" 0
     else
-        echo "exit status $tap_got (124: timed out after ${tap_limit}s); a count of pipelined messages expected" >>"$tap_log"
+        echo "exit status $tap_got (124: timed out after ${tap_limit}s); a count of pipelined messages and bounced bytes expected" >>"$tap_log"
         tap_result "$tap_name" 1 "$tap_log"
     fi
 }

@@ -210,7 +210,8 @@ done <"$out/algorithms.txt"
 staged_step() { # NAME LIMIT COMMAND...: a step whose log must count pipelined messages
     step "$@"
     if [ -f "$out/$1.log" ] && grep -q "^PASS $1 " "$summary" &&
-        ! grep -Eq 'info: staging: [1-9][0-9]* messages pipelined' "$out/$1.log"; then
+        ! grep -Eq 'info: staging: [1-9][0-9]* messages pipelined in [0-9]+ chunks, [1-9][0-9]* bytes through the bounce' \
+            "$out/$1.log"; then
         say "FAIL $1: passed, but no rank says a message went through the staging pipeline"
         failed=1
     fi

@@ -83,7 +83,7 @@ static void check_send(size_t n, size_t frag, int shuffle)
     const ucp_generic_dt_ops_t *ops = gdc_rt_stage_ops();
     uint8_t                    *src = pattern(n, 1), *wire = malloc(n);
     gdc_rt_stage_counts_t       before = counts_now(), after;
-    gdc_rt_stage_t             *stage  = gdc_rt_stage_start(0, src, n, 1);
+    gdc_rt_stage_t             *stage  = gdc_rt_stage_start(0, src, n, GDC_RT_MEM_HOST, 1);
     fragment_t                 *f;
     size_t                      count = fragments_of(n, frag, shuffle, &f);
     void                       *state;
@@ -104,8 +104,9 @@ static void check_send(size_t n, size_t frag, int shuffle)
     assert_memory_equal(wire, src, n);
     after = counts_now();
     assert_true(after.pipelined == before.pipelined + 1);
+    assert_true(after.bounced_bytes - before.bounced_bytes + after.direct_bytes - before.direct_bytes == n);
     if (!shuffle) {
-        assert_true(after.direct_bytes == before.direct_bytes); /* in order: all through the bounce buffers */
+        assert_true(after.bounced_bytes == before.bounced_bytes + n); /* in order: all through the bounce buffers */
     }
     print_message("# send %zu bytes, fragments of %zu%s: %zu bytes direct\n", n, frag, shuffle ? ", shuffled" : "",
                   after.direct_bytes - before.direct_bytes);
@@ -130,7 +131,7 @@ static void check_recv_into(size_t capacity, size_t sent, size_t frag, int shuff
 
     assert_non_null(dst);
     memset(dst, 0xee, capacity);
-    stage = gdc_rt_stage_start(1, dst, capacity, 1);
+    stage = gdc_rt_stage_start(1, dst, capacity, GDC_RT_MEM_HOST, 1);
     assert_non_null(stage);
     state = ops->start_unpack(NULL, stage, capacity);
     assert_true(ops->packed_size(state) == capacity);
@@ -151,8 +152,9 @@ static void check_recv_into(size_t capacity, size_t sent, size_t frag, int shuff
         assert_int_equal(dst[i], 0xee);
     }
     after = counts_now();
+    assert_true(after.bounced_bytes - before.bounced_bytes + after.direct_bytes - before.direct_bytes == sent);
     if (!may_go_direct) {
-        assert_true(after.direct_bytes == before.direct_bytes);
+        assert_true(after.bounced_bytes == before.bounced_bytes + sent);
     }
     print_message("# receive %zu of %zu bytes, fragments of %zu%s: %zu bytes direct\n", sent, capacity, frag,
                   shuffle ? ", shuffled" : "", after.direct_bytes - before.direct_bytes);
@@ -241,7 +243,7 @@ static void test_recv_missing_bytes(void **state)
     (void)state;
     setup_mode();
     assert_non_null(dst);
-    stage = gdc_rt_stage_start(1, dst, n, 1);
+    stage = gdc_rt_stage_start(1, dst, n, GDC_RT_MEM_HOST, 1);
     assert_non_null(stage);
     /* all but 8 KiB of the last chunk */
     assert_int_equal(ops->unpack(stage, 0, wire, n - 16 * KiB), UCS_OK);
@@ -251,7 +253,7 @@ static void test_recv_missing_bytes(void **state)
     assert_int_equal(status, GDC_ERR_TRANSPORT);
     gdc_rt_stage_end(stage);
     /* and bytes past the capacity are refused */
-    stage = gdc_rt_stage_start(1, dst, n, 1);
+    stage = gdc_rt_stage_start(1, dst, n, GDC_RT_MEM_HOST, 1);
     assert_non_null(stage);
     assert_int_equal(ops->unpack(stage, n - 4, wire, 8), UCS_ERR_MESSAGE_TRUNCATED);
     gdc_rt_stage_end(stage);
@@ -276,13 +278,13 @@ static void test_whole_and_pool(void **state)
     (void)state;
     setup_mode();
     assert_non_null(big);
-    assert_null(gdc_rt_stage_start(0, small, sizeof(small), 1));
+    assert_null(gdc_rt_stage_start(0, small, sizeof(small), GDC_RT_MEM_HOST, 1));
     gdc_rt_stage_mode = GDC_RT_STAGE_WHOLE;
-    assert_null(gdc_rt_stage_start(0, big, 64 * MiB, 1));
+    assert_null(gdc_rt_stage_start(0, big, 64 * MiB, GDC_RT_MEM_HOST, 1));
     setup_mode();
     before = counts_now();
     for (int i = 0; i < BIG; i++) { /* chunks of 2 MiB: a whole buffer per slot */
-        bigs[i] = gdc_rt_stage_start(0, big, 64 * MiB, 1);
+        bigs[i] = gdc_rt_stage_start(0, big, 64 * MiB, GDC_RT_MEM_HOST, 1);
         assert_non_null(bigs[i]);
     }
     assert_true(counts_now().overflow == before.overflow); /* all the pool's */
@@ -294,11 +296,11 @@ static void test_whole_and_pool(void **state)
     gdc_rt_stage_end(bigs[0]);
     before = counts_now();
     for (int i = 0; i < SMALL; i++) {
-        smalls[i] = gdc_rt_stage_start(0, big, 256 * KiB, 1);
+        smalls[i] = gdc_rt_stage_start(0, big, 256 * KiB, GDC_RT_MEM_HOST, 1);
         assert_non_null(smalls[i]);
     }
     assert_true(counts_now().overflow == before.overflow);
-    smalls[SMALL] = gdc_rt_stage_start(0, big, 256 * KiB, 1);
+    smalls[SMALL] = gdc_rt_stage_start(0, big, 256 * KiB, GDC_RT_MEM_HOST, 1);
     assert_non_null(smalls[SMALL]);
     assert_true(counts_now().overflow == before.overflow + GDC_RT_STAGE_BUFFERS_PER_MESSAGE);
     for (int i = 0; i <= SMALL; i++) {
@@ -310,13 +312,96 @@ static void test_whole_and_pool(void **state)
     free(big);
 }
 
+/* A receive cancelled after UCX ended it, before its last copies were seen: finishing it
+ * queues and waits for them (the bytes are all there); one cancelled in UCX's hands is
+ * abandoned: later unpacks write nothing, and a send's packs read nothing of the user's. */
+static void test_finish_and_abandon(void **state)
+{
+    const ucp_generic_dt_ops_t *ops = gdc_rt_stage_ops();
+    size_t                      n   = MiB + 3;
+    uint8_t                    *wire = pattern(n, 4), *dst = malloc(n), *out = malloc(n);
+    gdc_rt_stage_t             *stage;
+    gdc_rt_stage_counts_t       before = counts_now();
+
+    (void)state;
+    setup_mode();
+    assert_non_null(dst);
+    assert_non_null(out);
+    memset(dst, 0xee, n);
+    stage = gdc_rt_stage_start(1, dst, n, GDC_RT_MEM_HOST, 1);
+    assert_non_null(stage);
+    assert_int_equal(ops->unpack(stage, 0, wire, n), UCS_OK);
+    assert_int_equal(gdc_rt_stage_finish(stage, 1, n), GDC_SUCCESS);
+    assert_memory_equal(dst, wire, n);
+
+    memset(dst, 0xee, n);
+    stage = gdc_rt_stage_start(1, dst, n, GDC_RT_MEM_HOST, 1);
+    assert_non_null(stage);
+    assert_int_equal(ops->unpack(stage, 0, wire, n / 2), UCS_OK);
+    gdc_rt_stage_abandon(stage);
+    assert_int_equal(ops->unpack(stage, n / 2, wire + n / 2, n - n / 2), UCS_OK);
+    for (size_t i = n / 2 + 64 * KiB; i < n; i++) { /* past the chunks queued before, nothing came */
+        assert_int_equal(dst[i], 0xee);
+    }
+    stage = gdc_rt_stage_start(0, wire, n, GDC_RT_MEM_HOST, 1);
+    assert_non_null(stage);
+    gdc_rt_stage_abandon(stage);
+    memset(out, 0x77, n);
+    assert_true(ops->pack(stage, 0, out, n) == n);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(out[i], 0);
+    }
+    assert_true(counts_now().abandoned == before.abandoned + 2);
+    free(out); /* the abandoned stages stay with "UCX": leaked by design */
+    free(dst);
+    free(wire);
+}
+
+/* Messages staged whole take their memory from the pool's segments, and give it back. */
+static void test_whole_memory(void **state)
+{
+    enum { SEGMENTS = GDC_RT_STAGE_MAX_BUFFERS * 32 };
+    static void          *held[SEGMENTS];
+    gdc_rt_stage_counts_t before;
+    void                 *extra, *big;
+
+    (void)state;
+    setup_mode();
+    before = counts_now();
+    for (int i = 0; i < SEGMENTS; i++) { /* a message of up to 64 KiB: one segment */
+        held[i] = gdc_rt_stage_whole_alloc(i % 2 ? 8 : 64 * KiB, NULL);
+        assert_non_null(held[i]);
+        memset(held[i], i & 0xff, i % 2 ? 8 : 64 * KiB);
+    }
+    assert_true(counts_now().overflow == before.overflow);
+    extra = gdc_rt_stage_whole_alloc(100, NULL); /* the pool spent: memory of its own */
+    assert_non_null(extra);
+    assert_true(counts_now().overflow == before.overflow + 1);
+    big = gdc_rt_stage_whole_alloc(GDC_RT_STAGE_BUFFER_SIZE + 1, NULL); /* past a buffer: malloc'd */
+    assert_non_null(big);
+    gdc_rt_stage_whole_free(big, GDC_RT_STAGE_BUFFER_SIZE + 1);
+    gdc_rt_stage_whole_free(extra, 100);
+    for (int i = 0; i < SEGMENTS; i++) {
+        gdc_rt_stage_whole_free(held[i], i % 2 ? 8 : 64 * KiB);
+    }
+    before = counts_now();
+    for (int i = 0; i < SEGMENTS; i++) { /* all back */
+        held[i] = gdc_rt_stage_whole_alloc(64 * KiB, NULL);
+    }
+    assert_true(counts_now().overflow == before.overflow);
+    for (int i = 0; i < SEGMENTS; i++) {
+        gdc_rt_stage_whole_free(held[i], 64 * KiB);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_send_in_order),     cmocka_unit_test(test_send_out_of_order),
         cmocka_unit_test(test_recv_in_order),     cmocka_unit_test(test_recv_out_of_order),
         cmocka_unit_test(test_recv_short_message), cmocka_unit_test(test_recv_missing_bytes),
-        cmocka_unit_test(test_whole_and_pool),
+        cmocka_unit_test(test_whole_and_pool),     cmocka_unit_test(test_finish_and_abandon),
+        cmocka_unit_test(test_whole_memory),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
 
