@@ -65,6 +65,16 @@ static int parse_shm_size(const char *value, void *dest, const char **why)
     return 0;
 }
 
+static int parse_flag(const char *value, void *dest, const char **why)
+{
+    *why = "0 or 1";
+    if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
+        return -1;
+    }
+    *(int *)dest = value[0] == '1';
+    return 0;
+}
+
 static int parse_calibration(const char *value, void *dest, const char **why)
 {
     *why = "auto, off or the path of a calibration file (gdinfo --calibrate writes one)";
@@ -106,9 +116,12 @@ static const gdc_rt_param_t runtime_params[] = {
      parse_calibration, &gdc_rt_calib_setting},
     {"GDC_STAGING", "pipeline",
      "device buffers that UCX cannot reach, through host memory: pipeline (from 128 KiB in chunks through "
-     "pinned bounce buffers, copies and transfer overlapped), whole (one copy each way, to compare), host-test "
-     "(host buffers too, with host copies in the device's place: runs the pipeline without a GPU, for tests)",
+     "pinned bounce buffers, copies and transfer overlapped) or whole (one copy each way, to compare)",
      gdc_rt_stage_parse_mode, &gdc_rt_stage_mode},
+    {"GDC_STAGING_HOST_TEST", "0",
+     "1: host buffers are staged too, with host copies in the device's place (the staging path without a GPU, "
+     "for tests and measurements)",
+     parse_flag, &gdc_rt_stage_host_test},
     {"GDC_STAGING_BUFFERS", "32",
      "pinned host bounce buffers of 2 MiB per process for the staging pipeline, lent in 64 KiB segments; "
      "messages in flight past them get unpinned memory of their own (warned once)",

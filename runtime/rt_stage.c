@@ -20,6 +20,7 @@
 #include "rt_ucx.h"
 
 gdc_rt_stage_mode_t gdc_rt_stage_mode;
+int                 gdc_rt_stage_host_test;
 
 #define NO_CHUNK SIZE_MAX
 
@@ -60,7 +61,7 @@ enum { CHUNK_NEW = 0, CHUNK_IN_SLOT, CHUNK_DIRECT, CHUNK_QUEUED };
 
 struct gdc_rt_stage {
     int                 is_recv;
-    int                 on_host;   /* a host buffer (GDC_STAGING=host-test): host copies */
+    int                 on_host;   /* a host buffer (GDC_STAGING_HOST_TEST): host copies */
     int                 abandoned; /* given up to UCX: pack and unpack touch nothing */
     char               *user;
     size_t              length;
@@ -83,15 +84,15 @@ static struct {
 
 int gdc_rt_stage_parse_mode(const char *value, void *dest, const char **why)
 {
-    static const char *const names[] = {"pipeline", "whole", "host-test"};
+    static const char *const names[] = {"pipeline", "whole"};
 
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 2; i++) {
         if (strcmp(value, names[i]) == 0) {
             *(gdc_rt_stage_mode_t *)dest = (gdc_rt_stage_mode_t)i;
             return 0;
         }
     }
-    *why = "one of pipeline, whole, host-test";
+    *why = "pipeline or whole";
     return -1;
 }
 
@@ -113,7 +114,7 @@ int gdc_rt_stage_parse_buffers(const char *value, void *dest, const char **why)
 int gdc_rt_stage_wanted(gdc_rt_memtype_t memtype)
 {
     if (memtype == GDC_RT_MEM_HOST) {
-        return gdc_rt_stage_mode == GDC_RT_STAGE_HOST_TEST;
+        return gdc_rt_stage_host_test;
     }
     if (memtype != GDC_RT_MEM_CUDA || gdc_rt_ucx_handles_cuda()) {
         return 0;

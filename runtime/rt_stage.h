@@ -33,14 +33,15 @@
 
 typedef enum {
     GDC_RT_STAGE_PIPELINE = 0, /* chunks through pinned bounce buffers (default) */
-    GDC_RT_STAGE_WHOLE,        /* every staged message whole: one copy each way (to compare) */
-    GDC_RT_STAGE_HOST_TEST     /* host buffers staged too, host copies standing in for the device's:
-                                * runs the pipeline where there is no GPU (the tests) */
+    GDC_RT_STAGE_WHOLE         /* every staged message whole: one copy each way (to compare) */
 } gdc_rt_stage_mode_t;
 
-/* GDC_STAGING and GDC_STAGING_BUFFERS (the pool's size), read at gdc_init. */
+/* GDC_STAGING, GDC_STAGING_BUFFERS (the pool's size) and GDC_STAGING_HOST_TEST (host
+ * buffers staged too, with host copies standing in for the device's: the staging path
+ * where there is no GPU, for the tests), read at gdc_init. */
 extern gdc_rt_stage_mode_t gdc_rt_stage_mode;
 extern unsigned            gdc_rt_stage_max_buffers;
+extern int                 gdc_rt_stage_host_test;
 int gdc_rt_stage_parse_mode(const char *value, void *dest, const char **why);
 int gdc_rt_stage_parse_buffers(const char *value, void *dest, const char **why);
 

@@ -38,9 +38,9 @@ for shape in 5:2 7:3 8:4; do
 done
 
 # Every collective across emulated nodes with its messages between nodes through the
-# staging pipeline of device messages, run on host buffers (GDC_STAGING=host-test).
-tap_run_pipelined "GDC_STAGING=host-test gdrun -n 4 --emulate-nodes 2: coll_test all" 120 \
-    "$gdrun" -n 4 --emulate-nodes 2 -x GDC_STAGING=host-test -x GDC_LOG=info -- "$bin" all
+# staging pipeline of device messages, run on host buffers (GDC_STAGING_HOST_TEST=1).
+tap_run_pipelined "GDC_STAGING_HOST_TEST=1 gdrun -n 4 --emulate-nodes 2: coll_test all" 120 \
+    "$gdrun" -n 4 --emulate-nodes 2 -x GDC_STAGING_HOST_TEST=1 -x GDC_LOG=info -- "$bin" all
 
 # One node: the forced hierarchical algorithms do not apply; the next cheapest runs, and
 # the choice says so.

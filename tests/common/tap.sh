@@ -73,7 +73,7 @@ tap_run_forced() {
     fi
 }
 
-# Run a command under GDC_STAGING=host-test and GDC_LOG=info: it must exit 0 and its ranks'
+# Run a command under GDC_STAGING_HOST_TEST=1 and GDC_LOG=info: it must exit 0 and its ranks'
 # closing count must say that messages went through the staging pipeline and bytes through
 # its bounce buffers, not only whole.
 tap_run_pipelined() {

@@ -28,24 +28,24 @@ done
 
 
 # The staging pipeline of device messages (runtime/rt_stage.c), run on host buffers with
-# host copies in the device's place (GDC_STAGING=host-test): every byte through the bounce
+# host copies in the device's place (GDC_STAGING_HOST_TEST=1): every byte through the bounce
 # buffers and UCX's generic datatype, on shared memory and between emulated nodes (TCP).
-staged="-x GDC_STAGING=host-test -x GDC_LOG=info"
+staged="-x GDC_STAGING_HOST_TEST=1 -x GDC_LOG=info"
 for n in 2 3; do
     for case in sizes large; do
         # shellcheck disable=SC2086
-        tap_run_pipelined "GDC_STAGING=host-test gdrun -n $n p2p_test $case" 120 "$gdrun" $staged -n "$n" "$bin" "$case"
+        tap_run_pipelined "GDC_STAGING_HOST_TEST=1 gdrun -n $n p2p_test $case" 120 "$gdrun" $staged -n "$n" "$bin" "$case"
     done
     # a staged message too long for its receive: truncated, no byte moved (none is counted)
     # shellcheck disable=SC2086
-    tap_run "GDC_STAGING=host-test gdrun -n $n p2p_test truncate" 120 "$gdrun" $staged -n "$n" "$bin" truncate
+    tap_run "GDC_STAGING_HOST_TEST=1 gdrun -n $n p2p_test truncate" 120 "$gdrun" $staged -n "$n" "$bin" truncate
 done
 # shellcheck disable=SC2086
-tap_run_pipelined "GDC_STAGING=host-test gdrun -n 4 --emulate-nodes 2 p2p_test large" 120 \
+tap_run_pipelined "GDC_STAGING_HOST_TEST=1 gdrun -n 4 --emulate-nodes 2 p2p_test large" 120 \
     "$gdrun" $staged -n 4 --emulate-nodes 2 "$bin" large
 # a pool of one pinned buffer: the messages in flight outgrow it and take memory of their own
 # shellcheck disable=SC2086
-tap_run_pipelined "GDC_STAGING=host-test GDC_STAGING_BUFFERS=1 gdrun -n 3 p2p_test large" 120 \
+tap_run_pipelined "GDC_STAGING_HOST_TEST=1 GDC_STAGING_BUFFERS=1 gdrun -n 3 p2p_test large" 120 \
     "$gdrun" $staged -x GDC_STAGING_BUFFERS=1 -n 3 "$bin" large
 grep -Eq 'info: staging: .*; [1-9][0-9]* slots in unpinned memory past the pool' "$tap_log"
 tap_check "GDC_STAGING_BUFFERS=1: slots past the pool counted" $? "$tap_log"

@@ -159,7 +159,7 @@ static void test_truncate(void)
 
 /* Large messages in flight at once, every pair both ways: on one tag (which must keep their
  * order), of sizes that cut into chunks unevenly, each received into a buffer longer than
- * it (the bytes past the message untouched). Under GDC_STAGING=host-test this is the
+ * it (the bytes past the message untouched). Under GDC_STAGING_HOST_TEST=1 this is the
  * staging pipeline's multi-process test; with GDC_STAGING_BUFFERS=1 as well, the messages
  * in flight outgrow the pool's pinned buffers and take memory of their own. */
 static void test_large(void)
