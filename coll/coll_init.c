@@ -93,16 +93,6 @@ static int parse_bytes(const char *value, void *dest, const char **why)
     return gdc_rt_parse_bytes(value, dest) != 0 ? -1 : 0;
 }
 
-static int parse_flag(const char *value, void *dest, const char **why)
-{
-    *why = "0 or 1";
-    if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
-        return -1;
-    }
-    *(int *)dest = value[0] == '1';
-    return 0;
-}
-
 static int parse_radix(const char *value, void *dest, const char **why)
 {
     char *end;
@@ -153,17 +143,17 @@ static const gdc_rt_param_t coll_params[] = {
      "1: before each collective, compare every rank's call (collective, count, dtype, op, root, device or host "
      "memory) and fail mismatches with GDC_ERR_INVALID_ARG on every rank instead of moving wrong data (costs "
      "about one small allgather per call); 0: off",
-     parse_flag, &live.check},
+     gdc_rt_parse_flag, &live.check},
     {"GDC_DEVICE_QUEUE", "0",
      "1: the ipc algorithms queue their kernels and copies on gdc's stream and wait only before telling a peer "
      "(a signal), a message or the end of the call (the ipc_leader ones always do); 0: each is waited for (the "
      "path proven on a GPU; 1 has run there for speed, not yet with its results checked)",
-     parse_flag, &live.device_queue},
+     gdc_rt_parse_flag, &live.device_queue},
     {"GDC_DEVICE_FUSED", "0",
      "1: the ipc_leader allreduce and reduce_scatter reduce every rank's input with one kernel that reads each "
      "input once and writes each output once; 0: two inputs at a time, then copies (the path proven on a GPU; "
      "1 has not run on one yet)",
-     parse_flag, &live.device_fused},
+     gdc_rt_parse_flag, &live.device_fused},
     {"GDC_PROFILE", "", "machine profile for the cost model: a name (share/profiles) or a path", parse_name,
      &live_select.profile},
     {"GDC_TUNING", "", "tuning file pinning algorithms by size: lines \"COLLECTIVE MIN-MAX ALGORITHM\"", parse_name,

@@ -65,16 +65,6 @@ static int parse_shm_size(const char *value, void *dest, const char **why)
     return 0;
 }
 
-static int parse_flag(const char *value, void *dest, const char **why)
-{
-    *why = "0 or 1";
-    if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
-        return -1;
-    }
-    *(int *)dest = value[0] == '1';
-    return 0;
-}
-
 static int parse_calibration(const char *value, void *dest, const char **why)
 {
     *why = "auto, off or the path of a calibration file (gdinfo --calibrate writes one)";
@@ -121,7 +111,7 @@ static const gdc_rt_param_t runtime_params[] = {
     {"GDC_STAGING_HOST_TEST", "0",
      "1: host buffers are staged too, with host copies in the device's place (the staging path without a GPU, "
      "for tests and measurements)",
-     parse_flag, &gdc_rt_stage_host_test},
+     gdc_rt_parse_flag, &gdc_rt_stage_host_test},
     {"GDC_STAGING_BUFFERS", "32",
      "pinned host bounce buffers of 2 MiB per process for the staging pipeline, lent in 64 KiB segments; "
      "messages in flight past them get unpinned memory of their own (warned once)",
@@ -185,6 +175,16 @@ void gdc_rt_config_foreach(gdc_rt_param_visit_fn_t visit, void *arg)
             visit(tables[t].layer, &tables[t].params[i], param_value(&tables[t].params[i]), arg);
         }
     }
+}
+
+int gdc_rt_parse_flag(const char *value, void *dest, const char **why)
+{
+    *why = "0 or 1";
+    if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
+        return -1;
+    }
+    *(int *)dest = value[0] == '1';
+    return 0;
 }
 
 int gdc_rt_parse_seconds(const char *value, void *dest, const char **why)

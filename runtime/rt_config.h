@@ -58,6 +58,7 @@ typedef void (*gdc_rt_param_visit_fn_t)(const char *layer, const gdc_rt_param_t 
 void gdc_rt_config_foreach(gdc_rt_param_visit_fn_t visit, void *arg);
 
 /* Parsers shared by the layers. */
+int gdc_rt_parse_flag(const char *value, void *dest, const char **why);    /* int: "0" or "1" */
 int gdc_rt_parse_seconds(const char *value, void *dest, const char **why); /* double >= 0 */
 int gdc_rt_parse_string(const char *value, void *dest, const char **why);  /* const char * */
 
