@@ -1,6 +1,5 @@
 #include "rt_msg.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include <gdc.h>
