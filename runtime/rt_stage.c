@@ -154,16 +154,25 @@ static gdc_status_t copy_queue(gdc_rt_stage_t *stage, stage_copy_t *copy, void *
     return status;
 }
 
+/* The host test's copy, made the first time it is asked about; 1 when it was made now. */
+static int host_copy_now(stage_copy_t *copy)
+{
+    if (copy->dst == NULL) {
+        return 0;
+    }
+    memcpy(copy->dst, copy->src, copy->n);
+    copy->dst = NULL;
+    return 1;
+}
+
 static int copy_done(stage_copy_t *copy, gdc_status_t *status)
 {
     if (!copy->queued) {
         return 1;
     }
     if (copy->on_host) {
-        if (copy->dst != NULL) {
-            memcpy(copy->dst, copy->src, copy->n);
-            copy->dst = NULL;
-            return 0;
+        if (host_copy_now(copy)) {
+            return 0; /* seen running once, as a device copy may be */
         }
     } else if (!gdc_rt_cuda_event_done(copy->event, status)) {
         return 0;
@@ -179,10 +188,7 @@ static gdc_status_t copy_wait(stage_copy_t *copy)
     }
     copy->queued = 0;
     if (copy->on_host) {
-        if (copy->dst != NULL) {
-            memcpy(copy->dst, copy->src, copy->n);
-            copy->dst = NULL;
-        }
+        (void)host_copy_now(copy);
         return GDC_SUCCESS;
     }
     return gdc_rt_cuda_event_wait(copy->event);
@@ -236,10 +242,20 @@ static stage_buffer_t *buffer_new(const void *near)
     return buffer;
 }
 
-/* The first run of n free segments in buffer, taken; NULL when there is none. */
-static char *segments_take(stage_buffer_t *buffer, unsigned n)
+/* The segments that bytes take: their count, and their bits from bit 0. */
+static unsigned segments_of(size_t bytes, uint32_t *run)
 {
-    uint32_t run = n == 32 ? ~(uint32_t)0 : ((uint32_t)1 << n) - 1;
+    unsigned n = (unsigned)((bytes + SEGMENT - 1) / SEGMENT);
+
+    *run = n == SEGMENTS_PER_BUFFER ? ~(uint32_t)0 : ((uint32_t)1 << n) - 1;
+    return n;
+}
+
+/* The first run of free segments for bytes in buffer, taken; NULL when there is none. */
+static char *segments_take(stage_buffer_t *buffer, size_t bytes)
+{
+    uint32_t run;
+    unsigned n = segments_of(bytes, &run);
 
     for (unsigned at = 0; at + n <= SEGMENTS_PER_BUFFER; at++) {
         if ((buffer->used & (run << at)) == 0) {
@@ -255,19 +271,18 @@ static char *segments_take(stage_buffer_t *buffer, unsigned n)
  * copies from it are slower, but the pipeline goes on). */
 static char *bounce_get(size_t bytes, const void *near, stage_buffer_t **owner)
 {
-    unsigned n = (unsigned)((bytes + SEGMENT - 1) / SEGMENT);
-    char    *at;
-    void    *own;
+    char *at;
+    void *own;
 
     for (stage_buffer_t *buffer = pool.buffers; buffer != NULL; buffer = buffer->next) {
-        if ((at = segments_take(buffer, n)) != NULL) {
+        if ((at = segments_take(buffer, bytes)) != NULL) {
             *owner = buffer;
             return at;
         }
     }
     if (pool.allocated < gdc_rt_stage_max_buffers && buffer_new(near) != NULL) {
         *owner = pool.buffers;
-        return segments_take(pool.buffers, n);
+        return segments_take(pool.buffers, bytes);
     }
     GDC_LOG_WARN_ONCE("staging: all %u pinned bounce buffers of %zu KiB (GDC_STAGING_BUFFERS) are taken by "
                       "messages in flight: the messages beyond them get unpinned memory of their own (slower device "
@@ -290,15 +305,14 @@ static stage_buffer_t *owner_of(const char *at)
 
 static void bounce_put(stage_buffer_t *owner, char *at, size_t bytes)
 {
-    unsigned n, first;
+    uint32_t run;
 
     if (owner == NULL) {
         free(at);
         return;
     }
-    n     = (unsigned)((bytes + SEGMENT - 1) / SEGMENT);
-    first = (unsigned)((size_t)(at - owner->bytes) / SEGMENT);
-    owner->used &= ~((n == 32 ? ~(uint32_t)0 : ((uint32_t)1 << n) - 1) << first);
+    (void)segments_of(bytes, &run);
+    owner->used &= ~(run << ((size_t)(at - owner->bytes) / SEGMENT));
 }
 
 void *gdc_rt_stage_whole_alloc(size_t len, const void *near)
