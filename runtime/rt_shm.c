@@ -30,7 +30,7 @@ struct gdc_rt_shm_segment {
     struct {
         volatile uint64_t value;
         char              pad[56]; /* one cache line each: owners write them all the time */
-    } counters[GDC_RT_SHM_COUNTERS];
+    } counters[GDC_RT_SHM_COUNTERS + 1]; /* and the progress word (GDC_RT_SHM_PROGRESS) */
     /* the owner's user buffers of its current call, for peers that copy from or into them
      * by cross-memory attach (gdc_rt_shm_publish_user) */
     volatile uint64_t user[2];

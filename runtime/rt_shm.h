@@ -127,6 +127,17 @@ static inline volatile uint64_t *gdc_rt_shm_counter(const gdc_rt_shm_t *shm, int
     return shm->counters[i] + (size_t)which * GDC_RT_SHM_COUNTER_STRIDE;
 }
 
+/* Local rank i's progress word, a line after its counters: a call published in pieces
+ * (bcast shm's fast path, engine/fast.h) raises it to (the call's value << 8) + the pieces
+ * copied in so far, so that a reader copies each piece out while the next is copied in.
+ * Call values only rise, so the word does. */
+#define GDC_RT_SHM_PROGRESS         GDC_RT_SHM_COUNTERS
+#define GDC_RT_SHM_RING_PIECE_SHIFT 8
+static inline volatile uint64_t *gdc_rt_shm_progress(const gdc_rt_shm_t *shm, int i)
+{
+    return gdc_rt_shm_counter(shm, i, GDC_RT_SHM_PROGRESS);
+}
+
 static inline void gdc_rt_shm_raise(volatile uint64_t *counter, uint64_t value)
 {
     __atomic_store_n(counter, value, __ATOMIC_RELEASE);
@@ -158,13 +169,14 @@ static inline int gdc_rt_shm_reached(const gdc_rt_shm_t *shm, int i, int which, 
            (which != GDC_RT_SHM_DONE && gdc_rt_shm_raised(shm, i, GDC_RT_SHM_DONE, value));
 }
 
-/* Zero local rank i's ring stamps: segments reused with their counters back at zero must
- * not keep a stamp a new call could take for its own. */
+/* Zero local rank i's ring stamps and progress word: segments reused with their counters
+ * back at zero must not keep a stamp or progress a new call could take for its own. */
 static inline void gdc_rt_shm_clear_stamps(const gdc_rt_shm_t *shm, int i)
 {
     for (uint64_t s = 0; s < GDC_RT_SHM_RING_SLOTS; s++) {
         gdc_rt_shm_raise(gdc_rt_shm_ring_stamp(shm, i, s), 0);
     }
+    gdc_rt_shm_raise(gdc_rt_shm_progress(shm, i), 0);
 }
 
 /* How a rank says it is done with a call whose last value is `value`: every counter of

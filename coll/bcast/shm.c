@@ -11,12 +11,43 @@
 #include "engine/fast.h"
 #include "phase/shm.h"
 
+/* A call of one ring slot from GDC_COLL_BCAST_PIECES_FROM bytes on goes in pieces on the
+ * fast path: the root raises its progress word (rt_shm.h) after each piece but the last,
+ * which it publishes with the call, and the readers copy each piece out while the root
+ * copies the next one in. Such a call's data starts on a line of its own, apart from the
+ * stamp's. A rank that runs the schedule publishes the whole at once, at the same place,
+ * which the readers' waits for pieces see too. Where the ranks outnumber the cores, one
+ * piece: each wait may cost a context switch. */
+#define GDC_COLL_BCAST_PIECES_FROM ((size_t)4096)
+#define GDC_COLL_BCAST_PIECES_MAX  4
+
+/* Bytes of a piece; the whole message where it goes at once. A piece of about 4 KiB, 2 to
+ * 4 of them: on 2 ranks (bench/RESULTS.md 2026-12-06), 4 KiB in 2 pieces took 0.75 of the
+ * whole's time, 8 KiB in 2 0.85 (in 4: 0.91), 16 KiB to 128 KiB in 4 0.85 to 0.90. */
+static size_t piece_bytes(const gdc_coll_args_t *args)
+{
+    size_t bytes = args->count * args->dsize, pieces = bytes / GDC_COLL_BCAST_PIECES_FROM;
+
+    if (pieces == 0 || gdc_coll_oversubscribed(args)) {
+        return bytes;
+    }
+    pieces = pieces < 2 ? 2 : pieces > GDC_COLL_BCAST_PIECES_MAX ? GDC_COLL_BCAST_PIECES_MAX : pieces;
+    return ((bytes + pieces - 1) / pieces + 63) & ~(size_t)63; /* whole lines */
+}
+
+/* Where in the root's slot a call of one slot starts. */
+static size_t slot_at(const gdc_coll_args_t *args)
+{
+    return piece_bytes(args) < args->count * args->dsize ? GDC_RT_SHM_RING_ALIGNED : 0;
+}
+
 GDC_COLL_BUILDER(gdc_coll_bcast_shm)
 {
     int                   me = args->rank, root = args->root;
     gdc_coll_shm_chunks_t c  = gdc_coll_shm_chunks(args, 1);
     int                   published = -1; /* the root's signal of the chunk before */
 
+    c.at = c.one_slot ? slot_at(args) : c.at;
     for (size_t j = 0; j < c.count; j++) {
         size_t            first = j * c.elems, len = args->count - first < c.elems ? args->count - first : c.elems;
         uint32_t          now  = (uint32_t)j + 1;
@@ -40,24 +71,37 @@ GDC_COLL_BUILDER(gdc_coll_bcast_shm)
 }
 
 /* The fast path, for a message of one ring slot: the root publishes once its readers are
- * done with the call a ring before, the others copy it out. */
+ * done with the call a ring before, the others copy it out (in pieces, above). */
 GDC_COLL_RUN_BLOCKING(gdc_coll_bcast_shm_run_blocking)
 {
     int    me    = fast->shm->local_index, root = args->root;
-    size_t bytes = args->count * args->dsize;
+    size_t bytes = args->count * args->dsize, piece = piece_bytes(args), at = 0;
+    char  *place = (char *)gdc_coll_fast_place(fast, root, 1) + slot_at(args);
+    char  *user  = bufs->output;
 
     if (!gdc_coll_shm_in_ring(args)) {
         return 0;
     }
-    if (me == root) {
-        if ((*status = gdc_coll_fast_wait_free(fast, 1)) == GDC_SUCCESS) {
-            memcpy(gdc_coll_fast_place(fast, me, 1), bufs->output, bytes);
-            gdc_coll_fast_publish(fast, 1);
-        }
+    if (me == root && (*status = gdc_coll_fast_wait_free(fast, 1)) != GDC_SUCCESS) {
         return 1;
     }
-    if ((*status = gdc_coll_fast_wait_published(fast, root, 1, 0, bytes)) == GDC_SUCCESS) {
-        memcpy(bufs->output, gdc_coll_fast_place(fast, root, 1), bytes);
+    for (unsigned j = 1; at + piece < bytes; at += piece, j++) {
+        if (me == root) {
+            memcpy(place + at, user + at, piece);
+            gdc_coll_fast_publish_pieces(fast, j);
+        } else if ((*status = gdc_coll_fast_wait_pieces(fast, root, j)) == GDC_SUCCESS) {
+            memcpy(user + at, place + at, piece);
+        } else {
+            return 1;
+        }
+    }
+    if (me == root) {
+        memcpy(place + at, user + at, bytes - at);
+        gdc_coll_fast_publish(fast, 1);
+        *status = GDC_SUCCESS;
+    } else if ((*status = gdc_coll_fast_wait_published(fast, root, 1, at + slot_at(args), bytes - at)) ==
+               GDC_SUCCESS) {
+        memcpy(user + at, place + at, bytes - at);
     }
     return 1;
 }

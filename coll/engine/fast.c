@@ -13,7 +13,7 @@ void *gdc_coll_fast_place(const gdc_coll_fast_t *fast, int owner, int ring)
 
 gdc_status_t gdc_coll_fast_wait_counter(const gdc_coll_fast_t *fast, int counter, uint64_t target, int peer)
 {
-    gdc_coll_fast_want_t want = {counter, target, peer, 1, 0};
+    gdc_coll_fast_want_t want = {counter, target, peer, 1, 0, 0};
 
     return fast->wait(fast, &want);
 }
@@ -116,14 +116,44 @@ static void lines_along(size_t at, size_t bytes, size_t *first, size_t *last)
 
 gdc_status_t gdc_coll_fast_wait_published(const gdc_coll_fast_t *fast, int peer, int ring, size_t at, size_t bytes)
 {
-    gdc_coll_fast_want_t want = {ring ? GDC_COLL_FAST_PUBLISHED : GDC_COLL_SHM_COPIED, fast->base + 1, peer, 1, 0};
+    gdc_coll_fast_want_t want = {ring ? GDC_COLL_FAST_PUBLISHED : GDC_COLL_SHM_COPIED, fast->base + 1, peer, 1, 0, 0};
 
     lines_along(at, bytes, &want.first_line, &want.last_line);
     return fast->wait(fast, &want);
 }
 
+static uint64_t progress_value(uint64_t target, unsigned pieces)
+{
+    return (target << GDC_RT_SHM_RING_PIECE_SHIFT) + pieces;
+}
+
+void gdc_coll_fast_publish_pieces(const gdc_coll_fast_t *fast, unsigned pieces)
+{
+    gdc_rt_shm_raise(gdc_rt_shm_progress(fast->shm, fast->shm->local_index), progress_value(fast->base + 1, pieces));
+}
+
+gdc_status_t gdc_coll_fast_wait_pieces(const gdc_coll_fast_t *fast, int peer, unsigned pieces)
+{
+    gdc_coll_fast_want_t want = {GDC_COLL_FAST_PIECES, fast->base + 1, peer, 1, 0, pieces};
+
+    return fast->wait(fast, &want);
+}
+
 int gdc_coll_fast_reached(const gdc_coll_fast_t *fast, int peer, const gdc_coll_fast_want_t *want, unsigned polls)
 {
+    if (want->counter == GDC_COLL_FAST_PIECES) {
+        /* the progress word's line alone, and the whole call's signs now and then: the
+         * stamp's line is not pulled from the root on every poll */
+        if (gdc_rt_shm_read(gdc_rt_shm_progress(fast->shm, peer)) >=
+            progress_value(want->target, want->pieces)) {
+            return 1;
+        }
+        if (polls % GDC_COLL_FAST_COPIED_POLLS != 0) {
+            return 0;
+        }
+        return gdc_rt_shm_read(gdc_rt_shm_ring_stamp(fast->shm, peer, want->target - 1)) == want->target ||
+               gdc_rt_shm_raised(fast->shm, peer, GDC_COLL_SHM_COPIED, want->target);
+    }
     if (want->counter == GDC_COLL_FAST_PUBLISHED) {
         volatile uint64_t *stamp = gdc_rt_shm_ring_stamp(fast->shm, peer, want->target - 1);
         uint64_t           seen  = gdc_rt_shm_read(stamp);

@@ -5,7 +5,10 @@
  * A hook follows its schedule's protocol to the letter (the same segment offsets, counters
  * and values), so that a rank on the fast path and a rank running the schedule (because it
  * has a nonblocking shared-memory call in flight) work together; and it uses one counter
- * value, as the schedule of every shape it takes does.
+ * value, as the schedule of every shape it takes does. It may do more than the schedule,
+ * where a schedule's rank on the other side never needs it: bcast's root publishes a
+ * larger call in pieces, which its fast readers copy out as they come, and whose wait
+ * takes a schedule root's publication of the whole as well.
  */
 #ifndef GDC_COLL_FAST_H
 #define GDC_COLL_FAST_H
@@ -22,6 +25,7 @@ typedef struct gdc_coll_fast_want {
     uint64_t target;
     int      peer;
     size_t   first_line, last_line;
+    unsigned pieces; /* GDC_COLL_FAST_PIECES: how many pieces of the call */
 } gdc_coll_fast_want_t;
 
 typedef struct gdc_coll_fast {
@@ -73,6 +77,14 @@ void gdc_coll_fast_publish(const gdc_coll_fast_t *fast, int ring);
 /* fast->wait's counter for "has published this call": COPIED, or in the ring the slot's
  * stamp (in the line of a small call's data; a schedule's publisher raises COPIED only). */
 #define GDC_COLL_FAST_PUBLISHED (-1)
+/* fast->wait's counter for "has copied in `pieces` pieces of this call, or published it
+ * whole": the slot's progress word (rt_shm.h), or what GDC_COLL_FAST_PUBLISHED waits for
+ * (a rank running the schedule publishes the call whole). */
+#define GDC_COLL_FAST_PIECES (-2)
+/* Publish in the ring the first `pieces` pieces of this call (the last is published with
+ * the call, gdc_coll_fast_publish); wait until local rank peer has. */
+void         gdc_coll_fast_publish_pieces(const gdc_coll_fast_t *fast, unsigned pieces);
+gdc_status_t gdc_coll_fast_wait_pieces(const gdc_coll_fast_t *fast, int peer, unsigned pieces);
 /* Wait until local rank peer (peer < 0: every other local rank) has published this call,
  * of which the waiter reads `bytes` at `at` of the peer's place next. */
 gdc_status_t gdc_coll_fast_wait_published(const gdc_coll_fast_t *fast, int peer, int ring, size_t at, size_t bytes);

@@ -54,6 +54,14 @@ for t in bcast allgather gather scatter alltoall; do
         "$launch" 4 "$var" GDC_LOG=info -- "${top_builddir:-.}/bench/gdbench" "$t" -c -m 128K:1M -i 2 -x 1
 done
 
+# bcast shm's fast path in pieces (from 4 KiB, where the ranks do not outnumber the cores),
+# each element checked, from either root.
+for root in 0 1; do
+    tap_run_forced "$launcher -n 2 gdbench bcast -c -r $root -m 1K:256K (GDC_BCAST_ALGO=shm)" 120 \
+        "GDC_BCAST_ALGO=shm" "$launch" 2 GDC_BCAST_ALGO=shm GDC_LOG=info -- \
+        "${top_builddir:-.}/bench/gdbench" bcast -c -r "$root" -m 1K:256K -i 50 -x 5
+done
+
 # No rank leaves a barrier before every rank entered it: 2 ranks (one hop), 3 to 8 on this
 # machine's cores (rank 0 gathers, then releases, where the ranks outnumber them), and the
 # dissemination barrier. The ranks share a file in the temp directory, removed once mapped.
