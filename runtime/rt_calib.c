@@ -42,14 +42,16 @@ typedef struct calib_field {
     const char *key;
     size_t      offset;
     int         is_latency; /* worse is higher */
+    int         optional;   /* measured from gdc 0.1.0 of 2026-12-06 on: files before lack it */
 } calib_field_t;
 
-#define CALIB_FIELD(_key, _field, _lat) {_key, offsetof(gdc_rt_calib_numbers_t, _field), _lat}
+#define CALIB_FIELD(_key, _field, _lat, _opt) {_key, offsetof(gdc_rt_calib_numbers_t, _field), _lat, _opt}
 
 static const calib_field_t fields[] = {
-    CALIB_FIELD("copy_GBs", copy_gbs, 0),       CALIB_FIELD("reduce_GBs", reduce_gbs, 0),
-    CALIB_FIELD("signal_us", signal_us, 1),     CALIB_FIELD("cma_GBs", cma_gbs, 0),
-    CALIB_FIELD("ucx_shm_us", ucx_shm_us, 1),   CALIB_FIELD("ucx_shm_GBs", ucx_shm_gbs, 0),
+    CALIB_FIELD("copy_GBs", copy_gbs, 0, 0),     CALIB_FIELD("reduce_GBs", reduce_gbs, 0, 0),
+    CALIB_FIELD("signal_us", signal_us, 1, 0),   CALIB_FIELD("cma_GBs", cma_gbs, 0, 0),
+    CALIB_FIELD("cma_us", cma_us, 1, 1),         CALIB_FIELD("ucx_shm_us", ucx_shm_us, 1, 0),
+    CALIB_FIELD("ucx_shm_GBs", ucx_shm_gbs, 0, 0),
 };
 #define NUM_FIELDS ((int)(sizeof(fields) / sizeof(fields[0])))
 
@@ -78,9 +80,9 @@ void gdc_rt_calib_combine(gdc_rt_calib_numbers_t *worst, const gdc_rt_calib_numb
 void gdc_rt_calib_format(const gdc_rt_calib_numbers_t *n, char *buf, size_t len)
 {
     snprintf(buf, len,
-             "memcpy %.1f GB/s, reduce %.1f GB/s, signal %.2f us, cross-memory attach %.1f GB/s, UCX shared memory "
-             "%.2f us and %.1f GB/s",
-             n->copy_gbs, n->reduce_gbs, n->signal_us, n->cma_gbs, n->ucx_shm_us, n->ucx_shm_gbs);
+             "memcpy %.1f GB/s, reduce %.1f GB/s, signal %.2f us, cross-memory attach %.2f us and %.1f GB/s, UCX "
+             "shared memory %.2f us and %.1f GB/s",
+             n->copy_gbs, n->reduce_gbs, n->signal_us, n->cma_us, n->cma_gbs, n->ucx_shm_us, n->ucx_shm_gbs);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -186,6 +188,16 @@ static int parse_line(char *line, gdc_rt_calib_numbers_t *n, unsigned *seen)
     return -1;
 }
 
+static unsigned optional_fields(void)
+{
+    unsigned mask = 0;
+
+    for (int i = 0; i < NUM_FIELDS; i++) {
+        mask |= fields[i].optional ? 1u << i : 0;
+    }
+    return mask;
+}
+
 gdc_status_t gdc_rt_calib_read_stream(FILE *f, const char *where, gdc_rt_calib_numbers_t *n)
 {
     char     line[256];
@@ -203,12 +215,12 @@ gdc_status_t gdc_rt_calib_read_stream(FILE *f, const char *where, gdc_rt_calib_n
         }
         if (parse_line(line, n, &seen) != 0) {
             GDC_LOG_WARN("calibration: %s:%d: expected \"KEY NUMBER\" with a key of copy_GBs, reduce_GBs, "
-                         "signal_us, cma_GBs, ucx_shm_us, ucx_shm_GBs and a number from 0 to %g",
+                         "signal_us, cma_GBs, cma_us, ucx_shm_us, ucx_shm_GBs and a number from 0 to %g",
                          where, lineno, CALIB_MAX_VALUE);
             return GDC_ERR_INVALID_ARG;
         }
     }
-    if (seen != (1u << NUM_FIELDS) - 1) {
+    if ((seen | optional_fields()) != (1u << NUM_FIELDS) - 1) {
         GDC_LOG_WARN("calibration: %s lacks some of copy_GBs, reduce_GBs, signal_us, cma_GBs, ucx_shm_us, "
                      "ucx_shm_GBs",
                      where);

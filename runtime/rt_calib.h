@@ -32,6 +32,8 @@ typedef struct gdc_rt_calib_numbers {
     double reduce_gbs;  /* float sum into a vector, bytes of one operand per second */
     double signal_us;   /* a shared-memory counter seen by another process: half a round trip */
     double cma_gbs;     /* process_vm_readv of 8 MiB from another process */
+    double cma_us;      /* ... of 4 KiB: the call's own cost, its system call and page pinning
+                           (optional in a file: 0, not measured, where a file lacks it) */
     double ucx_shm_us;  /* a UCX tag message of 8 B between two processes: half a round trip */
     double ucx_shm_gbs; /* a UCX tag message of 4 MiB the same way */
 } gdc_rt_calib_numbers_t;

@@ -292,6 +292,32 @@ static double cma_parent(probe_shared_t *sh, pid_t child, void *arg)
     return result;
 }
 
+/* A small read's time: what a cma algorithm pays per call beside its bytes. */
+#define CMA_CALL_BYTES   ((size_t)4096)
+#define CMA_CALL_REPEATS 200
+
+static double cma_call_parent(probe_shared_t *sh, pid_t child, void *arg)
+{
+    char         dst[CMA_CALL_BYTES];
+    double       took[PROBE_BATCHES];
+    struct iovec local  = {dst, CMA_CALL_BYTES};
+    struct iovec remote = {arg, CMA_CALL_BYTES};
+
+    if (wait_for_int(&sh->child_ready) != 0) {
+        return 0;
+    }
+    for (int b = 0; b < PROBE_BATCHES; b++) {
+        double start = gdc_wtime();
+        for (int i = 0; i < CMA_CALL_REPEATS; i++) {
+            if (process_vm_readv(child, &local, 1, &remote, 1, 0) != (ssize_t)CMA_CALL_BYTES) {
+                return -1; /* the rate's probe said why */
+            }
+        }
+        took[b] = gdc_wtime() - start;
+    }
+    return median(took, PROBE_BATCHES) / CMA_CALL_REPEATS * 1e6;
+}
+
 /* ---------------------------------------------------------------------------------------
  * UCX between two processes: what gdc's UCX does inside a node for host buffers
  */
@@ -533,6 +559,10 @@ gdc_status_t gdc_rt_calib_probe(gdc_rt_calib_numbers_t *out)
     if (cma_buf != NULL) {
         double cma   = in_pair("cross-memory attach", cma_parent, cma_child, cma_buf);
         out->cma_gbs = cma > 0 ? cma : 0;
+        if (cma > 0) {
+            double call = in_pair("cross-memory attach's call", cma_call_parent, cma_child, cma_buf);
+            out->cma_us = call > 0 ? call : 0;
+        }
     }
     free(cma_buf);
     (void)in_pair("UCX shared memory", ucx_parent, ucx_child, out);

@@ -79,8 +79,8 @@ void gdc_coll_select_chunks(gdc_coll_args_t *args)
 }
 
 /* This node's measured costs in place of the built-in host numbers (rt_calib.h): what the
- * shared-memory algorithms copy, reduce and signal with, and UCX's shared memory. A number
- * that could not be measured keeps the built-in one. */
+ * shared-memory algorithms copy, reduce, signal and reach each other's buffers with, and
+ * UCX's shared memory. A number that could not be measured keeps the built-in one. */
 static void apply_calibration(gdc_coll_machine_t *m, const gdc_rt_calib_t *calib)
 {
     const gdc_rt_calib_numbers_t *n = &calib->n;
@@ -88,6 +88,7 @@ static void apply_calibration(gdc_coll_machine_t *m, const gdc_rt_calib_t *calib
     m->copy_bw        = n->copy_gbs > 0 ? n->copy_gbs * 1e9 : m->copy_bw;
     m->reduce_bw      = n->reduce_gbs > 0 ? n->reduce_gbs * 1e9 : m->reduce_bw;
     m->cma_bw         = n->cma_gbs > 0 ? n->cma_gbs * 1e9 : m->cma_bw;
+    m->cma_latency    = n->cma_us > 0 ? n->cma_us * 1e-6 : m->cma_latency;
     m->signal_latency = n->signal_us > 0 ? n->signal_us * 1e-6 : m->signal_latency;
     if (n->ucx_shm_us > 0 && n->ucx_shm_gbs > 0) {
         m->link[GDC_LINK_SHM].latency   = n->ucx_shm_us * 1e-6;
