@@ -130,9 +130,10 @@ static inline volatile uint64_t *gdc_rt_shm_counter(const gdc_rt_shm_t *shm, int
 /* Local rank i's progress word, a line after its counters: a call published in pieces
  * (bcast shm's fast path, engine/fast.h) raises it to (the call's value << 8) + the pieces
  * copied in so far, so that a reader copies each piece out while the next is copied in.
- * Call values only rise, so the word does. */
-#define GDC_RT_SHM_PROGRESS         GDC_RT_SHM_COUNTERS
-#define GDC_RT_SHM_RING_PIECE_SHIFT 8
+ * Call values only rise, so the word does; a later call's value says this call is whole
+ * (its owner published it before it went on). */
+#define GDC_RT_SHM_PROGRESS    GDC_RT_SHM_COUNTERS
+#define GDC_RT_SHM_PIECE_SHIFT 8
 static inline volatile uint64_t *gdc_rt_shm_progress(const gdc_rt_shm_t *shm, int i)
 {
     return gdc_rt_shm_counter(shm, i, GDC_RT_SHM_PROGRESS);

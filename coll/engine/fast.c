@@ -124,7 +124,7 @@ gdc_status_t gdc_coll_fast_wait_published(const gdc_coll_fast_t *fast, int peer,
 
 static uint64_t progress_value(uint64_t target, unsigned pieces)
 {
-    return (target << GDC_RT_SHM_RING_PIECE_SHIFT) + pieces;
+    return (target << GDC_RT_SHM_PIECE_SHIFT) + pieces;
 }
 
 void gdc_coll_fast_publish_pieces(const gdc_coll_fast_t *fast, unsigned pieces)
