@@ -167,10 +167,13 @@ enum {
                                           host buffers */
     GDC_COLL_ALGO_FLAG_HIER = 1u << 1, /* node-aware: phases inside nodes and among them; applies
                                           when the ranks span nodes */
-    GDC_COLL_ALGO_FLAG_ON_REQUEST = 1u << 2, /* runs when forced or named by a tuning file, never by
-                                               the model's choice: its price is right against the
-                                               simulator, but the model's one copy rate cannot tell
-                                               where it beats the alternatives (bench/RESULTS.md) */
+    GDC_COLL_ALGO_FLAG_ON_REQUEST = 1u << 2, /* runs when forced or named by a tuning file, and by the
+                                               model's choice only under a calibration that measured
+                                               cross-memory attach and the in-cache copies, on cores
+                                               the ranks do not outnumber: its price
+                                               is right against the simulator, but the built-in
+                                               rates cannot tell where it beats the alternatives,
+                                               which differs from host to host (bench/RESULTS.md) */
     GDC_COLL_ALGO_FLAG_IPC = 1u << 3, /* device buffers of one node's ranks, each mapping its peers'
                                          (CUDA IPC); hand-offs through the node's shared memory */
     GDC_COLL_ALGO_FLAG_ONE_GPU = 1u << 4 /* ... all on one GPU: one rank makes the call's every GPU

@@ -50,7 +50,8 @@ typedef struct calib_field {
 static const calib_field_t fields[] = {
     CALIB_FIELD("copy_GBs", copy_gbs, 0, 0),     CALIB_FIELD("reduce_GBs", reduce_gbs, 0, 0),
     CALIB_FIELD("signal_us", signal_us, 1, 0),   CALIB_FIELD("cma_GBs", cma_gbs, 0, 0),
-    CALIB_FIELD("cma_us", cma_us, 1, 1),         CALIB_FIELD("ucx_shm_us", ucx_shm_us, 1, 0),
+    CALIB_FIELD("cma_us", cma_us, 1, 1),         CALIB_FIELD("copy_cached_GBs", copy_cached_gbs, 0, 1),
+    CALIB_FIELD("cma_cached_GBs", cma_cached_gbs, 0, 1), CALIB_FIELD("ucx_shm_us", ucx_shm_us, 1, 0),
     CALIB_FIELD("ucx_shm_GBs", ucx_shm_gbs, 0, 0),
 };
 #define NUM_FIELDS ((int)(sizeof(fields) / sizeof(fields[0])))
@@ -80,9 +81,10 @@ void gdc_rt_calib_combine(gdc_rt_calib_numbers_t *worst, const gdc_rt_calib_numb
 void gdc_rt_calib_format(const gdc_rt_calib_numbers_t *n, char *buf, size_t len)
 {
     snprintf(buf, len,
-             "memcpy %.1f GB/s, reduce %.1f GB/s, signal %.2f us, cross-memory attach %.2f us and %.1f GB/s, UCX "
-             "shared memory %.2f us and %.1f GB/s",
-             n->copy_gbs, n->reduce_gbs, n->signal_us, n->cma_us, n->cma_gbs, n->ucx_shm_us, n->ucx_shm_gbs);
+             "memcpy %.1f GB/s (in cache %.1f), reduce %.1f GB/s, signal %.2f us, cross-memory attach %.2f us and "
+             "%.1f GB/s (in cache %.1f), UCX shared memory %.2f us and %.1f GB/s",
+             n->copy_gbs, n->copy_cached_gbs, n->reduce_gbs, n->signal_us, n->cma_us, n->cma_gbs, n->cma_cached_gbs,
+             n->ucx_shm_us, n->ucx_shm_gbs);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -215,7 +217,8 @@ gdc_status_t gdc_rt_calib_read_stream(FILE *f, const char *where, gdc_rt_calib_n
         }
         if (parse_line(line, n, &seen) != 0) {
             GDC_LOG_WARN("calibration: %s:%d: expected \"KEY NUMBER\" with a key of copy_GBs, reduce_GBs, "
-                         "signal_us, cma_GBs, cma_us, ucx_shm_us, ucx_shm_GBs and a number from 0 to %g",
+                         "signal_us, cma_GBs, cma_us, copy_cached_GBs, cma_cached_GBs, ucx_shm_us, ucx_shm_GBs and a "
+                         "number from 0 to %g",
                          where, lineno, CALIB_MAX_VALUE);
             return GDC_ERR_INVALID_ARG;
         }

@@ -32,8 +32,11 @@ typedef struct gdc_rt_calib_numbers {
     double reduce_gbs;  /* float sum into a vector, bytes of one operand per second */
     double signal_us;   /* a shared-memory counter seen by another process: half a round trip */
     double cma_gbs;     /* process_vm_readv of 8 MiB from another process */
-    double cma_us;      /* ... of 4 KiB: the call's own cost, its system call and page pinning
-                           (optional in a file: 0, not measured, where a file lacks it) */
+    double cma_us;      /* ... of 4 KiB: the call's own cost, its system call and page pinning */
+    double copy_cached_gbs; /* memcpy of 256 KiB (a shared-memory chunk) that another process has
+                               just written into shared memory: its lines come from that core */
+    double cma_cached_gbs;  /* process_vm_readv of 256 KiB that the other process has just written */
+    /* (the last three optional in a file: 0, not measured, where a file lacks them) */
     double ucx_shm_us;  /* a UCX tag message of 8 B between two processes: half a round trip */
     double ucx_shm_gbs; /* a UCX tag message of 4 MiB the same way */
 } gdc_rt_calib_numbers_t;

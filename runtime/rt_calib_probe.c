@@ -318,6 +318,75 @@ static double cma_call_parent(probe_shared_t *sh, pid_t child, void *arg)
     return median(took, PROBE_BATCHES) / CMA_CALL_REPEATS * 1e6;
 }
 
+/* In cache, 256 KiB (a shared-memory chunk). What the shm algorithms copy out is a chunk
+ * its writer has just written into shared memory, so its lines come from the writer's
+ * core; what the cma ones read is the peer's user buffer as the call finds it, written
+ * before the call (by gdbench once, at the start). Round r: the child writes its chunk in
+ * the shared mapping (odd r; its private buffer only in round 0), says so (ping = r); the
+ * parent copies the shared one out (odd r) or reads the private one across (even r), then
+ * says done. */
+#define CACHED_BYTES  ((size_t)256 << 10)
+#define CACHED_ROUNDS (2 * PROBE_BATCHES * 8)
+
+typedef struct cached_bufs {
+    char  *shared;  /* CACHED_BYTES, mapped in both */
+    char  *private; /* CACHED_BYTES, each process's own pages */
+    double copy_gbs, cma_gbs;
+} cached_bufs_t;
+
+static void cached_child(probe_shared_t *sh, void *arg)
+{
+    cached_bufs_t *b        = arg;
+    double         deadline = gdc_wtime() + PROBE_DEADLINE;
+
+    memset(b->private, 1, CACHED_BYTES);
+    for (unsigned long r = 1; r <= CACHED_ROUNDS; r++) {
+        if (r % 2) {
+            memset(b->shared, (int)r, CACHED_BYTES);
+        }
+        atomic_store_explicit(&sh->ping, r, memory_order_release);
+        if (wait_for(&sh->pong, r, deadline) != 0) {
+            return;
+        }
+    }
+}
+
+static double cached_parent(probe_shared_t *sh, pid_t child, void *arg)
+{
+    cached_bufs_t *b   = arg;
+    char          *dst = malloc(CACHED_BYTES);
+    double         copy[CACHED_ROUNDS / 2], cma[CACHED_ROUNDS / 2], deadline = gdc_wtime() + PROBE_DEADLINE;
+    struct iovec   local = {dst, CACHED_BYTES}, remote = {b->private, CACHED_BYTES};
+    int            failed = dst == NULL;
+
+    if (!failed) {
+        memset(dst, 0, CACHED_BYTES);
+    }
+    for (unsigned long r = 1; r <= CACHED_ROUNDS && !failed; r++) {
+        double start;
+        if (wait_for(&sh->ping, r, deadline) != 0) {
+            failed = 1;
+            break;
+        }
+        start = gdc_wtime();
+        if (r % 2) {
+            memcpy(dst, b->shared, CACHED_BYTES);
+            copy[r / 2] = gdc_wtime() - start;
+        } else {
+            failed   = process_vm_readv(child, &local, 1, &remote, 1, 0) != (ssize_t)CACHED_BYTES;
+            cma[r / 2 - 1] = gdc_wtime() - start;
+        }
+        atomic_store_explicit(&sh->pong, r, memory_order_release);
+    }
+    free(dst);
+    if (failed) {
+        return 0;
+    }
+    b->copy_gbs = CACHED_BYTES / median(copy, CACHED_ROUNDS / 2) / 1e9;
+    b->cma_gbs  = CACHED_BYTES / median(cma, CACHED_ROUNDS / 2) / 1e9;
+    return 1;
+}
+
 /* ---------------------------------------------------------------------------------------
  * UCX between two processes: what gdc's UCX does inside a node for host buffers
  */
@@ -547,6 +616,24 @@ static double ucx_parent(probe_shared_t *sh, pid_t child, void *arg)
     return 1;
 }
 
+/* The in-cache rates, where cross-memory attach works (both, or neither: the model weighs
+ * one against the other). */
+static void probe_cached(gdc_rt_calib_numbers_t *out)
+{
+    cached_bufs_t b = {NULL, malloc(CACHED_BYTES), 0, 0};
+
+    b.shared = mmap(NULL, CACHED_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (b.shared != MAP_FAILED && b.private != NULL &&
+        in_pair("copies in cache", cached_parent, cached_child, &b) > 0) {
+        out->copy_cached_gbs = b.copy_gbs;
+        out->cma_cached_gbs  = b.cma_gbs;
+    }
+    if (b.shared != MAP_FAILED) {
+        munmap(b.shared, CACHED_BYTES);
+    }
+    free(b.private);
+}
+
 gdc_status_t gdc_rt_calib_probe(gdc_rt_calib_numbers_t *out)
 {
     char    *cma_buf = malloc(PROBE_BYTES);
@@ -562,6 +649,7 @@ gdc_status_t gdc_rt_calib_probe(gdc_rt_calib_numbers_t *out)
         if (cma > 0) {
             double call = in_pair("cross-memory attach's call", cma_call_parent, cma_child, cma_buf);
             out->cma_us = call > 0 ? call : 0;
+            probe_cached(out);
         }
     }
     free(cma_buf);

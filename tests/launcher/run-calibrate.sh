@@ -13,19 +13,19 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gdc-calib.XXXXXX") || exit 1
 trap 'rm -rf "$work"; rm -f "$tap_log"' EXIT
 unset GDC_CALIBRATION
 
-numbers_of() { # FILE: the seven numbers of a calibration file, one line
+numbers_of() { # FILE: the nine numbers of a calibration file, one line
     awk '!/^#/ && NF == 2 {printf "%s=%s ", $1, $2}' "$1"
 }
 
 # 1. gdinfo --calibrate: a file with every number, positive (cross-memory attach may be
-#    forbidden by ptrace rights: 0 is allowed for its two numbers alone).
+#    forbidden by ptrace rights: 0 is allowed for the four numbers that need it alone).
 XDG_CACHE_HOME=$work/c1 timeout -k 5 60 "$gdinfo" --calibrate >"$work/out" 2>&1
 st=$?
 file=$(ls "$work"/c1/gdc/calibration-* 2>/dev/null | grep -v '\.lock$' | head -1)
-good=$(awk '!/^#/ && NF == 2 && ($2 > 0 || $1 ~ /^cma_/) {n++} END {print n + 0}' "${file:-/dev/null}")
-[ "$st" = 0 ] && [ -n "$file" ] && [ "$good" = 7 ] && grep -q "kept in $file" "$work/out" &&
+good=$(awk '!/^#/ && NF == 2 && ($2 > 0 || $1 ~ /^cma_|_cached_/) {n++} END {print n + 0}' "${file:-/dev/null}")
+[ "$st" = 0 ] && [ -n "$file" ] && [ "$good" = 9 ] && grep -q "kept in $file" "$work/out" &&
     ! ls "$work"/c1/gdc/*.tmp.* >/dev/null 2>&1
-tap_check "gdinfo --calibrate writes seven measured numbers ($(numbers_of "${file:-/dev/null}"))" $? "$work/out"
+tap_check "gdinfo --calibrate writes nine measured numbers ($(numbers_of "${file:-/dev/null}"))" $? "$work/out"
 
 # 2. gdinfo says what is in force and where from.
 XDG_CACHE_HOME=$work/c1 GDC_CALIBRATION=auto "$gdinfo" >"$work/out" 2>&1
@@ -49,7 +49,7 @@ tap_check "first use: 1 prober of 4 ranks (got $probers), 4 ranks with one set o
     "$work/out"
 
 # 4. Two nodes with different numbers: every rank takes the worst of each (node 1's file,
-#    of a gdc before cma_us, lacks it: unmeasured there, so unmeasured for all).
+#    of a gdc before cma_us and the in-cache rates, lacks them: unmeasured there, so for all).
 printf 'copy_GBs 20\nreduce_GBs 5\nsignal_us 0.1\ncma_GBs 8\ncma_us 0.7\nucx_shm_us 0.5\nucx_shm_GBs 12\n' >"$work/node0"
 printf 'copy_GBs 10\nreduce_GBs 9\nsignal_us 0.3\ncma_GBs 0\nucx_shm_us 0.25\nucx_shm_GBs 6\n' >"$work/node1"
 cat >"$work/by-node.sh" <<EOF
@@ -63,7 +63,8 @@ chmod +x "$work/by-node.sh"
 GDC_LOG=debug timeout -k 5 120 "$gdrun" -n 4 --emulate-nodes 2 "$work/by-node.sh" "$bench" allreduce -m 4:4 -i 10 \
     >"$work/out" 2>&1
 st=$?
-want="memcpy 10.0 GB/s, reduce 5.0 GB/s, signal 0.30 us, cross-memory attach 0.00 us and 0.0 GB/s, UCX shared memory 0.50 us and 6.0 GB/s"
+want="memcpy 10.0 GB/s (in cache 0.0), reduce 5.0 GB/s, signal 0.30 us, cross-memory attach 0.00 us and 0.0 GB/s"
+want="$want (in cache 0.0), UCX shared memory 0.50 us and 6.0 GB/s"
 ranks=$(grep "calibration in force" "$work/out" | grep -c "$want\$")
 [ "$st" = 0 ] && [ "$ranks" = 4 ] && grep -q "the worst of 2 nodes' calibrations" "$work/out"
 tap_check "two nodes' numbers: all 4 ranks price with the worst of each (got $ranks)" $? "$work/out"
@@ -102,7 +103,27 @@ grep -q "exit status 0" "$work/out.cma-0.3" && grep -q "exit status 0" "$work/ou
 tap_check "cma_us changes the choice: $(chosen "$work/out.cma-0.3")at 0.3 us, $(chosen "$work/out.cma-50")at 50 us" $? \
     "$work/out.cma-0.3"
 
-# 7. A file that cannot be read: said, and the built-in numbers; a bad setting fails init.
+# 7. The on-request cma algorithms are the model's to choose where the calibration measured
+#    cross-memory attach and the copies in cache (and the ranks do not outnumber the cores):
+#    allgather cma at 64 KiB on 2 ranks with them, allgather shm without.
+base='copy_GBs 20\nreduce_GBs 12\nsignal_us 0.1\ncma_GBs 8\ncma_us 0.8\nucx_shm_us 0.4\nucx_shm_GBs 8\n'
+printf "$base" >"$work/cma-rates-no"
+printf "${base}copy_cached_GBs 15\ncma_cached_GBs 22\n" >"$work/cma-rates-yes"
+for case in no yes; do
+    GDC_CALIBRATION=$work/cma-rates-$case GDC_LOG=info timeout -k 5 120 "$gdrun" -n 2 "$bench" allgather -c \
+        -m 64K:64K -i 10 >"$work/out.cma-rates-$case" 2>&1
+    echo "exit status $?" >>"$work/out.cma-rates-$case"
+done
+chosen_ag() { # FILE: the algorithms the ranks logged for the allgather of 64 KiB
+    grep -ho "info: allgather of 65536 x uint8 on 2 ranks.*: [a-z_]*" "$1" | sed 's/.*: //' | sort -u | tr '\n' ' '
+}
+grep -q "exit status 0" "$work/out.cma-rates-no" && grep -q "exit status 0" "$work/out.cma-rates-yes" &&
+    [ "$(chosen_ag "$work/out.cma-rates-no")" = "shm " ] && [ "$(chosen_ag "$work/out.cma-rates-yes")" = "cma " ]
+st=$?
+tap_check "measured in-cache rates let the model take allgather cma: $(chosen_ag "$work/out.cma-rates-no")without, $(
+    chosen_ag "$work/out.cma-rates-yes")with" $st "$work/out.cma-rates-yes"
+
+# 8. A file that cannot be read: said, and the built-in numbers; a bad setting fails init.
 GDC_CALIBRATION=$work/none GDC_LOG=info timeout -k 5 60 "$gdrun" -n 2 "$bench" allreduce -m 4:4 -i 10 \
     >"$work/out" 2>&1
 st=$?

@@ -48,7 +48,7 @@ static void write_text(const char *path, const char *text)
 
 static void test_written_is_read_back(void **state)
 {
-    gdc_rt_calib_numbers_t n = {12.5, 9.25, 0.125, 7.5, 0.625, 0.375, 11.0}, got;
+    gdc_rt_calib_numbers_t n = {12.5, 9.25, 0.125, 7.5, 0.625, 30.5, 20.25, 0.375, 11.0}, got;
     char                   path[128];
 
     (void)state;
@@ -96,16 +96,18 @@ static void test_bad_files_are_refused(void **state)
     assert_int_equal(gdc_rt_calib_read(path, &got), GDC_SUCCESS);
     assert_true(got.copy_gbs == 1 && got.reduce_gbs == 2 && got.signal_us == 3 && got.cma_gbs == 0 &&
                 got.ucx_shm_us == 5 && got.ucx_shm_gbs == 6);
-    assert_true(got.cma_us == 0); /* a file of a gdc before cma_us: unmeasured */
-    write_text(path, "copy_GBs 1\nreduce_GBs 2\nsignal_us 3\ncma_GBs 4\ncma_us 0.7\nucx_shm_us 5\nucx_shm_GBs 6\n");
+    /* a file of a gdc before the optional numbers: unmeasured */
+    assert_true(got.cma_us == 0 && got.copy_cached_gbs == 0 && got.cma_cached_gbs == 0);
+    write_text(path, "copy_GBs 1\nreduce_GBs 2\nsignal_us 3\ncma_GBs 4\ncma_us 0.7\ncopy_cached_GBs 8\n"
+                     "cma_cached_GBs 9\nucx_shm_us 5\nucx_shm_GBs 6\n");
     assert_int_equal(gdc_rt_calib_read(path, &got), GDC_SUCCESS);
-    assert_true(got.cma_gbs == 4 && got.cma_us == 0.7);
+    assert_true(got.cma_gbs == 4 && got.cma_us == 0.7 && got.copy_cached_gbs == 8 && got.cma_cached_gbs == 9);
 }
 
 static void test_worst_of_two_nodes(void **state)
 {
-    gdc_rt_calib_numbers_t a = {20, 10, 0.1, 8, 1.5, 0.5, 12};
-    gdc_rt_calib_numbers_t b = {15, 12, 0.3, 0, 2.5, 0.2, 13};
+    gdc_rt_calib_numbers_t a = {20, 10, 0.1, 8, 1.5, 30, 0, 0.5, 12};
+    gdc_rt_calib_numbers_t b = {15, 12, 0.3, 0, 2.5, 25, 20, 0.2, 13};
 
     (void)state;
     gdc_rt_calib_combine(&a, &b);
@@ -114,6 +116,8 @@ static void test_worst_of_two_nodes(void **state)
     assert_true(a.signal_us == 0.3);  /* the higher latency */
     assert_true(a.cma_gbs == 0);      /* unmeasured on one node: unmeasured */
     assert_true(a.cma_us == 2.5);
+    assert_true(a.copy_cached_gbs == 25);
+    assert_true(a.cma_cached_gbs == 0);
     assert_true(a.ucx_shm_us == 0.5);
     assert_true(a.ucx_shm_gbs == 12);
 }
@@ -156,14 +160,17 @@ static void test_probes_measure(void **state)
 
     (void)state;
     assert_int_equal(gdc_rt_calib_probe(&n), GDC_SUCCESS);
-    print_message("# %.2f GB/s copy, %.2f GB/s reduce, %.3f us signal, %.3f us + %.2f GB/s CMA, %.3f us + %.2f GB/s "
-                  "UCX\n",
-                  n.copy_gbs, n.reduce_gbs, n.signal_us, n.cma_us, n.cma_gbs, n.ucx_shm_us, n.ucx_shm_gbs);
+    print_message("# %.2f GB/s copy (%.2f in cache), %.2f GB/s reduce, %.3f us signal, %.3f us + %.2f GB/s CMA (%.2f in "
+                  "cache), %.3f us + %.2f GB/s UCX\n",
+                  n.copy_gbs, n.copy_cached_gbs, n.reduce_gbs, n.signal_us, n.cma_us, n.cma_gbs, n.cma_cached_gbs,
+                  n.ucx_shm_us, n.ucx_shm_gbs);
     assert_true(n.copy_gbs > 0.1 && n.copy_gbs < 1e4);
     assert_true(n.reduce_gbs > 0.1 && n.reduce_gbs < 1e4);
     assert_true(n.signal_us > 1e-3 && n.signal_us < 1e3);
     assert_true(n.cma_gbs == 0 || (n.cma_gbs > 0.1 && n.cma_gbs < 1e4));
     assert_true(n.cma_gbs == 0 ? n.cma_us == 0 : n.cma_us > 1e-3 && n.cma_us < 1e3);
+    assert_true(n.cma_gbs == 0 ? n.copy_cached_gbs == 0 : n.copy_cached_gbs > 0.1 && n.copy_cached_gbs < 1e4);
+    assert_true(n.cma_gbs == 0 ? n.cma_cached_gbs == 0 : n.cma_cached_gbs > 0.1 && n.cma_cached_gbs < 1e4);
     assert_true(n.ucx_shm_us > 1e-3 && n.ucx_shm_us < 1e3);
     assert_true(n.ucx_shm_gbs > 0.1 && n.ucx_shm_gbs < 1e4);
 }
