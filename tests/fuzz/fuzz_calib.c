@@ -25,7 +25,15 @@ static void check_numbers(const gdc_rt_calib_numbers_t *n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const gdc_rt_calib_numbers_t example = {20, 12, 0.1, 8, 0.4, 8};
+    static const gdc_rt_calib_numbers_t example = {.copy_gbs        = 20,
+                                                   .reduce_gbs      = 12,
+                                                   .signal_us       = 0.1,
+                                                   .cma_gbs         = 8,
+                                                   .cma_us          = 4,
+                                                   .copy_cached_gbs = 40,
+                                                   .cma_cached_gbs  = 24,
+                                                   .ucx_shm_us      = 0.4,
+                                                   .ucx_shm_gbs     = 8};
     gdc_rt_calib_numbers_t              n, worst = example;
     FILE                               *f = fuzz_stream(data, size);
     gdc_status_t                        status;
