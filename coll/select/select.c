@@ -22,8 +22,9 @@ static gdc_coll_select_config_t config;
 static gdc_coll_tuning_t        tuning;
 /* The calibration in force measured cross-memory attach (its call, and in cache) and the
  * in-cache copy: the on-request algorithms are the model's to choose (coll.h), where the
- * ranks do not outnumber the cores (on 4 ranks on 2 cores the choices it made took 1.04 to
- * 1.18 times as long from 256 KiB, bench/RESULTS.md 2026-12-06). */
+ * ranks do not outnumber the cores. Where they do (4 ranks on 2 cores) its choices could
+ * not be shown faster: 1.04 to 1.18 times as long, where A/A runs differ by up to 1.38
+ * (bench/RESULTS.md 2026-12-06). */
 static int cma_measured;
 
 static int on_request_chosen(const gdc_coll_args_t *args)
@@ -184,8 +185,9 @@ static int leader_can_run(const gdc_coll_args_t *args)
 /* Can the model's choice (not forcing, not tuning) fall on algo for this call? */
 static int model_may_choose(const gdc_coll_algo_t *algo, const gdc_coll_args_t *args, const gdc_coll_algo_t *skip)
 {
-    return algo->coll == args->coll && algo != skip && (!(algo->flags & GDC_COLL_ALGO_FLAG_ON_REQUEST) || on_request_chosen(args)) &&
-           supports(algo, args) && ((algo->flags & GDC_COLL_ALGO_FLAG_IPC) || !ipc_can_run(args)) &&
+    return algo->coll == args->coll && algo != skip &&
+           (!(algo->flags & GDC_COLL_ALGO_FLAG_ON_REQUEST) || on_request_chosen(args)) && supports(algo, args) &&
+           ((algo->flags & GDC_COLL_ALGO_FLAG_IPC) || !ipc_can_run(args)) &&
            ((algo->flags & GDC_COLL_ALGO_FLAG_ONE_GPU) || !leader_can_run(args));
 }
 

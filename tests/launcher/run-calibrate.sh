@@ -50,7 +50,8 @@ tap_check "first use: 1 prober of 4 ranks (got $probers), 4 ranks with one set o
 
 # 4. Two nodes with different numbers: every rank takes the worst of each (node 1's file,
 #    of a gdc before cma_us and the in-cache rates, lacks them: unmeasured there, so for all).
-printf 'copy_GBs 20\nreduce_GBs 5\nsignal_us 0.1\ncma_GBs 8\ncma_us 0.7\nucx_shm_us 0.5\nucx_shm_GBs 12\n' >"$work/node0"
+printf 'copy_GBs 20\nreduce_GBs 5\nsignal_us 0.1\ncma_GBs 8\ncma_us 0.7\nucx_shm_us 0.5\nucx_shm_GBs 12\n' \
+    >"$work/node0"
 printf 'copy_GBs 10\nreduce_GBs 9\nsignal_us 0.3\ncma_GBs 0\nucx_shm_us 0.25\nucx_shm_GBs 6\n' >"$work/node1"
 cat >"$work/by-node.sh" <<EOF
 #!/bin/sh

@@ -160,8 +160,8 @@ static void test_probes_measure(void **state)
 
     (void)state;
     assert_int_equal(gdc_rt_calib_probe(&n), GDC_SUCCESS);
-    print_message("# %.2f GB/s copy (%.2f in cache), %.2f GB/s reduce, %.3f us signal, %.3f us + %.2f GB/s CMA (%.2f in "
-                  "cache), %.3f us + %.2f GB/s UCX\n",
+    print_message("# %.2f GB/s copy (%.2f in cache), %.2f GB/s reduce, %.3f us signal, %.3f us + %.2f GB/s CMA "
+                  "(%.2f in cache), %.3f us + %.2f GB/s UCX\n",
                   n.copy_gbs, n.copy_cached_gbs, n.reduce_gbs, n.signal_us, n.cma_us, n.cma_gbs, n.cma_cached_gbs,
                   n.ucx_shm_us, n.ucx_shm_gbs);
     assert_true(n.copy_gbs > 0.1 && n.copy_gbs < 1e4);
