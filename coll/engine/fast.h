@@ -78,7 +78,7 @@ void gdc_coll_fast_publish(const gdc_coll_fast_t *fast, int ring);
  * stamp (in the line of a small call's data; a schedule's publisher raises COPIED only). */
 #define GDC_COLL_FAST_PUBLISHED (-1)
 /* fast->wait's counter for "has copied in `pieces` pieces of this call, or published it
- * whole": the slot's progress word (rt_shm.h), or what GDC_COLL_FAST_PUBLISHED waits for
+ * whole": the rank's progress word (rt_shm.h), or what GDC_COLL_FAST_PUBLISHED waits for
  * (a rank running the schedule publishes the call whole). */
 #define GDC_COLL_FAST_PIECES (-2)
 /* Publish in the ring the first `pieces` pieces of this call (the last is published with
