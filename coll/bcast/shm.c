@@ -23,7 +23,7 @@
 
 /* Bytes of a piece; the whole message where it goes at once. A piece of about 4 KiB, 2 to
  * 4 of them: on 2 ranks (bench/RESULTS.md 2026-12-06), 4 KiB in 2 pieces took 0.75 of the
- * whole's time, 8 KiB in 2 0.85 (in 4: 0.91), 16 KiB to 128 KiB in 4 0.85 to 0.90. */
+ * whole's time, 8 KiB in 2 0.85 (in 4: 0.91), 16 KiB to 64 KiB in 4 0.86 to 0.90. */
 static size_t piece_bytes(const gdc_coll_args_t *args)
 {
     size_t bytes = args->count * args->dsize, pieces = bytes / GDC_COLL_BCAST_PIECES_FROM;
@@ -35,10 +35,10 @@ static size_t piece_bytes(const gdc_coll_args_t *args)
     return ((bytes + pieces - 1) / pieces + 63) & ~(size_t)63; /* whole lines */
 }
 
-/* Where in the root's slot a call of one slot starts. */
-static size_t slot_at(const gdc_coll_args_t *args)
+/* Where in the root's slot a call of one slot, of `bytes` in pieces of `piece`, starts. */
+static size_t slot_at(size_t piece, size_t bytes)
 {
-    return piece_bytes(args) < args->count * args->dsize ? GDC_RT_SHM_RING_ALIGNED : 0;
+    return piece < bytes ? GDC_RT_SHM_RING_ALIGNED : 0;
 }
 
 GDC_COLL_BUILDER(gdc_coll_bcast_shm)
@@ -47,7 +47,7 @@ GDC_COLL_BUILDER(gdc_coll_bcast_shm)
     gdc_coll_shm_chunks_t c  = gdc_coll_shm_chunks(args, 1);
     int                   published = -1; /* the root's signal of the chunk before */
 
-    c.at = c.one_slot ? slot_at(args) : c.at;
+    c.at = c.one_slot ? slot_at(piece_bytes(args), args->count * args->dsize) : c.at;
     for (size_t j = 0; j < c.count; j++) {
         size_t            first = j * c.elems, len = args->count - first < c.elems ? args->count - first : c.elems;
         uint32_t          now  = (uint32_t)j + 1;
@@ -75,13 +75,15 @@ GDC_COLL_BUILDER(gdc_coll_bcast_shm)
 GDC_COLL_RUN_BLOCKING(gdc_coll_bcast_shm_run_blocking)
 {
     int    me    = fast->shm->local_index, root = args->root;
-    size_t bytes = args->count * args->dsize, piece = piece_bytes(args), at = 0;
-    char  *place = (char *)gdc_coll_fast_place(fast, root, 1) + slot_at(args);
-    char  *user  = bufs->output;
+    size_t bytes = args->count * args->dsize, piece, start, at = 0;
+    char  *place, *user = bufs->output;
 
     if (!gdc_coll_shm_in_ring(args)) {
         return 0;
     }
+    piece = piece_bytes(args);
+    start = slot_at(piece, bytes);
+    place = (char *)gdc_coll_fast_place(fast, root, 1) + start;
     if (me == root && (*status = gdc_coll_fast_wait_free(fast, 1)) != GDC_SUCCESS) {
         return 1;
     }
@@ -99,8 +101,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_bcast_shm_run_blocking)
         memcpy(place + at, user + at, bytes - at);
         gdc_coll_fast_publish(fast, 1);
         *status = GDC_SUCCESS;
-    } else if ((*status = gdc_coll_fast_wait_published(fast, root, 1, at + slot_at(args), bytes - at)) ==
-               GDC_SUCCESS) {
+    } else if ((*status = gdc_coll_fast_wait_published(fast, root, 1, start + at, bytes - at)) == GDC_SUCCESS) {
         memcpy(user + at, place + at, bytes - at);
     }
     return 1;
