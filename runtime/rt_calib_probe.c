@@ -357,7 +357,7 @@ static double cached_parent(probe_shared_t *sh, pid_t child, void *arg)
     char          *dst = malloc(CACHED_BYTES);
     double         copy[CACHED_ROUNDS / 2], cma[CACHED_ROUNDS / 2], deadline = gdc_wtime() + PROBE_DEADLINE;
     struct iovec   local = {dst, CACHED_BYTES}, remote = {b->private, CACHED_BYTES};
-    int            failed = dst == NULL;
+    int            failed = dst == NULL, unread = 0;
 
     if (!failed) {
         memset(dst, 0, CACHED_BYTES);
@@ -373,12 +373,19 @@ static double cached_parent(probe_shared_t *sh, pid_t child, void *arg)
             memcpy(dst, b->shared, CACHED_BYTES);
             copy[r / 2] = gdc_wtime() - start;
         } else {
-            failed   = process_vm_readv(child, &local, 1, &remote, 1, 0) != (ssize_t)CACHED_BYTES;
+            unread         = process_vm_readv(child, &local, 1, &remote, 1, 0) != (ssize_t)CACHED_BYTES;
+            failed         = unread;
             cma[r / 2 - 1] = gdc_wtime() - start;
         }
         atomic_store_explicit(&sh->pong, r, memory_order_release);
     }
+    atomic_store_explicit(&sh->pong, CACHED_ROUNDS, memory_order_release); /* the child's last rounds, if any */
     free(dst);
+    if (unread) { /* the read failed, not the partner (which in_pair would say) */
+        GDC_LOG_WARN("calibration: the in-cache rates not measured: process_vm_readv of %zu bytes failed",
+                     CACHED_BYTES);
+        return -1;
+    }
     if (failed) {
         return 0;
     }
