@@ -31,6 +31,13 @@ gdc_status_t gdc_init(int *argc, char ***argv)
     if (status != GDC_SUCCESS) {
         goto err_coll;
     }
+    status = gdc_coll_init_world();
+    if (status != GDC_SUCCESS) { /* every rank alike: the same inputs as gdc_coll_init's */
+        (void)gdc_rt_finalize_begin();
+        gdc_coll_finalize();
+        gdc_rt_finalize_end();
+        return status;
+    }
     return GDC_SUCCESS;
 
 err_coll:

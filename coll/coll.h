@@ -167,17 +167,20 @@ enum {
                                           host buffers */
     GDC_COLL_ALGO_FLAG_HIER = 1u << 1, /* node-aware: phases inside nodes and among them; applies
                                           when the ranks span nodes */
-    GDC_COLL_ALGO_FLAG_ON_REQUEST = 1u << 2, /* runs when forced or named by a tuning file, and by the
-                                               model's choice only under a calibration that measured
-                                               cross-memory attach and the in-cache copies, on cores
-                                               the ranks do not outnumber: its price
-                                               is right against the simulator, but the built-in
-                                               rates cannot tell where it beats the alternatives,
-                                               which differs from host to host (bench/RESULTS.md) */
+    GDC_COLL_ALGO_FLAG_ON_REQUEST = 1u << 2, /* runs only when forced or named by a tuning file: its
+                                               price is right against the simulator, but it could not
+                                               be shown to win where the model would choose it
+                                               (bench/RESULTS.md) */
     GDC_COLL_ALGO_FLAG_IPC = 1u << 3, /* device buffers of one node's ranks, each mapping its peers'
                                          (CUDA IPC); hand-offs through the node's shared memory */
-    GDC_COLL_ALGO_FLAG_ONE_GPU = 1u << 4 /* ... all on one GPU: one rank makes the call's every GPU
+    GDC_COLL_ALGO_FLAG_ONE_GPU = 1u << 4, /* ... all on one GPU: one rank makes the call's every GPU
                                             operation (args->shm_one_gpu) */
+    GDC_COLL_ALGO_FLAG_MEASURED = 1u << 5 /* the model's to choose only where the numbers in force
+                                             measured cross-memory attach and the copies out of a peer's
+                                             shared memory (GDC_CALIBRATION), on cores the ranks do
+                                             not outnumber: whether one kernel copy beats two memcpys
+                                             differs from host to host (bench/RESULTS.md), and the
+                                             built-in numbers cannot tell */
 };
 
 struct gdc_coll_sched;

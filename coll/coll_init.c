@@ -197,6 +197,11 @@ gdc_status_t gdc_coll_init(void)
     return GDC_SUCCESS;
 }
 
+gdc_status_t gdc_coll_init_world(void)
+{
+    return gdc_coll_select_remeasured();
+}
+
 void gdc_coll_finalize(void)
 {
     gdc_coll_engine_finalize();

@@ -11,6 +11,8 @@ void gdc_coll_register_params(void);
  * live parameters, the selection, the engine's hooks. Stop it. */
 gdc_status_t gdc_coll_init(void);
 void         gdc_coll_finalize(void);
+/* Once the world exists: price with what its creation measured (GDC_CALIBRATION=job). */
+gdc_status_t gdc_coll_init_world(void);
 
 /* The live parameters every call of the job follows (valid after the configuration is read;
  * GDC_STREAM_SIZE=auto is resolved by gdc_coll_init). */

@@ -64,7 +64,9 @@ static void print_algorithms(void)
         printf("%-15s %-22s %s%s%s%s\n", gdc_coll_type_name(algo->coll), algo->name, algo->desc,
                algo->flags & GDC_COLL_ALGO_FLAG_HIER ? " [needs several nodes]" : "",
                algo->run_blocking != NULL ? " [blocking fast path]" : "",
-               algo->flags & GDC_COLL_ALGO_FLAG_ON_REQUEST ? " [when forced or tuned]" : "");
+               algo->flags & GDC_COLL_ALGO_FLAG_ON_REQUEST ? " [when forced or tuned]"
+               : algo->flags & GDC_COLL_ALGO_FLAG_MEASURED ? " [where cross-memory attach was measured (GDC_CALIBRATION)]"
+                                                            : "");
     }
 }
 
@@ -337,6 +339,9 @@ static void print_calibration(void)
         gdc_rt_calib_format(&gdc_rt_calib.n, line, sizeof(line));
         printf("  costs   measured: %s\n          from %s (GDC_CALIBRATION=%s)\n", line, gdc_rt_calib.source,
                gdc_rt_calib_setting);
+    } else if (gdc_rt_calib_in_job()) {
+        printf("  costs   built-in numbers, but for cross-memory attach and the copies out of a peer's shared memory "
+               "in cache,\n          which each job measures at gdc_init (GDC_CALIBRATION=job)\n");
     } else {
         char path[PATH_MAX];
         int  kept = gdc_rt_calib_cache_path(path, sizeof(path)) == 0 && access(path, R_OK) == 0;

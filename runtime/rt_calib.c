@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "gdc_rt.h"
+#include "rt_shm.h"
 
 #define CALIB_KEY          "gdc.calib"
 #define CALIB_LOCK_WAIT    60.0 /* seconds a node's first rank waits for its node's prober */
@@ -25,7 +26,7 @@
 #define CALIB_MAX_VALUE    1e6 /* GB/s or microseconds: anything larger is no measurement */
 
 gdc_rt_calib_t gdc_rt_calib;
-const char    *gdc_rt_calib_setting = "off";
+const char    *gdc_rt_calib_setting = "job";
 
 /* This rank's node numbers until the agreement; what it publishes. */
 typedef struct calib_record {
@@ -51,7 +52,8 @@ static const calib_field_t fields[] = {
     CALIB_FIELD("copy_GBs", copy_gbs, 0, 0),     CALIB_FIELD("reduce_GBs", reduce_gbs, 0, 0),
     CALIB_FIELD("signal_us", signal_us, 1, 0),   CALIB_FIELD("cma_GBs", cma_gbs, 0, 0),
     CALIB_FIELD("cma_us", cma_us, 1, 1),         CALIB_FIELD("copy_cached_GBs", copy_cached_gbs, 0, 1),
-    CALIB_FIELD("cma_cached_GBs", cma_cached_gbs, 0, 1), CALIB_FIELD("ucx_shm_us", ucx_shm_us, 1, 0),
+    CALIB_FIELD("cma_cached_GBs", cma_cached_gbs, 0, 1), CALIB_FIELD("reduce_cached_GBs", reduce_cached_gbs, 0, 1),
+    CALIB_FIELD("ucx_shm_us", ucx_shm_us, 1, 0),
     CALIB_FIELD("ucx_shm_GBs", ucx_shm_gbs, 0, 0),
 };
 #define NUM_FIELDS ((int)(sizeof(fields) / sizeof(fields[0])))
@@ -81,10 +83,10 @@ void gdc_rt_calib_combine(gdc_rt_calib_numbers_t *worst, const gdc_rt_calib_numb
 void gdc_rt_calib_format(const gdc_rt_calib_numbers_t *n, char *buf, size_t len)
 {
     snprintf(buf, len,
-             "memcpy %.1f GB/s (in cache %.1f), reduce %.1f GB/s, signal %.2f us, cross-memory attach %.2f us and "
-             "%.1f GB/s (in cache %.1f), UCX shared memory %.2f us and %.1f GB/s",
-             n->copy_gbs, n->copy_cached_gbs, n->reduce_gbs, n->signal_us, n->cma_us, n->cma_gbs, n->cma_cached_gbs,
-             n->ucx_shm_us, n->ucx_shm_gbs);
+             "memcpy %.1f GB/s (in cache %.1f), reduce %.1f GB/s (in cache %.1f), signal %.2f us, cross-memory "
+             "attach %.2f us and %.1f GB/s (in cache %.1f), UCX shared memory %.2f us and %.1f GB/s",
+             n->copy_gbs, n->copy_cached_gbs, n->reduce_gbs, n->reduce_cached_gbs, n->signal_us, n->cma_us, n->cma_gbs,
+             n->cma_cached_gbs, n->ucx_shm_us, n->ucx_shm_gbs);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -217,7 +219,7 @@ gdc_status_t gdc_rt_calib_read_stream(FILE *f, const char *where, gdc_rt_calib_n
         }
         if (parse_line(line, n, &seen) != 0) {
             GDC_LOG_WARN("calibration: %s:%d: expected \"KEY NUMBER\" with a key of copy_GBs, reduce_GBs, "
-                         "signal_us, cma_GBs, cma_us, copy_cached_GBs, cma_cached_GBs, ucx_shm_us, ucx_shm_GBs and a "
+                         "signal_us, cma_GBs, cma_us, copy_cached_GBs, cma_cached_GBs, reduce_cached_GBs, ucx_shm_us, ucx_shm_GBs and a "
                          "number from 0 to %g",
                          where, lineno, CALIB_MAX_VALUE);
             return GDC_ERR_INVALID_ARG;
@@ -251,9 +253,15 @@ gdc_status_t gdc_rt_calib_read(const char *path, gdc_rt_calib_numbers_t *n)
  * At gdc_init
  */
 
+/* No file: off, or measured by the job itself. */
 static int calibration_off(void)
 {
-    return strcmp(gdc_rt_calib_setting, "off") == 0;
+    return strcmp(gdc_rt_calib_setting, "off") == 0 || gdc_rt_calib_in_job();
+}
+
+int gdc_rt_calib_in_job(void)
+{
+    return strcmp(gdc_rt_calib_setting, "job") == 0;
 }
 
 static int calibration_auto(void)
@@ -435,5 +443,103 @@ void gdc_rt_calib_local(void)
         gdc_rt_calib.valid = 1;
         gdc_rt_calib.n     = mine.n;
         snprintf(gdc_rt_calib.source, sizeof(gdc_rt_calib.source), "%s", my_source);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Measured by the job (GDC_CALIBRATION=job)
+ */
+
+/* Why this node's ranks cannot measure; NULL when they can. */
+static const char *job_cannot_measure(const gdc_rt_shm_t *shm, int node_cores)
+{
+    if (shm == NULL) {
+        return "no shared memory between them";
+    }
+    if (!shm->cma) {
+        return "cross-memory attach does not work between them";
+    }
+    if (node_cores > 0 && shm->local_size > node_cores) {
+        return "they outnumber the node's cores, so a probe would measure the scheduler";
+    }
+    if (shm->data_bytes < gdc_rt_calib_pair_bytes()) {
+        return "GDC_SHM_SIZE leaves too little room for the probe";
+    }
+    return NULL;
+}
+
+void gdc_rt_calib_job_measure(const gdc_rt_shm_t *shm, int node_cores, gdc_rt_calib_job_record_t *rec)
+{
+    int         index = shm != NULL ? shm->local_index : gdc_rt_boot.local_rank;
+    const char *why   = job_cannot_measure(shm, node_cores);
+    double      start = gdc_wtime();
+    char        line[256];
+
+    memset(rec, 0, sizeof(*rec));
+    rec->magic = CALIB_MAGIC;
+    if (!gdc_rt_calib_in_job() || gdc_rt_boot.local_size < 2 || index > 1) {
+        return;
+    }
+    if (why != NULL) {
+        if (index == 0) {
+            rec->state = GDC_RT_CALIB_JOB_NOT_MEASURED;
+            GDC_LOG_INFO("calibration: the ranks of node %s do not measure cross-memory attach (%s)",
+                         gdc_rt_boot.node_names[gdc_rt_boot.node_of[gdc_rt_boot.rank]], why);
+        }
+        return;
+    }
+    if (gdc_rt_calib_probe_pair(index == 0, gdc_rt_shm_data(shm, 0), shm->pids[!index], &rec->n) != GDC_SUCCESS) {
+        rec->state = GDC_RT_CALIB_JOB_NOT_MEASURED;
+        return;
+    }
+    if (index == 0) {
+        rec->state = GDC_RT_CALIB_JOB_MEASURED;
+        gdc_rt_calib_format(&rec->n, line, sizeof(line));
+        GDC_LOG_DEBUG("calibration: node %s measured in %.1f ms: %s",
+                      gdc_rt_boot.node_names[gdc_rt_boot.node_of[gdc_rt_boot.rank]], (gdc_wtime() - start) * 1e3,
+                      line);
+    }
+}
+
+void gdc_rt_calib_job_agree(const gdc_rt_calib_job_record_t *all, int size)
+{
+    int  measured = 0;
+    char line[256];
+
+    memset(&gdc_rt_calib, 0, sizeof(gdc_rt_calib));
+    for (int r = 0; r < size; r++) {
+        if (all[r].magic != CALIB_MAGIC || all[r].state == GDC_RT_CALIB_JOB_NOT_MEASURED) {
+            if (gdc_rt_boot.rank == 0) {
+                GDC_LOG_INFO("calibration: rank %d's node did not measure cross-memory attach: every rank prices "
+                             "with the built-in numbers",
+                             r);
+            }
+            memset(&gdc_rt_calib, 0, sizeof(gdc_rt_calib));
+            return;
+        }
+        if (all[r].state != GDC_RT_CALIB_JOB_MEASURED) {
+            continue;
+        }
+        if (measured++ == 0) {
+            gdc_rt_calib.n = all[r].n;
+        } else {
+            gdc_rt_calib_combine(&gdc_rt_calib.n, &all[r].n);
+        }
+    }
+    if (measured == 0) {
+        return; /* no node of two ranks: nothing crosses between processes of a node */
+    }
+    gdc_rt_calib.valid = 1;
+    snprintf(gdc_rt_calib.source, sizeof(gdc_rt_calib.source),
+             "measured by this job at gdc_init, the worst of %d node(s); the rest built in", measured);
+    snprintf(line, sizeof(line),
+             "cross-memory attach %.4g us (in cache %.4g GB/s); out of a peer's shared memory in cache: copy %.4g "
+             "GB/s, reduction %.4g GB/s",
+             gdc_rt_calib.n.cma_us, gdc_rt_calib.n.cma_cached_gbs, gdc_rt_calib.n.copy_cached_gbs,
+             gdc_rt_calib.n.reduce_cached_gbs);
+    if (gdc_rt_boot.rank == 0) {
+        GDC_LOG_INFO("calibration in force (%s): %s", gdc_rt_calib.source, line);
+    } else {
+        GDC_LOG_DEBUG("calibration in force: %s", line);
     }
 }

@@ -1,19 +1,32 @@
 /*
- * This node's costs measured, not guessed: memcpy, a reduction, gdc's shared-memory signal,
- * cross-memory attach and UCX's shared memory, probed once per host and gdc version and
- * kept in the user's cache directory (gdinfo --calibrate probes again and rewrites it).
+ * This node's costs measured, not guessed.
  *
- * Off by default (GDC_CALIBRATION=off): on the development VM the measured numbers made the
- * model choose UCX algorithms that ran slower than the shared-memory ones it chose with the
- * built-in numbers (bench/RESULTS.md), because the model prices a UCX message as latency +
- * bytes / bandwidth and gdc's UCX steps cost more than that inside a collective.
+ * By default (GDC_CALIBRATION=job) a job measures, when its world is made, the three numbers
+ * on which the model weighs a copy by cross-memory attach (one kernel copy) against the two
+ * memcpys through shared memory: the kernel copy's cost per call and in-cache rate, and a
+ * copy out of a peer's shared memory in cache. Local ranks 0 and 1 of each node measure
+ * them over their fresh segments in a few milliseconds, both copying at once as the ranks
+ * of a collective do; the world's ranks gather every node's and take the worst, so every
+ * rank prices alike. Which copy wins differs from machine to machine (the AMD development
+ * VM's kernel copy ran at a half to a fifth of memcpy's rate, the Intel one's near it), and
+ * a measurement taken in the job is taken in the state the job runs in (the VM's rates move
+ * 2 to 3 times between states minutes apart). Where a node's ranks outnumber its cores, or
+ * cross-memory attach does not work, nothing is measured and every rank keeps the built-in
+ * numbers.
+ *
+ * GDC_CALIBRATION=auto measures every host number (memcpy, a reduction, gdc's shared-memory
+ * signal, cross-memory attach, UCX's shared memory) once per host and gdc version and keeps
+ * them in the user's cache directory (gdinfo --calibrate probes again and rewrites it). It
+ * is not the default: on the development VM those numbers made the model choose UCX
+ * algorithms that ran slower than the shared-memory ones it chose with the built-in numbers
+ * (bench/RESULTS.md), because the model prices a UCX message as latency + bytes / bandwidth
+ * and gdc's UCX steps cost more than that inside a collective.
  *
  * With GDC_CALIBRATION=auto, at gdc_init: before PMIx starts, a rank that finds no file for
  * its host takes the file's lock and probes, in a process that has no threads yet (the
  * probes fork); the others go on. Each node's first rank then reads its node's file
  * (waiting for the prober, if any) and publishes the numbers with its PMIx record; after
- * the fence every rank takes, number by number, the worst of every node's. So the ranks
- * of a job all price with identical numbers, whichever node they are on. GDC_CALIBRATION
+ * the fence every rank takes, number by number, the worst of every node's. GDC_CALIBRATION
  * may instead name a file (a site's calibration of a node type), or be off: the cost
  * model then keeps its profile's numbers.
  */
@@ -24,7 +37,9 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* What one node measured; 0 where a probe could not run (the model keeps its own number). */
 typedef struct gdc_rt_calib_numbers {
@@ -36,7 +51,9 @@ typedef struct gdc_rt_calib_numbers {
     double copy_cached_gbs; /* memcpy of 256 KiB (a shared-memory chunk) that another process has
                                just written into shared memory: its lines come from that core */
     double cma_cached_gbs;  /* process_vm_readv of 256 KiB that the other process has just written */
-    /* (the last three optional in a file: 0, not measured, where a file lacks them) */
+    double reduce_cached_gbs; /* float sum into 256 KiB of 256 KiB the other process has just written in
+                                 shared memory (measured by a job only: 0 in gdinfo --calibrate's file) */
+    /* (the last four optional in a file: 0, not measured, where a file lacks them) */
     double ucx_shm_us;  /* a UCX tag message of 8 B between two processes: half a round trip */
     double ucx_shm_gbs; /* a UCX tag message of 4 MiB the same way */
 } gdc_rt_calib_numbers_t;
@@ -50,12 +67,19 @@ typedef struct gdc_rt_calib {
 
 extern gdc_rt_calib_t gdc_rt_calib;
 
-/* GDC_CALIBRATION: "off" (the default), "auto" or a file's path. */
+/* GDC_CALIBRATION: "job" (the default), "off", "auto" or a file's path. */
 extern const char *gdc_rt_calib_setting;
 
 /* Run every probe on this node (about half a second; forks, so call it before any thread
  * starts). A probe that cannot run leaves its number 0 and says why at warn. */
 gdc_status_t gdc_rt_calib_probe(gdc_rt_calib_numbers_t *out);
+
+/* In a job (GDC_CALIBRATION=job): local ranks 0 (parent) and 1 of a node measure
+ * cross-memory attach's call and the in-cache rates over area, gdc_rt_calib_pair_bytes of
+ * shared memory both map, zero at first; peer is the other's pid. The parent gets the
+ * numbers (the others 0); GDC_ERR_UNSUPPORTED, said at warn, where the probe failed. */
+size_t       gdc_rt_calib_pair_bytes(void);
+gdc_status_t gdc_rt_calib_probe_pair(int parent, void *area, pid_t peer, gdc_rt_calib_numbers_t *out);
 
 /* The cache file of this host and gdc version: ${XDG_CACHE_HOME:-$HOME/.cache}/gdc/
  * calibration-HOST-VERSION. -1 when neither variable gives a directory. */
@@ -74,6 +98,25 @@ void gdc_rt_calib_combine(gdc_rt_calib_numbers_t *worst, const gdc_rt_calib_numb
 
 /* One line of the numbers, for logs and gdinfo. */
 void gdc_rt_calib_format(const gdc_rt_calib_numbers_t *n, char *buf, size_t len);
+
+/* A node's part of the job's own measurement (GDC_CALIBRATION=job), which the world's ranks
+ * gather when the world is made: local rank 0 of a node of two ranks or more says whether
+ * its node measured, the others nothing. */
+enum { GDC_RT_CALIB_JOB_NONE, GDC_RT_CALIB_JOB_MEASURED, GDC_RT_CALIB_JOB_NOT_MEASURED };
+typedef struct gdc_rt_calib_job_record {
+    uint32_t               magic;
+    uint32_t               state;
+    gdc_rt_calib_numbers_t n; /* cma_us and the in-cache rates; the rest 0 */
+} gdc_rt_calib_job_record_t;
+
+struct gdc_rt_shm;
+int  gdc_rt_calib_in_job(void);
+/* This rank's part: local ranks 0 and 1 probe over shm's first data area (where cross-memory
+ * attach works and the node's ranks do not outnumber its cores). */
+void gdc_rt_calib_job_measure(const struct gdc_rt_shm *shm, int node_cores, gdc_rt_calib_job_record_t *rec);
+/* Every rank, with the world's records: the worst of the nodes' numbers in force, or none
+ * where a node of two ranks or more could not measure. */
+void gdc_rt_calib_job_agree(const gdc_rt_calib_job_record_t *all, int size);
 
 /* The steps of gdc_rt_init: before PMIx (probe where this host has no file), after PMIx's
  * start (the node's first rank publishes), after the fence (every rank agrees). */

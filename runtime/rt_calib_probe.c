@@ -4,6 +4,7 @@
  * dies or never starts costs a warning and a 0, never a hang.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,6 +37,7 @@ typedef struct probe_shared {
     _Alignas(64) atomic_ulong pong;
     _Alignas(64) atomic_int   child_ready;
     atomic_int                parent_done;
+    atomic_uintptr_t          buffer[2];   /* in a job: each one's buffer, in its process */
     atomic_size_t             addr_len[2]; /* UCX worker addresses: [0] parent, [1] child */
     unsigned char             addr[2][UCX_ADDR_MAX];
 } probe_shared_t;
@@ -137,6 +140,15 @@ static double in_pair(const char *what, parent_probe_t parent, child_probe_t chi
 /* Copies and reductions run on both processes at once, as every rank of a collective runs
  * its own: what one of them achieves while the other competes for the memory is the rate
  * the model's ranks get. */
+/* dst += src, as floats: what the shm reductions do with a peer's part (restrict, so that
+ * the compiler vectorizes it, as gdc's own kernels are). */
+static void sum_floats(float *restrict dst, const float *restrict src, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        dst[i] += src[i];
+    }
+}
+
 typedef enum { KERNEL_COPY, KERNEL_REDUCE } kernel_t;
 
 typedef struct kernel_bufs {
@@ -170,11 +182,7 @@ static double kernel_run(kernel_bufs_t *k, kernel_t kernel)
     if (kernel == KERNEL_COPY) {
         memcpy(k->dst, k->src, PROBE_BYTES);
     } else {
-        float       *dst = (float *)k->dst;
-        const float *src = (const float *)k->src;
-        for (size_t i = 0; i < PROBE_BYTES / sizeof(float); i++) {
-            dst[i] += src[i];
-        }
+        sum_floats((float *)k->dst, (const float *)k->src, PROBE_BYTES / sizeof(float));
     }
     k->src[0] = k->dst[PROBE_BYTES - 1]; /* the results are used */
     return gdc_wtime() - start;
@@ -292,107 +300,14 @@ static double cma_parent(probe_shared_t *sh, pid_t child, void *arg)
     return result;
 }
 
-/* A small read's time: what a cma algorithm pays per call beside its bytes. */
+/* What the pair probe (below) measures: a small read's time, what a cma algorithm pays per
+ * call beside its bytes, and the in-cache rates of 256 KiB (a shared-memory chunk). What
+ * the shm algorithms copy out is a chunk its writer has just written into shared memory,
+ * so its lines come from the writer's core; what the cma ones read is the peer's user
+ * buffer as the call finds it. */
 #define CMA_CALL_BYTES   ((size_t)4096)
 #define CMA_CALL_REPEATS 200
-
-static double cma_call_parent(probe_shared_t *sh, pid_t child, void *arg)
-{
-    char         dst[CMA_CALL_BYTES];
-    double       took[PROBE_BATCHES];
-    struct iovec local  = {dst, CMA_CALL_BYTES};
-    struct iovec remote = {arg, CMA_CALL_BYTES};
-
-    if (wait_for_int(&sh->child_ready) != 0) {
-        return 0;
-    }
-    for (int b = 0; b < PROBE_BATCHES; b++) {
-        double start = gdc_wtime();
-        for (int i = 0; i < CMA_CALL_REPEATS; i++) {
-            if (process_vm_readv(child, &local, 1, &remote, 1, 0) != (ssize_t)CMA_CALL_BYTES) {
-                return -1; /* the rate's probe said why */
-            }
-        }
-        took[b] = gdc_wtime() - start;
-    }
-    return median(took, PROBE_BATCHES) / CMA_CALL_REPEATS * 1e6;
-}
-
-/* In cache, 256 KiB (a shared-memory chunk). What the shm algorithms copy out is a chunk
- * its writer has just written into shared memory, so its lines come from the writer's
- * core; what the cma ones read is the peer's user buffer as the call finds it, written
- * before the call (by gdbench once, at the start). Round r: the child writes its chunk in
- * the shared mapping (odd r; its private buffer only in round 0), says so (ping = r); the
- * parent copies the shared one out (odd r) or reads the private one across (even r), then
- * says done. */
-#define CACHED_BYTES  ((size_t)256 << 10)
-#define CACHED_ROUNDS (2 * PROBE_BATCHES * 8)
-
-typedef struct cached_bufs {
-    char  *shared;  /* CACHED_BYTES, mapped in both */
-    char  *private; /* CACHED_BYTES, each process's own pages */
-    double copy_gbs, cma_gbs;
-} cached_bufs_t;
-
-static void cached_child(probe_shared_t *sh, void *arg)
-{
-    cached_bufs_t *b        = arg;
-    double         deadline = gdc_wtime() + PROBE_DEADLINE;
-
-    memset(b->private, 1, CACHED_BYTES);
-    for (unsigned long r = 1; r <= CACHED_ROUNDS; r++) {
-        if (r % 2) {
-            memset(b->shared, (int)r, CACHED_BYTES);
-        }
-        atomic_store_explicit(&sh->ping, r, memory_order_release);
-        if (wait_for(&sh->pong, r, deadline) != 0) {
-            return;
-        }
-    }
-}
-
-static double cached_parent(probe_shared_t *sh, pid_t child, void *arg)
-{
-    cached_bufs_t *b   = arg;
-    char          *dst = malloc(CACHED_BYTES);
-    double         copy[CACHED_ROUNDS / 2], cma[CACHED_ROUNDS / 2], deadline = gdc_wtime() + PROBE_DEADLINE;
-    struct iovec   local = {dst, CACHED_BYTES}, remote = {b->private, CACHED_BYTES};
-    int            failed = dst == NULL, unread = 0;
-
-    if (!failed) {
-        memset(dst, 0, CACHED_BYTES);
-    }
-    for (unsigned long r = 1; r <= CACHED_ROUNDS && !failed; r++) {
-        double start;
-        if (wait_for(&sh->ping, r, deadline) != 0) {
-            failed = 1;
-            break;
-        }
-        start = gdc_wtime();
-        if (r % 2) {
-            memcpy(dst, b->shared, CACHED_BYTES);
-            copy[r / 2] = gdc_wtime() - start;
-        } else {
-            unread         = process_vm_readv(child, &local, 1, &remote, 1, 0) != (ssize_t)CACHED_BYTES;
-            failed         = unread;
-            cma[r / 2 - 1] = gdc_wtime() - start;
-        }
-        atomic_store_explicit(&sh->pong, r, memory_order_release);
-    }
-    atomic_store_explicit(&sh->pong, CACHED_ROUNDS, memory_order_release); /* the child's last rounds, if any */
-    free(dst);
-    if (unread) { /* the read failed, not the partner (which in_pair would say) */
-        GDC_LOG_WARN("calibration: the in-cache rates not measured: process_vm_readv of %zu bytes failed",
-                     CACHED_BYTES);
-        return -1;
-    }
-    if (failed) {
-        return 0;
-    }
-    b->copy_gbs = CACHED_BYTES / median(copy, CACHED_ROUNDS / 2) / 1e9;
-    b->cma_gbs  = CACHED_BYTES / median(cma, CACHED_ROUNDS / 2) / 1e9;
-    return 1;
-}
+#define CACHED_BYTES     ((size_t)256 << 10)
 
 /* ---------------------------------------------------------------------------------------
  * UCX between two processes: what gdc's UCX does inside a node for host buffers
@@ -623,22 +538,198 @@ static double ucx_parent(probe_shared_t *sh, pid_t child, void *arg)
     return 1;
 }
 
-/* The in-cache rates, where cross-memory attach works (both, or neither: the model weighs
- * one against the other). */
+/* ---------------------------------------------------------------------------------------
+ * Two ranks of a node over their shared memory (a job's, or a forked pair's)
+ */
+
+/* The two copy at once, as the two ranks of an allgather do: each copies its chunk into the
+ * shared area and then the other's out (shm), reduces the other's into its own (the shm
+ * reductions), or reads the other's buffer across (cma); local rank 0 times its side. A
+ * copy timed while the other core idled read 15 to 39 GB/s from one job to the next on the
+ * development VM, where the algorithm it stands for ran alike in both (bench/RESULTS.md
+ * 2026-12-06). ping is local rank 0's step, pong local rank 1's. */
+#define PAIR_ROUNDS (PROBE_BATCHES * 8)
+
+typedef struct pair_side {
+    probe_shared_t *sh;
+    int             me;        /* 0: local rank 0, which measures; 1: local rank 1 */
+    char           *chunk[2];  /* each one's chunk in the shared area */
+    char           *src, *dst; /* private; the other reads src across */
+    char           *peer_src;  /* the other's src, in its process */
+    pid_t           peer;
+    unsigned long   step;
+    double          deadline;
+} pair_side_t;
+
+size_t gdc_rt_calib_pair_bytes(void)
+{
+    return sizeof(probe_shared_t) + 2 * CACHED_BYTES;
+}
+
+/* Both at the same step: 0, or -1 when the other did not come in time. */
+static int pair_meet(pair_side_t *s)
+{
+    s->step++;
+    atomic_store_explicit(s->me == 0 ? &s->sh->ping : &s->sh->pong, s->step, memory_order_release);
+    return wait_for(s->me == 0 ? &s->sh->pong : &s->sh->ping, s->step, s->deadline);
+}
+
+/* A small read's time, by local rank 0 alone (the other waits at the next step). */
+static double pair_call(pair_side_t *s)
+{
+    char         buf[CMA_CALL_BYTES];
+    double       took[PROBE_BATCHES];
+    struct iovec local = {buf, CMA_CALL_BYTES}, remote = {s->peer_src, CMA_CALL_BYTES};
+
+    for (int b = 0; b < PROBE_BATCHES; b++) {
+        double start = gdc_wtime();
+        for (int i = 0; i < CMA_CALL_REPEATS; i++) {
+            if (process_vm_readv(s->peer, &local, 1, &remote, 1, 0) != (ssize_t)CMA_CALL_BYTES) {
+                return -1;
+            }
+        }
+        took[b] = gdc_wtime() - start;
+    }
+    return median(took, PROBE_BATCHES) / CMA_CALL_REPEATS * 1e6;
+}
+
+/* My chunk into the shared area, both at the same step, then op timed on the other's. */
+typedef enum { PAIR_COPY, PAIR_REDUCE } pair_op_t;
+
+static int pair_shared_round(pair_side_t *s, pair_op_t op, double *took)
+{
+    double start;
+
+    memcpy(s->chunk[s->me], s->src, CACHED_BYTES);
+    if (pair_meet(s) != 0) {
+        return -1;
+    }
+    start = gdc_wtime();
+    if (op == PAIR_COPY) {
+        memcpy(s->dst, s->chunk[!s->me], CACHED_BYTES);
+    } else {
+        sum_floats((float *)s->dst, (const float *)s->chunk[!s->me], CACHED_BYTES / sizeof(float));
+    }
+    *took = gdc_wtime() - start;
+    return pair_meet(s);
+}
+
+/* One round of each: the times of this side's copy out, reduction of the other's chunk and
+ * read across; -1 on failure. */
+static int pair_round(pair_side_t *s, double *copy, double *reduce, double *cma)
+{
+    struct iovec local = {s->dst, CACHED_BYTES}, remote = {s->peer_src, CACHED_BYTES};
+    double       start;
+    ssize_t      got;
+
+    if (pair_shared_round(s, PAIR_COPY, copy) != 0 || pair_shared_round(s, PAIR_REDUCE, reduce) != 0) {
+        return -1;
+    }
+    start = gdc_wtime();
+    got   = process_vm_readv(s->peer, &local, 1, &remote, 1, 0);
+    *cma  = gdc_wtime() - start;
+    return pair_meet(s) == 0 && got == (ssize_t)CACHED_BYTES ? 0 : -1;
+}
+
+static int pair_run(pair_side_t *s, gdc_rt_calib_numbers_t *out)
+{
+    double copy[PAIR_ROUNDS], reduce[PAIR_ROUNDS], cma[PAIR_ROUNDS], call = 0;
+
+    for (size_t i = 0; i < CACHED_BYTES / sizeof(float); i++) {
+        ((float *)s->src)[i] = (float)(i & 7);
+    }
+    memset(s->dst, 0, CACHED_BYTES);
+    atomic_store_explicit(&s->sh->buffer[s->me], (uintptr_t)s->src, memory_order_relaxed);
+    if (pair_meet(s) != 0) {
+        return -1;
+    }
+    s->peer_src = (char *)atomic_load_explicit(&s->sh->buffer[!s->me], memory_order_relaxed);
+    if (s->me == 0) {
+        call = pair_call(s);
+    }
+    if (pair_meet(s) != 0 || call < 0) {
+        return -1;
+    }
+    for (int r = 0; r < PAIR_ROUNDS; r++) {
+        if (pair_round(s, &copy[r], &reduce[r], &cma[r]) != 0) {
+            return -1;
+        }
+    }
+    if (s->me == 0) {
+        out->cma_us            = call;
+        out->copy_cached_gbs   = CACHED_BYTES / median(copy, PAIR_ROUNDS) / 1e9;
+        out->reduce_cached_gbs = CACHED_BYTES / median(reduce, PAIR_ROUNDS) / 1e9;
+        out->cma_cached_gbs    = CACHED_BYTES / median(cma, PAIR_ROUNDS) / 1e9;
+    }
+    return 0;
+}
+
+gdc_status_t gdc_rt_calib_probe_pair(int parent, void *area, pid_t peer, gdc_rt_calib_numbers_t *out)
+{
+    char       *shared = (char *)area + sizeof(probe_shared_t);
+    pair_side_t s      = {area, !parent, {shared, shared + CACHED_BYTES}, malloc(CACHED_BYTES),
+                          malloc(CACHED_BYTES), NULL, peer, 0, gdc_wtime() + PROBE_DEADLINE};
+    int         failed;
+
+    memset(out, 0, sizeof(*out));
+    failed = s.src == NULL || s.dst == NULL || pair_run(&s, out) != 0;
+    /* the other, if it waits at a step, goes on past every one: it fails in its turn */
+    atomic_store_explicit(parent ? &s.sh->ping : &s.sh->pong, ULONG_MAX, memory_order_release);
+    free(s.dst);
+    free(s.src);
+    if (failed) {
+        memset(out, 0, sizeof(*out));
+        GDC_LOG_WARN("calibration: local rank %d's probe of cross-memory attach and the copies in cache with "
+                     "pid %d failed (no memory, process_vm_readv refused, or no answer in %.0f s)",
+                     !parent, (int)peer, PROBE_DEADLINE);
+        return GDC_ERR_UNSUPPORTED;
+    }
+    return GDC_SUCCESS;
+}
+
+/* The pair probe's numbers, where cross-memory attach works: the forked child takes local
+ * rank 1's side over a mapping both share. */
+typedef struct fork_pair {
+    void                  *area;
+    gdc_rt_calib_numbers_t n;
+} fork_pair_t;
+
+static void fork_pair_child(probe_shared_t *sh, void *arg)
+{
+    fork_pair_t *fp = arg;
+
+    (void)sh;
+    (void)gdc_rt_calib_probe_pair(0, fp->area, getppid(), &fp->n);
+}
+
+static double fork_pair_parent(probe_shared_t *sh, pid_t child, void *arg)
+{
+    fork_pair_t *fp = arg;
+
+    (void)sh;
+    /* the child reads this process too (Yama's ptrace_scope 1 lets only ancestors read) */
+    (void)prctl(PR_SET_PTRACER, child, 0, 0, 0);
+    return gdc_rt_calib_probe_pair(1, fp->area, child, &fp->n) == GDC_SUCCESS ? 1 : -1; /* it said why */
+}
+
 static void probe_cached(gdc_rt_calib_numbers_t *out)
 {
-    cached_bufs_t b = {NULL, malloc(CACHED_BYTES), 0, 0};
+    size_t      bytes = gdc_rt_calib_pair_bytes();
+    fork_pair_t fp;
 
-    b.shared = mmap(NULL, CACHED_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (b.shared != MAP_FAILED && b.private != NULL &&
-        in_pair("copies in cache", cached_parent, cached_child, &b) > 0) {
-        out->copy_cached_gbs = b.copy_gbs;
-        out->cma_cached_gbs  = b.cma_gbs;
+    memset(&fp, 0, sizeof(fp));
+    fp.area = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (fp.area == MAP_FAILED) {
+        GDC_LOG_WARN("calibration: the copies in cache not probed: mmap: %s", strerror(errno));
+        return;
     }
-    if (b.shared != MAP_FAILED) {
-        munmap(b.shared, CACHED_BYTES);
+    if (in_pair("the copies in cache", fork_pair_parent, fork_pair_child, &fp) > 0) {
+        out->cma_us            = fp.n.cma_us;
+        out->copy_cached_gbs   = fp.n.copy_cached_gbs;
+        out->cma_cached_gbs    = fp.n.cma_cached_gbs;
+        out->reduce_cached_gbs = fp.n.reduce_cached_gbs;
     }
-    free(b.private);
+    munmap(fp.area, bytes);
 }
 
 gdc_status_t gdc_rt_calib_probe(gdc_rt_calib_numbers_t *out)
@@ -654,8 +745,6 @@ gdc_status_t gdc_rt_calib_probe(gdc_rt_calib_numbers_t *out)
         double cma   = in_pair("cross-memory attach", cma_parent, cma_child, cma_buf);
         out->cma_gbs = cma > 0 ? cma : 0;
         if (cma > 0) {
-            double call = in_pair("cross-memory attach's call", cma_call_parent, cma_child, cma_buf);
-            out->cma_us = call > 0 ? call : 0;
             probe_cached(out);
         }
     }

@@ -6,11 +6,13 @@
 
 #include "rt_args.h"
 #include "rt_boot.h"
+#include "rt_calib.h"
 #include "rt_cuda_ipc.h"
 #include "rt_log.h"
 #include "rt_p2p.h"
 #include "rt_shm.h"
 #include "rt_tag.h"
+#include "rt_topo.h"
 #include "rt_ucx.h"
 
 struct gdc_comm gdc_comm_world_instance;
@@ -229,6 +231,29 @@ static gdc_status_t map_comm_nodes(struct gdc_comm *comm)
     return GDC_SUCCESS;
 }
 
+/* GDC_CALIBRATION=job: each node's first two ranks measure what the cost model weighs
+ * cross-memory attach against shared-memory copies with (rt_calib.h), over the world's
+ * fresh segments, and every rank takes the same numbers from one allgather. */
+static gdc_status_t measure_in_job(struct gdc_comm *world)
+{
+    gdc_rt_calib_job_record_t  mine, *all;
+    gdc_status_t               status;
+
+    if (!gdc_rt_calib_in_job()) {
+        return GDC_SUCCESS;
+    }
+    if ((all = malloc((size_t)world->size * sizeof(*all))) == NULL) {
+        return GDC_ERR_NO_MEMORY;
+    }
+    gdc_rt_calib_job_measure(world->shm, gdc_rt_topo_node_cores(), &mine);
+    status = internal_allgather(world, &mine, all, sizeof(mine));
+    if (status == GDC_SUCCESS) {
+        gdc_rt_calib_job_agree(all, world->size);
+    }
+    free(all);
+    return status;
+}
+
 gdc_status_t gdc_rt_comm_world_init(void)
 {
     struct gdc_comm *world = &gdc_comm_world_instance;
@@ -250,6 +275,9 @@ gdc_status_t gdc_rt_comm_world_init(void)
         status                      = where != NULL ? attach_shm(world, world_shm, where) : GDC_ERR_NO_MEMORY;
         world_shm                   = NULL;
         free(where);
+    }
+    if (status == GDC_SUCCESS) {
+        status = measure_in_job(world);
     }
     if (status == GDC_SUCCESS) {
         status = run_created_hook(world);

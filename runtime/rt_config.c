@@ -67,8 +67,9 @@ static int parse_shm_size(const char *value, void *dest, const char **why)
 
 static int parse_calibration(const char *value, void *dest, const char **why)
 {
-    *why = "auto, off or the path of a calibration file (gdinfo --calibrate writes one)";
-    if (strcmp(value, "auto") != 0 && strcmp(value, "off") != 0 && value[0] != '/' && value[0] != '.') {
+    *why = "job, auto, off or the path of a calibration file (gdinfo --calibrate writes one)";
+    if (strcmp(value, "job") != 0 && strcmp(value, "auto") != 0 && strcmp(value, "off") != 0 && value[0] != '/' &&
+        value[0] != '.') {
         return -1;
     }
     *(const char **)dest = value;
@@ -98,11 +99,11 @@ static const gdc_rt_param_t runtime_params[] = {
      "shared memory per rank and communicator for collectives inside a node (a ring of 8 slots of 256 KiB "
      "for small calls comes on top); 0 turns it off",
      parse_shm_size, &gdc_rt_shm_bytes},
-    {"GDC_CALIBRATION", "off",
-     "the cost model's host numbers: off (the built-in or GDC_PROFILE's), auto (measured at the first gdc_init on "
-     "a host, or by gdinfo --calibrate, and kept in $XDG_CACHE_HOME/gdc or ~/.cache/gdc; every rank prices with "
-     "the worst of every node's), or the path of a calibration file. Off by default: on the development VM the "
-     "measured numbers made worse choices (bench/RESULTS.md)",
+    {"GDC_CALIBRATION", "job",
+     "the cost model's host numbers: job (each node's first two ranks measure cross-memory attach and the copies "
+     "in cache at gdc_init, in a few milliseconds, and every rank prices with the worst node's; the rest built in), "
+     "off (the built-in or GDC_PROFILE's), auto (every number, measured at the first gdc_init on a host, or by "
+     "gdinfo --calibrate, and kept in $XDG_CACHE_HOME/gdc or ~/.cache/gdc), or the path of a calibration file",
      parse_calibration, &gdc_rt_calib_setting},
     {"GDC_STAGING", "pipeline",
      "device buffers that UCX cannot reach, through host memory: pipeline (from 128 KiB in chunks through "

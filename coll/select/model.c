@@ -135,9 +135,11 @@ static const profile_key_t profile_keys[] = {
     PROFILE_KEY("reduce_GBs", PROFILE_RATE, reduce_bw, 0),
     PROFILE_KEY("reduce_gpu_GBs", PROFILE_RATE, reduce_bw_gpu, 0),
     PROFILE_KEY("reduce_cached_GBs", PROFILE_RATE, reduce_bw_cached, 0),
+    PROFILE_KEY("reduce_peer_cached_GBs", PROFILE_RATE, reduce_bw_peer_cached, 0),
     PROFILE_KEY("copy_GBs", PROFILE_RATE, copy_bw, 0),
     PROFILE_KEY("copy_gpu_GBs", PROFILE_RATE, copy_bw_gpu, 0),
     PROFILE_KEY("copy_cached_GBs", PROFILE_RATE, copy_bw_cached, 0),
+    PROFILE_KEY("copy_peer_cached_GBs", PROFILE_RATE, copy_bw_peer_cached, 0),
     PROFILE_KEY("cma_GBs", PROFILE_RATE, cma_bw, 0),
     PROFILE_KEY("cma_us", PROFILE_TIME, cma_latency, 0),
     PROFILE_KEY("cma_cached_GBs", PROFILE_RATE, cma_bw_cached, 0),
@@ -401,9 +403,13 @@ void gdc_coll_machine_print(const gdc_coll_machine_t *m, FILE *out)
             m->cma_latency * 1e6, m->cma_bw / 1e9, m->gpu_latency * 1e6, m->step_overhead * 1e6,
             m->signal_latency * 1e6, m->nics_per_node);
     if (m->llc_mib > 0) {
-        fprintf(out, "#   %d MiB of last-level cache per node: while a call's buffers fit it, reduce %.1f GB/s, "
-                     "copy %.1f GB/s, cross-memory attach %.1f GB/s\n",
-                m->llc_mib, m->reduce_bw_cached / 1e9, m->copy_bw_cached / 1e9, m->cma_bw_cached / 1e9);
+        fprintf(out, "#   %d MiB of last-level cache per node: while a call's buffers fit it, reduce %.1f GB/s "
+                     "(an operand out of a peer's shared memory %.1f), copy %.1f GB/s (out of it %.1f), cross-memory "
+                     "attach %.1f GB/s\n",
+                m->llc_mib, m->reduce_bw_cached / 1e9,
+                (m->reduce_bw_peer_cached > 0 ? m->reduce_bw_peer_cached : m->reduce_bw_cached) / 1e9,
+                m->copy_bw_cached / 1e9, (m->copy_bw_peer_cached > 0 ? m->copy_bw_peer_cached : m->copy_bw_cached) / 1e9,
+                m->cma_bw_cached / 1e9);
     }
     if (m->core_cache_kib > 0) {
         fprintf(out, "#   %d KiB of cache per core: shm_direct while what a rank touches fits twice it\n",
@@ -430,9 +436,12 @@ static double rate_of(int cached, double from_memory, double in_cache)
 gdc_coll_host_rates_t gdc_coll_machine_host_rates(const gdc_coll_machine_t *m, const gdc_coll_args_t *args)
 {
     int                   cached = fits_cache(m, args);
-    gdc_coll_host_rates_t r      = {rate_of(cached, m->copy_bw, m->copy_bw_cached),
-                                    rate_of(cached, m->reduce_bw, m->reduce_bw_cached),
-                                    rate_of(cached, m->cma_bw, m->cma_bw_cached)};
+    double copy_peer   = m->copy_bw_peer_cached > 0 ? m->copy_bw_peer_cached : m->copy_bw_cached;
+    double reduce_peer = m->reduce_bw_peer_cached > 0 ? m->reduce_bw_peer_cached : m->reduce_bw_cached;
+    gdc_coll_host_rates_t r = {rate_of(cached, m->copy_bw, m->copy_bw_cached),
+                               rate_of(cached, m->reduce_bw, m->reduce_bw_cached),
+                               rate_of(cached, m->cma_bw, m->cma_bw_cached), rate_of(cached, m->copy_bw, copy_peer),
+                               rate_of(cached, m->reduce_bw, reduce_peer)};
 
     return r;
 }
@@ -773,6 +782,18 @@ double gdc_coll_model_reduce_all_units(int ranks, int to_every)
     return (ranks + (to_every ? ranks : 1)) / 3.0;
 }
 
+/* What an operand out of a peer's shared memory adds to a reduction, seconds per byte. */
+static double peer_extra(const model_t *md)
+{
+    return md->host.reduce_peer < md->host.reduce ? 1 / md->host.reduce_peer - 1 / md->host.reduce : 0;
+}
+
+/* A reduction's operands read out of peers' shared memory. */
+static int peer_operands(const gdc_coll_step_t *step)
+{
+    return (step->b.buf == GDC_COLL_PEER) + (step->c.buf == GDC_COLL_PEER);
+}
+
 static double local_cost(const model_t *md, const gdc_coll_step_t *step)
 {
     const gdc_coll_machine_t *m      = md->m;
@@ -790,10 +811,15 @@ static double local_cost(const model_t *md, const gdc_coll_step_t *step)
     }
     switch (step->kind) {
     case GDC_COLL_STEP_REDUCE:
+        return m->step_overhead + (double)step->a.length / reduce +
+               (md->on_device ? 0 : peer_operands(step) * (double)step->a.length * peer_extra(md));
     case GDC_COLL_STEP_AVG: return m->step_overhead + (double)step->a.length / reduce;
     case GDC_COLL_STEP_COPY:
         if (gdc_coll_rgn_is_peer_user(&step->a) || gdc_coll_rgn_is_peer_user(&step->b)) {
             return m->step_overhead + m->cma_latency + (double)step->a.length / md->host.cma;
+        }
+        if (!md->on_device && step->b.buf == GDC_COLL_PEER) { /* out of a peer's shared memory */
+            return m->step_overhead + (double)step->a.length / md->host.copy_peer;
         }
         return m->step_overhead + (double)step->a.length / copy;
     default: return 0;

@@ -24,9 +24,13 @@ typedef struct gdc_coll_machine {
     gdc_coll_link_cost_t link[GDC_LINK_NUM_CLASSES];
     double               reduce_bw;      /* bytes of one operand reduced per second, host */
     double               reduce_bw_cached; /* the same while the call's buffers fit the node's last-level cache */
+    double               reduce_bw_peer_cached; /* ... with an operand another core has just written in shared
+                                                    memory; 0: reduce_bw_cached */
     double               reduce_bw_gpu;  /* the same on the GPU */
     double               copy_bw;        /* memcpy, host */
     double               copy_bw_cached; /* the same while the call's buffers fit the node's last-level cache */
+    double               copy_bw_peer_cached; /* ... of what another core has just written in shared memory
+                                                  (its lines come from that core); 0: copy_bw_cached */
     double               copy_bw_gpu;
     double               cma_bw;         /* a copy from or into another process (process_vm_readv) */
     double               cma_bw_cached;  /* the same while the call's buffers fit the node's last-level cache */
@@ -86,6 +90,8 @@ void gdc_coll_machine_chunks(const gdc_coll_machine_t *m, gdc_coll_args_t *args)
  * faster depends on whether the call fits (bench/RESULTS.md 2026-12-05). */
 typedef struct gdc_coll_host_rates {
     double copy, reduce, cma;
+    double copy_peer;   /* a copy out of a peer's shared memory */
+    double reduce_peer; /* a reduction with an operand there */
 } gdc_coll_host_rates_t;
 
 gdc_coll_host_rates_t gdc_coll_machine_host_rates(const gdc_coll_machine_t *m, const gdc_coll_args_t *args);

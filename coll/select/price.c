@@ -940,6 +940,8 @@ void gdc_coll_price_init(gdc_coll_price_t *p, const gdc_coll_machine_t *m, const
     host      = gdc_coll_machine_host_rates(m, args);
     p->gamma  = dev ? m->reduce_bw_gpu : host.reduce;
     p->kappa  = dev ? m->copy_bw_gpu : host.copy;
+    p->kappa_peer = dev ? m->copy_bw_gpu : host.copy_peer;
+    p->gamma_peer = dev ? m->reduce_bw_gpu : host.reduce_peer;
     p->cma_bw = host.cma;
     p->in     = m->link[dev ? m->intra_device : m->intra_host];
     /* on an oversubscribed node, two peers that may not be running: the receiver, and the
@@ -1051,6 +1053,16 @@ double gdc_coll_price_reduce(const gdc_coll_price_t *p, double bytes)
 double gdc_coll_price_copy(const gdc_coll_price_t *p, double bytes)
 {
     return p->o + bytes / p->kappa;
+}
+
+double gdc_coll_price_copy_peer(const gdc_coll_price_t *p, double bytes)
+{
+    return p->o + bytes / p->kappa_peer;
+}
+
+double gdc_coll_price_reduce_peer(const gdc_coll_price_t *p, double bytes)
+{
+    return p->o + bytes / (p->gamma_peer < p->gamma ? p->gamma_peer : p->gamma);
 }
 
 double gdc_coll_price_cma(const gdc_coll_price_t *p, double bytes)

@@ -552,8 +552,10 @@ static double allreduce_shm_direct(const gdc_coll_price_t *p)
 {
     double bytes = bytes_of(p, p->args->count);
 
+    /* every peer's vector read once, out of its shared memory */
     return reuse_wait(p) + gdc_coll_price_copy(p, bytes) + p->o + p->sig +
-           (p->n - 1) * gdc_coll_price_reduce(p, bytes) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
+           (p->n - 1) * gdc_coll_price_reduce_peer(p, bytes) +
+           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
 }
 
 static double reduce_scatter_shm_direct(const gdc_coll_price_t *p)
@@ -561,7 +563,7 @@ static double reduce_scatter_shm_direct(const gdc_coll_price_t *p)
     double block = bytes_of(p, p->args->count);
 
     return reuse_wait(p) + gdc_coll_price_copy(p, block * p->n) +
-           p->o + p->sig + (p->n - 1) * gdc_coll_price_reduce(p, block) +
+           p->o + p->sig + (p->n - 1) * gdc_coll_price_reduce_peer(p, block) +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
 }
 
@@ -572,7 +574,7 @@ static double bcast_shm(const gdc_coll_price_t *p)
 
     /* through the ring, a chunk a slot: the readers, a chunk behind the root, are done with
      * a slot long before the root comes back to it */
-    return (chunks + 1) * (gdc_coll_price_copy(p, c) + p->o) + p->sig;
+    return gdc_coll_price_copy(p, c) + chunks * gdc_coll_price_copy_peer(p, c) + (chunks + 1) * p->o + p->sig;
 }
 
 /* Through the ring (gdc_coll_shm_chunks), as bcast shm: no reader keeps a writer waiting. */
@@ -582,7 +584,7 @@ static double allgather_shm(const gdc_coll_price_t *p)
     double chunks = (double)gdc_coll_shm_chunks(p->args, 1).count, c = block / chunks;
 
     return (p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
-           chunks * (p->n * gdc_coll_price_copy(p, c) + 2 * p->o) + p->sig;
+           chunks * (gdc_coll_price_copy(p, c) + (p->n - 1) * gdc_coll_price_copy_peer(p, c) + 2 * p->o) + p->sig;
 }
 
 static double alltoall_shm(const gdc_coll_price_t *p)
@@ -594,7 +596,7 @@ static double alltoall_shm(const gdc_coll_price_t *p)
     /* my own block while (in the data area) I wait for the readers of the call before */
     return max2(plan.ring ? 0 : gdc_coll_machine_wait(p->m, p->args),
                 p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
-           chunks * (2 * (p->n - 1) * gdc_coll_price_copy(p, c) + 2 * p->o) + p->sig;
+           chunks * ((p->n - 1) * (gdc_coll_price_copy(p, c) + gdc_coll_price_copy_peer(p, c)) + 2 * p->o) + p->sig;
 }
 
 /* The root copies its own block while the others copy their first chunks in, then every
@@ -606,7 +608,7 @@ static double gather_shm(const gdc_coll_price_t *p)
     double own    = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
 
     return max2(own, gdc_coll_price_copy(p, c) + p->o + p->sig) +
-           chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o);
+           chunks * ((p->n - 1) * gdc_coll_price_copy_peer(p, c) + p->o);
 }
 
 /* The root copies the others' chunks in one after another, then its own block while they
@@ -618,7 +620,8 @@ static double scatter_shm(const gdc_coll_price_t *p)
     double                chunks = (double)plan.count, c = block / chunks;
     double                own    = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
 
-    return (plan.ring ? 0 : gdc_coll_machine_wait(p->m, p->args)) + chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o) + max2(own, gdc_coll_price_copy(p, c) + p->o + p->sig);
+    return (plan.ring ? 0 : gdc_coll_machine_wait(p->m, p->args)) + chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o) +
+           max2(own, gdc_coll_price_copy_peer(p, c) + p->o + p->sig);
 }
 
 /* The root publishes its buffer and copies its own block while every other rank reads its
@@ -825,8 +828,8 @@ static double allreduce_shm(const gdc_coll_price_t *p)
     double chunks = ceil(bytes / chunk), part = bytes / chunks / p->n;
     /* a chunk of fewer elements than ranks leaves some parts empty: no result to copy */
     double in_one = ceil((double)p->args->count / chunks), owners = in_one < p->n ? in_one : p->n;
-    double per    = (p->n - 1 + owners - 1) * gdc_coll_price_copy(p, part) + (p->n - 1) * gdc_coll_price_reduce(p, part) +
-                 gdc_coll_price_copy(p, part) + 3 * p->o;
+    double per    = p->n * gdc_coll_price_copy(p, part) + (owners - 1) * gdc_coll_price_copy_peer(p, part) +
+                 (p->n - 1) * gdc_coll_price_reduce_peer(p, part) + 3 * p->o;
 
     /* never in a ring slot: it first waits for the readers of the call before, and from
      * chunk 2 on for its peers' reductions of the chunk two back (double buffering) */

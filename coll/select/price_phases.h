@@ -16,6 +16,8 @@ typedef struct gdc_coll_price {
     double                    sig;   /* a shared-memory signal seen by a peer */
     double                    gamma; /* bytes reduced per second */
     double                    kappa;  /* bytes copied per second */
+    double                    kappa_peer; /* ... out of a peer's shared memory */
+    double                    gamma_peer; /* ... with an operand out of a peer's shared memory */
     double                    cma_bw; /* bytes per second of a host cross-memory-attach copy */
     gdc_coll_link_cost_t      in;    /* a link inside a node */
     gdc_coll_link_cost_t      out;   /* between nodes, per NIC */
@@ -54,6 +56,10 @@ int gdc_coll_price_shift_full(const gdc_coll_price_t *p, int dist);
 double gdc_coll_price_msg(const gdc_coll_price_t *p, gdc_coll_hop_t h, double bytes);
 double gdc_coll_price_reduce(const gdc_coll_price_t *p, double bytes);
 double gdc_coll_price_copy(const gdc_coll_price_t *p, double bytes);
+/* ... out of a peer's shared memory (its lines from the core that wrote them) */
+double gdc_coll_price_copy_peer(const gdc_coll_price_t *p, double bytes);
+/* A reduction with one operand out of a peer's shared memory. */
+double gdc_coll_price_reduce_peer(const gdc_coll_price_t *p, double bytes);
 /* A copy from or into another process's buffer (cross-memory attach). */
 double gdc_coll_price_cma(const gdc_coll_price_t *p, double bytes);
 

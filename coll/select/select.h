@@ -16,6 +16,9 @@ typedef struct gdc_coll_select_config {
  * tuning file, check the forced names (listing the valid ones on error). */
 gdc_status_t gdc_coll_select_init(const gdc_coll_select_config_t *config);
 void         gdc_coll_select_finalize(void);
+/* The machine again, from the numbers in force now: the world's creation may have measured
+ * the job's own (GDC_CALIBRATION=job, rt_calib.h). */
+gdc_status_t gdc_coll_select_remeasured(void);
 
 /* The algorithm for a call (args->on_device says where its buffers are): the forced one
  * when set, else the tuning file's rule for its size, else the cheapest on the cost model;

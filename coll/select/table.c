@@ -284,7 +284,7 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_GATHER_CMA] = {
         .id = GDC_COLL_ALGO_GATHER_CMA, .coll = GDC_COLL_GATHER, .name = "cma",
         .desc = "one node: each rank writes its block straight into the root's buffer (cross-memory attach)",
-        .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_ON_REQUEST,
+        .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_MEASURED,
         .supports = gdc_coll_cma_supports,
         .build = gdc_coll_gather_cma},
     [GDC_COLL_ALGO_GATHER_IPC] = {
@@ -325,7 +325,7 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_ALLTOALL_CMA] = {
         .id = GDC_COLL_ALGO_ALLTOALL_CMA, .coll = GDC_COLL_ALLTOALL, .name = "cma",
         .desc = "one node: each rank reads its block from every other's send buffer (cross-memory attach)",
-        .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_ON_REQUEST,
+        .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_MEASURED,
         .supports = gdc_coll_alltoall_cma_supports,
         .build = gdc_coll_alltoall_cma},
     [GDC_COLL_ALGO_ALLTOALL_IPC] = {
@@ -345,7 +345,7 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_ALLGATHER_CMA] = {
         .id = GDC_COLL_ALGO_ALLGATHER_CMA, .coll = GDC_COLL_ALLGATHER, .name = "cma",
         .desc = "one node: each rank reads every other's block straight from its input (cross-memory attach)",
-        .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_ON_REQUEST,
+        .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_MEASURED,
         .supports = gdc_coll_cma_supports,
         .build = gdc_coll_allgather_cma},
     [GDC_COLL_ALGO_ALLGATHER_IPC] = {

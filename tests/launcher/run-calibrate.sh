@@ -13,28 +13,32 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gdc-calib.XXXXXX") || exit 1
 trap 'rm -rf "$work"; rm -f "$tap_log"' EXIT
 unset GDC_CALIBRATION
 
-numbers_of() { # FILE: the nine numbers of a calibration file, one line
+numbers_of() { # FILE: the ten numbers of a calibration file, one line
     awk '!/^#/ && NF == 2 {printf "%s=%s ", $1, $2}' "$1"
 }
 
 # 1. gdinfo --calibrate: a file with every number, positive (cross-memory attach may be
-#    forbidden by ptrace rights: 0 is allowed for the four numbers that need it alone).
+#    forbidden by ptrace rights: 0 is allowed for the five numbers that need it alone).
 XDG_CACHE_HOME=$work/c1 timeout -k 5 60 "$gdinfo" --calibrate >"$work/out" 2>&1
 st=$?
 file=$(ls "$work"/c1/gdc/calibration-* 2>/dev/null | grep -v '\.lock$' | head -1)
 good=$(awk '!/^#/ && NF == 2 && ($2 > 0 || $1 ~ /^cma_|_cached_/) {n++} END {print n + 0}' "${file:-/dev/null}")
-[ "$st" = 0 ] && [ -n "$file" ] && [ "$good" = 9 ] && grep -q "kept in $file" "$work/out" &&
+[ "$st" = 0 ] && [ -n "$file" ] && [ "$good" = 10 ] && grep -q "kept in $file" "$work/out" &&
     ! ls "$work"/c1/gdc/*.tmp.* >/dev/null 2>&1
-tap_check "gdinfo --calibrate writes nine measured numbers ($(numbers_of "${file:-/dev/null}"))" $? "$work/out"
+tap_check "gdinfo --calibrate writes ten measured numbers ($(numbers_of "${file:-/dev/null}"))" $? "$work/out"
 
 # 2. gdinfo says what is in force and where from.
 XDG_CACHE_HOME=$work/c1 GDC_CALIBRATION=auto "$gdinfo" >"$work/out" 2>&1
 grep -q "costs   measured: memcpy" "$work/out" && grep -q "from $file (GDC_CALIBRATION=auto)" "$work/out"
 tap_check "gdinfo shows the measured numbers in force and their file" $? "$work/out"
-XDG_CACHE_HOME=$work/c1 "$gdinfo" >"$work/out" 2>&1
+XDG_CACHE_HOME=$work/c1 GDC_CALIBRATION=off "$gdinfo" >"$work/out" 2>&1
 grep -q "costs   built-in numbers (GDC_CALIBRATION=off); this host's measured ones, not in force, are in $file" \
     "$work/out"
-tap_check "gdinfo shows the built-in numbers in force by default, and the file not used" $? "$work/out"
+tap_check "gdinfo shows the built-in numbers in force when off, and the file not used" $? "$work/out"
+XDG_CACHE_HOME=$work/c1 "$gdinfo" >"$work/out" 2>&1
+grep -q "costs   built-in numbers, but for cross-memory attach and the copies out of a peer's shared memory" \
+    "$work/out" && grep -q "which each job measures at gdc_init (GDC_CALIBRATION=job)" "$work/out"
+tap_check "gdinfo says by default that each job measures cross-memory attach and the copies" $? "$work/out"
 
 # 3. First use: one rank of four measures, all four price with the same numbers.
 XDG_CACHE_HOME=$work/c2 GDC_CALIBRATION=auto GDC_LOG=debug timeout -k 5 120 \
@@ -64,7 +68,8 @@ chmod +x "$work/by-node.sh"
 GDC_LOG=debug timeout -k 5 120 "$gdrun" -n 4 --emulate-nodes 2 "$work/by-node.sh" "$bench" allreduce -m 4:4 -i 10 \
     >"$work/out" 2>&1
 st=$?
-want="memcpy 10.0 GB/s (in cache 0.0), reduce 5.0 GB/s, signal 0.30 us, cross-memory attach 0.00 us and 0.0 GB/s"
+want="memcpy 10.0 GB/s (in cache 0.0), reduce 5.0 GB/s (in cache 0.0), signal 0.30 us, cross-memory attach 0.00 us"
+want="$want and 0.0 GB/s"
 want="$want (in cache 0.0), UCX shared memory 0.50 us and 6.0 GB/s"
 ranks=$(grep "calibration in force" "$work/out" | grep -c "$want\$")
 [ "$st" = 0 ] && [ "$ranks" = 4 ] && grep -q "the worst of 2 nodes' calibrations" "$work/out"
@@ -104,7 +109,7 @@ grep -q "exit status 0" "$work/out.cma-0.3" && grep -q "exit status 0" "$work/ou
 tap_check "cma_us changes the choice: $(chosen "$work/out.cma-0.3")at 0.3 us, $(chosen "$work/out.cma-50")at 50 us" $? \
     "$work/out.cma-0.3"
 
-# 7. The on-request cma algorithms are the model's to choose where the calibration measured
+# 7. The cma algorithms of GDC_COLL_ALGO_FLAG_MEASURED are the model's to choose where the calibration measured
 #    cross-memory attach and the copies in cache (and the ranks do not outnumber the cores):
 #    allgather cma at 64 KiB on 2 ranks with them, allgather shm without.
 base='copy_GBs 20\nreduce_GBs 12\nsignal_us 0.1\ncma_GBs 8\ncma_us 0.8\nucx_shm_us 0.4\nucx_shm_GBs 8\n'
@@ -124,7 +129,56 @@ st=$?
 tap_check "measured in-cache rates let the model take allgather cma: $(chosen_ag "$work/out.cma-rates-no")without, $(
     chosen_ag "$work/out.cma-rates-yes")with" $st "$work/out.cma-rates-yes"
 
-# 8. A file that cannot be read: said, and the built-in numbers; a bad setting fails init.
+# 8. By default (GDC_CALIBRATION=job) a job measures cross-memory attach and the copies
+#    out of a peer's shared memory itself: on 2 ranks both price with one set of numbers,
+#    and choose as gdinfo --plan chooses with those numbers in a file beside the built-in
+#    ones (allgather from 16 KiB to 1 MiB, where on the development VMs the choice turns on
+#    them), and the results are right (gdbench -c).
+GDC_LOG=debug timeout -k 5 120 "$gdrun" -n 2 "$bench" allgather -c -m 16K:1M -i 10 >"$work/out.job" 2>&1
+st=$?
+mine=$(grep "gdc\[0\] info: calibration in force (measured by this job at gdc_init, the worst of 1 node(s)" \
+    "$work/out.job" | sed 's/.*): //')
+theirs=$(grep "gdc\[1\] debug: calibration in force: " "$work/out.job" | sed 's/.*in force: //')
+set -- $(echo "$mine" | sed -n 's/^cross-memory attach \([0-9.e+-]*\) us (in cache \([0-9.e+-]*\) GB\/s); out of a peer.s shared memory in cache: copy \([0-9.e+-]*\) GB\/s, reduction \([0-9.e+-]*\) GB\/s$/\1 \2 \3 \4/p')
+hdr=$(GDC_CALIBRATION=off "$gdinfo" --plan allgather --bytes 1K --ranks 2)
+builtin=$(echo "$hdr" | sed -n 's/^#   reduce \([0-9.]*\) GB\/s (GPU [0-9]*), copy \([0-9.]*\) GB\/s (GPU [0-9]*), cross-memory attach [0-9.]* us and \([0-9.]*\) GB\/s, .*shared-memory signal \([0-9.]*\) us.*/reduce_GBs \1 copy_GBs \2 cma_GBs \3 signal_us \4/p')
+shm=$(echo "$hdr" | awk '$1 == "#" && $2 == "shm" {print "ucx_shm_us", $3, "ucx_shm_GBs", $5}')
+echo "$builtin $shm cma_us $1 cma_cached_GBs $2 copy_cached_GBs $3 reduce_cached_GBs $4" | xargs -n 2 >"$work/as-job"
+differ=""
+for size in 16384 32768 65536 131072 262144 524288 1048576; do
+    ran=$(grep -o "gdc\[0\] info: allgather of $size x uint8 on 2 ranks (1 node(s)): [a-z_]*" "$work/out.job" | sed 's/.*: //')
+    planned=$(GDC_CALIBRATION=$work/as-job "$gdinfo" --plan allgather --bytes "$size" --ranks 2 | awk '$1 == "*" {print $2}')
+    [ -n "$ran" ] && [ "$ran" = "$planned" ] || differ="$differ $size:$ran/$planned"
+    chosen_job="${chosen_job:-}$ran "
+done
+[ "$st" = 0 ] && [ $# = 4 ] && [ "$mine" = "$theirs" ] && [ -z "$differ" ] && [ "$(wc -l <"$work/as-job")" = 10 ]
+tap_check "a job's own numbers ($*), on both ranks, chose as the plan does with them: $chosen_job${differ:+(differ:$differ)}" \
+    $? "$work/out.job"
+
+# 9. Where the ranks outnumber the cores, nothing is measured (the probe would measure the
+#    scheduler): said, and every rank prices with the built-in numbers.
+cores=$(echo "$hdr" | sed -n 's/^#   \([0-9]*\) cores per node.*/\1/p')
+if [ -n "$cores" ] && [ "$cores" -le 7 ]; then
+    GDC_LOG=debug timeout -k 5 120 "$gdrun" -n $((cores + 1)) "$bench" allgather -c -m 64K:64K -i 10 \
+        >"$work/out.over" 2>&1
+    st=$?
+    [ "$st" = 0 ] && grep -q "do not measure cross-memory attach (they outnumber the node's cores" "$work/out.over" &&
+        grep -q "did not measure cross-memory attach: every rank prices with the built-in numbers" "$work/out.over" &&
+        ! grep -q "calibration in force" "$work/out.over"
+    tap_check "$((cores + 1)) ranks on $cores cores: nothing measured, the built-in numbers" $? "$work/out.over"
+else
+    tap_skip "$((cores + 1)) ranks on ${cores:-?} cores" "more than 8 ranks to outnumber this node's cores"
+fi
+
+# 10. GDC_CALIBRATION=off: no probe, and allgather cma is not the model's to choose.
+GDC_CALIBRATION=off GDC_LOG=debug timeout -k 5 120 "$gdrun" -n 2 "$bench" allgather -c -m 1M:1M -i 10 \
+    >"$work/out.off" 2>&1
+st=$?
+[ "$st" = 0 ] && ! grep -q "calibration" "$work/out.off" &&
+    [ "$(grep -c "info: allgather of 1048576 x uint8 on 2 ranks (1 node(s)): shm" "$work/out.off")" = 2 ]
+tap_check "GDC_CALIBRATION=off: no probe, allgather shm at 1 MiB" $? "$work/out.off"
+
+# 11. A file that cannot be read: said, and the built-in numbers; a bad setting fails init.
 GDC_CALIBRATION=$work/none GDC_LOG=info timeout -k 5 60 "$gdrun" -n 2 "$bench" allreduce -m 4:4 -i 10 \
     >"$work/out" 2>&1
 st=$?
@@ -133,7 +187,7 @@ st=$?
 tap_check "a missing calibration file is said and the job runs on the built-in numbers" $? "$work/out"
 GDC_CALIBRATION=sometimes timeout -k 5 60 "$gdrun" -n 2 "$bench" allreduce -m 4:4 -i 10 >"$work/out" 2>&1
 st=$?
-[ "$st" != 0 ] && grep -q "GDC_CALIBRATION=sometimes is not valid: expected auto, off or the path" "$work/out"
+[ "$st" != 0 ] && grep -q "GDC_CALIBRATION=sometimes is not valid: expected job, auto, off or the path" "$work/out"
 tap_check "GDC_CALIBRATION=sometimes fails gdc_init with what is expected (status $st)" $? "$work/out"
 
 tap_done

@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -48,7 +51,10 @@ static void write_text(const char *path, const char *text)
 
 static void test_written_is_read_back(void **state)
 {
-    gdc_rt_calib_numbers_t n = {12.5, 9.25, 0.125, 7.5, 0.625, 30.5, 20.25, 0.375, 11.0}, got;
+    gdc_rt_calib_numbers_t n = {.copy_gbs = 12.5, .reduce_gbs = 9.25, .signal_us = 0.125, .cma_gbs = 7.5,
+                                .cma_us = 0.625, .copy_cached_gbs = 30.5, .cma_cached_gbs = 20.25,
+                                .reduce_cached_gbs = 17.75, .ucx_shm_us = 0.375, .ucx_shm_gbs = 11.0};
+    gdc_rt_calib_numbers_t got;
     char                   path[128];
 
     (void)state;
@@ -97,17 +103,22 @@ static void test_bad_files_are_refused(void **state)
     assert_true(got.copy_gbs == 1 && got.reduce_gbs == 2 && got.signal_us == 3 && got.cma_gbs == 0 &&
                 got.ucx_shm_us == 5 && got.ucx_shm_gbs == 6);
     /* a file of a gdc before the optional numbers: unmeasured */
-    assert_true(got.cma_us == 0 && got.copy_cached_gbs == 0 && got.cma_cached_gbs == 0);
+    assert_true(got.cma_us == 0 && got.copy_cached_gbs == 0 && got.cma_cached_gbs == 0 && got.reduce_cached_gbs == 0);
     write_text(path, "copy_GBs 1\nreduce_GBs 2\nsignal_us 3\ncma_GBs 4\ncma_us 0.7\ncopy_cached_GBs 8\n"
-                     "cma_cached_GBs 9\nucx_shm_us 5\nucx_shm_GBs 6\n");
+                     "cma_cached_GBs 9\nreduce_cached_GBs 7\nucx_shm_us 5\nucx_shm_GBs 6\n");
     assert_int_equal(gdc_rt_calib_read(path, &got), GDC_SUCCESS);
-    assert_true(got.cma_gbs == 4 && got.cma_us == 0.7 && got.copy_cached_gbs == 8 && got.cma_cached_gbs == 9);
+    assert_true(got.cma_gbs == 4 && got.cma_us == 0.7 && got.copy_cached_gbs == 8 && got.cma_cached_gbs == 9 &&
+                got.reduce_cached_gbs == 7);
 }
 
 static void test_worst_of_two_nodes(void **state)
 {
-    gdc_rt_calib_numbers_t a = {20, 10, 0.1, 8, 1.5, 30, 0, 0.5, 12};
-    gdc_rt_calib_numbers_t b = {15, 12, 0.3, 0, 2.5, 25, 20, 0.2, 13};
+    gdc_rt_calib_numbers_t a = {.copy_gbs = 20, .reduce_gbs = 10, .signal_us = 0.1, .cma_gbs = 8, .cma_us = 1.5,
+                                .copy_cached_gbs = 30, .cma_cached_gbs = 0, .reduce_cached_gbs = 14,
+                                .ucx_shm_us = 0.5, .ucx_shm_gbs = 12};
+    gdc_rt_calib_numbers_t b = {.copy_gbs = 15, .reduce_gbs = 12, .signal_us = 0.3, .cma_gbs = 0, .cma_us = 2.5,
+                                .copy_cached_gbs = 25, .cma_cached_gbs = 20, .reduce_cached_gbs = 16,
+                                .ucx_shm_us = 0.2, .ucx_shm_gbs = 13};
 
     (void)state;
     gdc_rt_calib_combine(&a, &b);
@@ -118,8 +129,57 @@ static void test_worst_of_two_nodes(void **state)
     assert_true(a.cma_us == 2.5);
     assert_true(a.copy_cached_gbs == 25);
     assert_true(a.cma_cached_gbs == 0);
+    assert_true(a.reduce_cached_gbs == 14);
     assert_true(a.ucx_shm_us == 0.5);
     assert_true(a.ucx_shm_gbs == 12);
+}
+
+/* A job's own measurement (GDC_CALIBRATION=job): every rank takes the worst of the nodes
+ * that measured; one node of two ranks or more that could not, or a record that is not one,
+ * leaves the built-in numbers; no node of two ranks, nothing to measure. */
+static gdc_rt_calib_job_record_t job_record(uint32_t state, double cma_us, double copy, double cma, double reduce)
+{
+    gdc_rt_calib_job_record_t rec;
+
+    memset(&rec, 0, sizeof(rec));
+    rec.magic               = 0x67646363u;
+    rec.state               = state;
+    rec.n.cma_us            = cma_us;
+    rec.n.copy_cached_gbs   = copy;
+    rec.n.cma_cached_gbs    = cma;
+    rec.n.reduce_cached_gbs = reduce;
+    return rec;
+}
+
+static void test_job_agreement(void **state)
+{
+    gdc_rt_calib_job_record_t all[4];
+
+    (void)state;
+    all[0] = job_record(GDC_RT_CALIB_JOB_MEASURED, 0.8, 17, 21, 16);
+    all[1] = job_record(GDC_RT_CALIB_JOB_NONE, 0, 0, 0, 0);
+    all[2] = job_record(GDC_RT_CALIB_JOB_MEASURED, 1.2, 19, 18, 17);
+    all[3] = job_record(GDC_RT_CALIB_JOB_NONE, 0, 0, 0, 0);
+    gdc_rt_calib_job_agree(all, 4);
+    assert_true(gdc_rt_calib.valid);
+    assert_true(gdc_rt_calib.n.cma_us == 1.2 && gdc_rt_calib.n.copy_cached_gbs == 17 &&
+                gdc_rt_calib.n.cma_cached_gbs == 18 && gdc_rt_calib.n.reduce_cached_gbs == 16);
+    assert_true(gdc_rt_calib.n.copy_gbs == 0 && gdc_rt_calib.n.ucx_shm_us == 0); /* the rest built in */
+    assert_non_null(strstr(gdc_rt_calib.source, "the worst of 2 node(s)"));
+
+    all[3] = job_record(GDC_RT_CALIB_JOB_NOT_MEASURED, 0, 0, 0, 0);
+    gdc_rt_calib_job_agree(all, 4);
+    assert_false(gdc_rt_calib.valid);
+
+    all[3]       = job_record(GDC_RT_CALIB_JOB_NONE, 0, 0, 0, 0);
+    all[3].magic = 0;
+    gdc_rt_calib_job_agree(all, 4);
+    assert_false(gdc_rt_calib.valid);
+
+    all[0] = all[2] = job_record(GDC_RT_CALIB_JOB_NONE, 0, 0, 0, 0);
+    all[3]          = all[0];
+    gdc_rt_calib_job_agree(all, 4);
+    assert_false(gdc_rt_calib.valid);
 }
 
 static void test_cache_path(void **state)
@@ -171,16 +231,53 @@ static void test_probes_measure(void **state)
     assert_true(n.cma_gbs == 0 ? n.cma_us == 0 : n.cma_us > 1e-3 && n.cma_us < 1e3);
     assert_true(n.cma_gbs == 0 ? n.copy_cached_gbs == 0 : n.copy_cached_gbs > 0.1 && n.copy_cached_gbs < 1e4);
     assert_true(n.cma_gbs == 0 ? n.cma_cached_gbs == 0 : n.cma_cached_gbs > 0.1 && n.cma_cached_gbs < 1e4);
+    assert_true(n.cma_gbs == 0 ? n.reduce_cached_gbs == 0 : n.reduce_cached_gbs > 0.1 && n.reduce_cached_gbs < 1e4);
     assert_true(n.ucx_shm_us > 1e-3 && n.ucx_shm_us < 1e3);
     assert_true(n.ucx_shm_gbs > 0.1 && n.ucx_shm_gbs < 1e4);
+}
+
+/* The job's probe between two processes over one shared mapping (as local ranks 0 and 1
+ * over rank 0's segment): the measuring side gets four plausible numbers, the other none. */
+static void test_pair_probe_measures(void **state)
+{
+    size_t                 bytes = gdc_rt_calib_pair_bytes();
+    void                  *area  = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    gdc_rt_calib_numbers_t n;
+    pid_t                  parent = getpid(), child;
+    int                    wstatus;
+
+    (void)state;
+    assert_true(area != MAP_FAILED);
+    (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* the child reads this process too */
+    child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        gdc_rt_calib_numbers_t none;
+        int ok = gdc_rt_calib_probe_pair(0, area, parent, &none) == GDC_SUCCESS && none.cma_us == 0 &&
+                 none.copy_cached_gbs == 0;
+        _exit(ok ? 0 : 1);
+    }
+    assert_int_equal(gdc_rt_calib_probe_pair(1, area, child, &n), GDC_SUCCESS);
+    assert_int_equal(waitpid(child, &wstatus, 0), child);
+    munmap(area, bytes);
+    print_message("# the pair: %.3f us CMA call, in cache %.2f GB/s CMA, %.2f GB/s copy and %.2f GB/s reduce out of "
+                  "the other's shared memory\n",
+                  n.cma_us, n.cma_cached_gbs, n.copy_cached_gbs, n.reduce_cached_gbs);
+    assert_true(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
+    assert_true(n.cma_us > 1e-3 && n.cma_us < 1e3);
+    assert_true(n.cma_cached_gbs > 0.1 && n.cma_cached_gbs < 1e4);
+    assert_true(n.copy_cached_gbs > 0.1 && n.copy_cached_gbs < 1e4);
+    assert_true(n.reduce_cached_gbs > 0.1 && n.reduce_cached_gbs < 1e4);
+    assert_true(n.copy_gbs == 0 && n.reduce_gbs == 0 && n.ucx_shm_us == 0); /* not the pair's to measure */
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_written_is_read_back), cmocka_unit_test(test_bad_files_are_refused),
-        cmocka_unit_test(test_worst_of_two_nodes),   cmocka_unit_test(test_cache_path),
-        cmocka_unit_test(test_probes_measure),
+        cmocka_unit_test(test_worst_of_two_nodes),   cmocka_unit_test(test_job_agreement),
+        cmocka_unit_test(test_cache_path),
+        cmocka_unit_test(test_probes_measure),       cmocka_unit_test(test_pair_probe_measures),
     };
 
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
