@@ -65,8 +65,9 @@ static void print_algorithms(void)
                algo->flags & GDC_COLL_ALGO_FLAG_HIER ? " [needs several nodes]" : "",
                algo->run_blocking != NULL ? " [blocking fast path]" : "",
                algo->flags & GDC_COLL_ALGO_FLAG_ON_REQUEST ? " [when forced or tuned]"
-               : algo->flags & GDC_COLL_ALGO_FLAG_MEASURED ? " [where cross-memory attach was measured (GDC_CALIBRATION)]"
-                                                            : "");
+               : algo->flags & GDC_COLL_ALGO_FLAG_MEASURED
+                   ? " [where cross-memory attach was measured (GDC_CALIBRATION)]"
+                   : "");
     }
 }
 
@@ -228,7 +229,9 @@ static int plan(const plan_opts_t *o)
     if (o->profile == NULL && m->cores_per_node == 0) {
         /* as a job on this node would count them: ranks that outnumber them wait longer,
          * and buffers that fit the cache are copied faster by cross-memory attach */
-        gdinfo_topo_node_counts(&m->cores_per_node, &m->llc_mib, &m->core_cache_kib);
+        int cores = 0, llc_mib = 0, core_cache_kib = 0;
+        gdinfo_topo_node_counts(&cores, &llc_mib, &core_cache_kib);
+        gdc_coll_select_node_counts(cores, llc_mib, core_cache_kib);
     }
     device = o->device || m->gpus_per_node > 0;
     n      = o->ranks > 0 ? o->ranks : nodes * (m->gpus_per_node > 0 ? m->gpus_per_node : usable_cores());

@@ -219,8 +219,8 @@ gdc_status_t gdc_rt_calib_read_stream(FILE *f, const char *where, gdc_rt_calib_n
         }
         if (parse_line(line, n, &seen) != 0) {
             GDC_LOG_WARN("calibration: %s:%d: expected \"KEY NUMBER\" with a key of copy_GBs, reduce_GBs, "
-                         "signal_us, cma_GBs, cma_us, copy_cached_GBs, cma_cached_GBs, reduce_cached_GBs, ucx_shm_us, ucx_shm_GBs and a "
-                         "number from 0 to %g",
+                         "signal_us, cma_GBs, cma_us, copy_cached_GBs, cma_cached_GBs, reduce_cached_GBs, "
+                         "ucx_shm_us, ucx_shm_GBs and a number from 0 to %g",
                          where, lineno, CALIB_MAX_VALUE);
             return GDC_ERR_INVALID_ARG;
         }

@@ -408,7 +408,8 @@ void gdc_coll_machine_print(const gdc_coll_machine_t *m, FILE *out)
                      "attach %.1f GB/s\n",
                 m->llc_mib, m->reduce_bw_cached / 1e9,
                 (m->reduce_bw_peer_cached > 0 ? m->reduce_bw_peer_cached : m->reduce_bw_cached) / 1e9,
-                m->copy_bw_cached / 1e9, (m->copy_bw_peer_cached > 0 ? m->copy_bw_peer_cached : m->copy_bw_cached) / 1e9,
+                m->copy_bw_cached / 1e9,
+                (m->copy_bw_peer_cached > 0 ? m->copy_bw_peer_cached : m->copy_bw_cached) / 1e9,
                 m->cma_bw_cached / 1e9);
     }
     if (m->core_cache_kib > 0) {

@@ -620,7 +620,8 @@ static double scatter_shm(const gdc_coll_price_t *p)
     double                chunks = (double)plan.count, c = block / chunks;
     double                own    = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
 
-    return (plan.ring ? 0 : gdc_coll_machine_wait(p->m, p->args)) + chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o) +
+    return (plan.ring ? 0 : gdc_coll_machine_wait(p->m, p->args)) +
+           chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o) +
            max2(own, gdc_coll_price_copy_peer(p, c) + p->o + p->sig);
 }
 

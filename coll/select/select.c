@@ -22,9 +22,9 @@ static gdc_coll_select_config_t config;
 static gdc_coll_tuning_t        tuning;
 /* The numbers in force measured cross-memory attach (its call, and in cache) and the copy
  * out of a peer's shared memory: the GDC_COLL_ALGO_FLAG_MEASURED algorithms are the model's
- * to choose (coll.h), where the ranks do not outnumber the cores. Where they do (4 ranks on 2 cores) its choices could
- * not be shown faster: 1.04 to 1.18 times as long, where A/A runs differ by up to 1.38
- * (bench/RESULTS.md 2026-12-06). */
+ * to choose (coll.h), where the ranks do not outnumber the cores. Where they do (4 ranks
+ * on 2 cores) its choices could not be shown faster: 1.04 to 1.18 times as long, where A/A
+ * runs differ by up to 1.38 (bench/RESULTS.md 2026-12-06). */
 static int cma_measured;
 
 /* Under measured numbers, the machine without them: a measured number changes the choice
@@ -146,20 +146,12 @@ static gdc_status_t build_machine(void)
     if (config.profile == NULL && gdc_rt_topo_my_node() != NULL) {
         /* this node's cores, for calls whose ranks outnumber them, and its cache, for the
          * cross-memory-attach copies of calls that fit it (a profile says its own) */
-        gdc_coll_machine.cores_per_node = gdc_rt_topo_node_cores();
-        gdc_coll_machine.llc_mib        = gdc_rt_topo_node_llc_mib();
-        gdc_coll_machine.core_cache_kib = gdc_rt_topo_node_core_cache_kib();
+        gdc_coll_select_node_counts(gdc_rt_topo_node_cores(), gdc_rt_topo_node_llc_mib(),
+                                    gdc_rt_topo_node_core_cache_kib());
     }
-    if ((status = gdc_coll_machine_env(&gdc_coll_machine)) != GDC_SUCCESS) {
+    if ((status = gdc_coll_machine_env(&gdc_coll_machine)) != GDC_SUCCESS ||
+        (calibrated && (status = gdc_coll_machine_env(&built_in_machine)) != GDC_SUCCESS)) {
         return status;
-    }
-    if (calibrated) { /* the same but for the measured numbers */
-        built_in_machine.cores_per_node = gdc_coll_machine.cores_per_node;
-        built_in_machine.llc_mib        = gdc_coll_machine.llc_mib;
-        built_in_machine.core_cache_kib = gdc_coll_machine.core_cache_kib;
-        if ((status = gdc_coll_machine_env(&built_in_machine)) != GDC_SUCCESS) {
-            return status;
-        }
     }
     remember_chunks();
     return GDC_SUCCESS;
@@ -178,6 +170,17 @@ gdc_status_t gdc_coll_select_init(const gdc_coll_select_config_t *given)
         return status;
     }
     return check_forced();
+}
+
+void gdc_coll_select_node_counts(int cores, int llc_mib, int core_cache_kib)
+{
+    gdc_coll_machine_t *machines[2] = {&gdc_coll_machine, &built_in_machine};
+
+    for (int i = 0; i < 2; i++) {
+        machines[i]->cores_per_node = cores;
+        machines[i]->llc_mib        = llc_mib;
+        machines[i]->core_cache_kib = core_cache_kib;
+    }
 }
 
 gdc_status_t gdc_coll_select_remeasured(void)

@@ -19,6 +19,10 @@ void         gdc_coll_select_finalize(void);
 /* The machine again, from the numbers in force now: the world's creation may have measured
  * the job's own (GDC_CALIBRATION=job, rt_calib.h). */
 gdc_status_t gdc_coll_select_remeasured(void);
+/* A node's cores, last-level cache and core cache, for the machine priced with (and the
+ * built-in one a measured choice is held against); gdc_coll_select_init takes them from
+ * the topology, tools without a job set them. */
+void gdc_coll_select_node_counts(int cores, int llc_mib, int core_cache_kib);
 
 /* The algorithm for a call (args->on_device says where its buffers are): the forced one
  * when set, else the tuning file's rule for its size, else the cheapest on the cost model;

@@ -139,21 +139,26 @@ st=$?
 mine=$(grep "gdc\[0\] info: calibration in force (measured by this job at gdc_init, the worst of 1 node(s)" \
     "$work/out.job" | sed 's/.*): //')
 theirs=$(grep "gdc\[1\] debug: calibration in force: " "$work/out.job" | sed 's/.*in force: //')
-set -- $(echo "$mine" | sed -n 's/^cross-memory attach \([0-9.e+-]*\) us (in cache \([0-9.e+-]*\) GB\/s); out of a peer.s shared memory in cache: copy \([0-9.e+-]*\) GB\/s, reduction \([0-9.e+-]*\) GB\/s$/\1 \2 \3 \4/p')
+num='\([0-9.e+-]*\)'
+set -- $(echo "$mine" | sed -n "s/^cross-memory attach $num us (in cache $num GB\/s); out of a peer.s shared memory in \
+cache: copy $num GB\/s, reduction $num GB\/s\$/\\1 \\2 \\3 \\4/p")
 hdr=$(GDC_CALIBRATION=off "$gdinfo" --plan allgather --bytes 1K --ranks 2)
-builtin=$(echo "$hdr" | sed -n 's/^#   reduce \([0-9.]*\) GB\/s (GPU [0-9]*), copy \([0-9.]*\) GB\/s (GPU [0-9]*), cross-memory attach [0-9.]* us and \([0-9.]*\) GB\/s, .*shared-memory signal \([0-9.]*\) us.*/reduce_GBs \1 copy_GBs \2 cma_GBs \3 signal_us \4/p')
+builtin=$(echo "$hdr" | sed -n "s/^#   reduce $num GB\/s (GPU [0-9]*), copy $num GB\/s (GPU [0-9]*), cross-memory attach \
+[0-9.]* us and $num GB\/s, .*shared-memory signal $num us.*/reduce_GBs \\1 copy_GBs \\2 cma_GBs \\3 signal_us \\4/p")
 shm=$(echo "$hdr" | awk '$1 == "#" && $2 == "shm" {print "ucx_shm_us", $3, "ucx_shm_GBs", $5}')
 echo "$builtin $shm cma_us $1 cma_cached_GBs $2 copy_cached_GBs $3 reduce_cached_GBs $4" | xargs -n 2 >"$work/as-job"
 differ=""
 for size in 16384 32768 65536 131072 262144 524288 1048576; do
-    ran=$(grep -o "gdc\[0\] info: allgather of $size x uint8 on 2 ranks (1 node(s)): [a-z_]*" "$work/out.job" | sed 's/.*: //')
-    planned=$(GDC_CALIBRATION=$work/as-job "$gdinfo" --plan allgather --bytes "$size" --ranks 2 | awk '$1 == "*" {print $2}')
+    ran=$(grep -o "gdc\[0\] info: allgather of $size x uint8 on 2 ranks (1 node(s)): [a-z_]*" "$work/out.job" |
+        sed 's/.*: //')
+    planned=$(GDC_CALIBRATION=$work/as-job "$gdinfo" --plan allgather --bytes "$size" --ranks 2 |
+        awk '$1 == "*" {print $2}')
     [ -n "$ran" ] && [ "$ran" = "$planned" ] || differ="$differ $size:$ran/$planned"
     chosen_job="${chosen_job:-}$ran "
 done
 [ "$st" = 0 ] && [ $# = 4 ] && [ "$mine" = "$theirs" ] && [ -z "$differ" ] && [ "$(wc -l <"$work/as-job")" = 10 ]
-tap_check "a job's own numbers ($*), on both ranks, chose as the plan does with them: $chosen_job${differ:+(differ:$differ)}" \
-    $? "$work/out.job"
+tap_check "a job's own numbers ($*), on both ranks, chose as the plan does with them: \
+$chosen_job${differ:+(differ:$differ)}" $? "$work/out.job"
 
 # 9. Where the ranks outnumber the cores, nothing is measured (the probe would measure the
 #    scheduler): said, and every rank prices with the built-in numbers.
