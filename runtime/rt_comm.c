@@ -249,6 +249,11 @@ static gdc_status_t measure_in_job(struct gdc_comm *world)
     status = internal_allgather(world, &mine, all, sizeof(mine));
     if (status == GDC_SUCCESS) {
         gdc_rt_calib_job_agree(all, world->size);
+        /* everyone is past the probe: its area as the segment was made, zero */
+        if (world->shm != NULL && world->shm->local_index == 0 && mine.state != GDC_RT_CALIB_JOB_NONE &&
+            world->shm->data_bytes >= gdc_rt_calib_pair_bytes()) {
+            memset(gdc_rt_shm_data(world->shm, 0), 0, gdc_rt_calib_pair_bytes());
+        }
     }
     free(all);
     return status;
