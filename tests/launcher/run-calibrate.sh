@@ -109,9 +109,9 @@ grep -q "exit status 0" "$work/out.cma-0.3" && grep -q "exit status 0" "$work/ou
 tap_check "cma_us changes the choice: $(chosen "$work/out.cma-0.3")at 0.3 us, $(chosen "$work/out.cma-50")at 50 us" $? \
     "$work/out.cma-0.3"
 
-# 7. The cma algorithms of GDC_COLL_ALGO_FLAG_MEASURED are the model's to choose where the calibration measured
-#    cross-memory attach and the copies in cache (and the ranks do not outnumber the cores):
-#    allgather cma at 64 KiB on 2 ranks with them, allgather shm without.
+# 7. The cma algorithms of GDC_COLL_ALGO_FLAG_MEASURED are the model's to choose where the
+#    calibration measured cross-memory attach and the copies in cache (and the ranks do not
+#    outnumber the cores): allgather cma at 64 KiB on 2 ranks with them, allgather shm without.
 base='copy_GBs 20\nreduce_GBs 12\nsignal_us 0.1\ncma_GBs 8\ncma_us 0.8\nucx_shm_us 0.4\nucx_shm_GBs 8\n'
 printf "$base" >"$work/cma-rates-no"
 printf "${base}copy_cached_GBs 15\ncma_cached_GBs 22\n" >"$work/cma-rates-yes"
@@ -160,8 +160,16 @@ done
 tap_check "a job's own numbers ($*), on both ranks, chose as the plan does with them: \
 $chosen_job${differ:+(differ:$differ)}" $? "$work/out.job"
 
-# 9. Where the ranks outnumber the cores, nothing is measured (the probe would measure the
-#    scheduler): said, and every rank prices with the built-in numbers.
+# 9. Every collective right under the job's own numbers, as gdc runs by default (coll_test
+#    checks every result; which algorithms the numbers pick is this host's).
+GDC_LOG=info timeout -k 5 300 "$gdrun" -n 2 "${top_builddir:-.}/tests/coll/coll_test" all >"$work/out.all" 2>&1
+st=$?
+[ "$st" = 0 ] && grep -q "calibration in force (measured by this job" "$work/out.all"
+tap_check "coll_test all on 2 ranks under the job's numbers (cma chosen $(grep -c "info: [a-z_]* of .*: cma" \
+    "$work/out.all") times)" $? "$work/out.all"
+
+# 10. Where the ranks outnumber the cores, nothing is measured (the probe would measure the
+#     scheduler): said, and every rank prices with the built-in numbers.
 cores=$(echo "$hdr" | sed -n 's/^#   \([0-9]*\) cores per node.*/\1/p')
 if [ -n "$cores" ] && [ "$cores" -le 7 ]; then
     GDC_LOG=debug timeout -k 5 120 "$gdrun" -n $((cores + 1)) "$bench" allgather -c -m 64K:64K -i 10 \
@@ -175,7 +183,7 @@ else
     tap_skip "$((cores + 1)) ranks on ${cores:-?} cores" "more than 8 ranks to outnumber this node's cores"
 fi
 
-# 10. GDC_CALIBRATION=off: no probe, and allgather cma is not the model's to choose.
+# 11. GDC_CALIBRATION=off: no probe, and allgather cma is not the model's to choose.
 GDC_CALIBRATION=off GDC_LOG=debug timeout -k 5 120 "$gdrun" -n 2 "$bench" allgather -c -m 1M:1M -i 10 \
     >"$work/out.off" 2>&1
 st=$?
@@ -183,7 +191,7 @@ st=$?
     [ "$(grep -c "info: allgather of 1048576 x uint8 on 2 ranks (1 node(s)): shm" "$work/out.off")" = 2 ]
 tap_check "GDC_CALIBRATION=off: no probe, allgather shm at 1 MiB" $? "$work/out.off"
 
-# 11. A file that cannot be read: said, and the built-in numbers; a bad setting fails init.
+# 12. A file that cannot be read: said, and the built-in numbers; a bad setting fails init.
 GDC_CALIBRATION=$work/none GDC_LOG=info timeout -k 5 60 "$gdrun" -n 2 "$bench" allreduce -m 4:4 -i 10 \
     >"$work/out" 2>&1
 st=$?
