@@ -168,7 +168,24 @@ st=$?
 tap_check "coll_test all on 2 ranks under the job's numbers (cma chosen $(grep -c "info: [a-z_]* of .*: cma" \
     "$work/out.all") times)" $? "$work/out.all"
 
-# 10. Where the ranks outnumber the cores, nothing is measured (the probe would measure the
+# 10. Two nodes (emulated, 2 ranks each): every rank prices with the same numbers, the worst
+#     of both nodes' measurements, or none at all where a node could not measure.
+GDC_LOG=debug timeout -k 5 120 "$gdrun" -n 4 --emulate-nodes 2 "$bench" allgather -c -m 64K:64K -i 10 \
+    >"$work/out.nodes" 2>&1
+st=$?
+agreed=$(grep -o "calibration in force.*cross-memory attach.*" "$work/out.nodes" | sed 's/.*\(cross-memory.*\)/\1/' |
+    sort -u | wc -l)
+ranks=$(grep -c "calibration in force" "$work/out.nodes")
+measured=$(grep -c "calibration: node .* measured in" "$work/out.nodes")
+{ [ "$ranks" = 4 ] && [ "$agreed" = 1 ] && [ "$measured" = 2 ] &&
+    grep -q "the worst of 2 node(s)" "$work/out.nodes"; } ||
+    { [ "$ranks" = 0 ] && grep -q "did not measure cross-memory attach" "$work/out.nodes"; }
+ok=$?
+[ "$st" = 0 ] && [ "$ok" = 0 ]
+tap_check "2 emulated nodes: $measured measured, $ranks of 4 ranks price with $agreed set(s) of numbers" $? \
+    "$work/out.nodes"
+
+# 11. Where the ranks outnumber the cores, nothing is measured (the probe would measure the
 #     scheduler): said, and every rank prices with the built-in numbers.
 cores=$(echo "$hdr" | sed -n 's/^#   \([0-9]*\) cores per node.*/\1/p')
 if [ -n "$cores" ] && [ "$cores" -le 7 ]; then
@@ -183,7 +200,7 @@ else
     tap_skip "$((cores + 1)) ranks on ${cores:-?} cores" "more than 8 ranks to outnumber this node's cores"
 fi
 
-# 11. GDC_CALIBRATION=off: no probe, and allgather cma is not the model's to choose.
+# 12. GDC_CALIBRATION=off: no probe, and allgather cma is not the model's to choose.
 GDC_CALIBRATION=off GDC_LOG=debug timeout -k 5 120 "$gdrun" -n 2 "$bench" allgather -c -m 1M:1M -i 10 \
     >"$work/out.off" 2>&1
 st=$?
@@ -191,7 +208,7 @@ st=$?
     [ "$(grep -c "info: allgather of 1048576 x uint8 on 2 ranks (1 node(s)): shm" "$work/out.off")" = 2 ]
 tap_check "GDC_CALIBRATION=off: no probe, allgather shm at 1 MiB" $? "$work/out.off"
 
-# 12. A file that cannot be read: said, and the built-in numbers; a bad setting fails init.
+# 13. A file that cannot be read: said, and the built-in numbers; a bad setting fails init.
 GDC_CALIBRATION=$work/none GDC_LOG=info timeout -k 5 60 "$gdrun" -n 2 "$bench" allreduce -m 4:4 -i 10 \
     >"$work/out" 2>&1
 st=$?
