@@ -137,9 +137,6 @@ static double in_pair(const char *what, parent_probe_t parent, child_probe_t chi
     return result;
 }
 
-/* Copies and reductions run on both processes at once, as every rank of a collective runs
- * its own: what one of them achieves while the other competes for the memory is the rate
- * the model's ranks get. */
 /* dst += src, as floats: what the shm reductions do with a peer's part (restrict, so that
  * the compiler vectorizes it, as gdc's own kernels are). */
 static void sum_floats(float *restrict dst, const float *restrict src, size_t count)
@@ -149,6 +146,9 @@ static void sum_floats(float *restrict dst, const float *restrict src, size_t co
     }
 }
 
+/* Copies and reductions run on both processes at once, as every rank of a collective runs
+ * its own: what one of them achieves while the other competes for the memory is the rate
+ * the model's ranks get. */
 typedef enum { KERNEL_COPY, KERNEL_REDUCE } kernel_t;
 
 typedef struct kernel_bufs {
