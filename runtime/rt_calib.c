@@ -468,7 +468,7 @@ static const char *job_cannot_measure(const gdc_rt_shm_t *shm, int node_cores)
     return NULL;
 }
 
-void gdc_rt_calib_job_measure(const gdc_rt_shm_t *shm, int node_cores, gdc_rt_calib_job_record_t *rec)
+int gdc_rt_calib_job_measure(const gdc_rt_shm_t *shm, int node_cores, gdc_rt_calib_job_record_t *rec)
 {
     int         index = shm != NULL ? shm->local_index : gdc_rt_boot.local_rank;
     const char *why   = job_cannot_measure(shm, node_cores);
@@ -478,7 +478,7 @@ void gdc_rt_calib_job_measure(const gdc_rt_shm_t *shm, int node_cores, gdc_rt_ca
     memset(rec, 0, sizeof(*rec));
     rec->magic = CALIB_MAGIC;
     if (!gdc_rt_calib_in_job() || gdc_rt_boot.local_size < 2 || index > 1) {
-        return;
+        return 0;
     }
     if (why != NULL) {
         if (index == 0) {
@@ -486,11 +486,11 @@ void gdc_rt_calib_job_measure(const gdc_rt_shm_t *shm, int node_cores, gdc_rt_ca
             GDC_LOG_INFO("calibration: the ranks of node %s do not measure cross-memory attach (%s)",
                          gdc_rt_boot.node_names[gdc_rt_boot.node_of[gdc_rt_boot.rank]], why);
         }
-        return;
+        return 0;
     }
     if (gdc_rt_calib_probe_pair(index == 0, gdc_rt_shm_data(shm, 0), shm->pids[!index], &rec->n) != GDC_SUCCESS) {
         rec->state = GDC_RT_CALIB_JOB_NOT_MEASURED;
-        return;
+        return 1;
     }
     if (index == 0) {
         rec->state = GDC_RT_CALIB_JOB_MEASURED;
@@ -499,6 +499,7 @@ void gdc_rt_calib_job_measure(const gdc_rt_shm_t *shm, int node_cores, gdc_rt_ca
                       gdc_rt_boot.node_names[gdc_rt_boot.node_of[gdc_rt_boot.rank]], (gdc_wtime() - start) * 1e3,
                       line);
     }
+    return 1;
 }
 
 void gdc_rt_calib_job_agree(const gdc_rt_calib_job_record_t *all, int size)

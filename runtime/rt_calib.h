@@ -112,8 +112,9 @@ typedef struct gdc_rt_calib_job_record {
 struct gdc_rt_shm;
 int  gdc_rt_calib_in_job(void);
 /* This rank's part: local ranks 0 and 1 probe over shm's first data area (where cross-memory
- * attach works and the node's ranks do not outnumber its cores). */
-void gdc_rt_calib_job_measure(const struct gdc_rt_shm *shm, int node_cores, gdc_rt_calib_job_record_t *rec);
+ * attach works and the node's ranks do not outnumber its cores). 1 where this rank took part
+ * in a probe (its area then wants zeroing once both are past it), else 0. */
+int gdc_rt_calib_job_measure(const struct gdc_rt_shm *shm, int node_cores, gdc_rt_calib_job_record_t *rec);
 /* Every rank, with the world's records: the worst of the nodes' numbers in force, or none
  * where a node of two ranks or more could not measure. */
 void gdc_rt_calib_job_agree(const gdc_rt_calib_job_record_t *all, int size);

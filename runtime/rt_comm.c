@@ -236,8 +236,9 @@ static gdc_status_t map_comm_nodes(struct gdc_comm *comm)
  * fresh segments, and every rank takes the same numbers from one allgather. */
 static gdc_status_t measure_in_job(struct gdc_comm *world)
 {
-    gdc_rt_calib_job_record_t  mine, *all;
-    gdc_status_t               status;
+    gdc_rt_calib_job_record_t mine, *all;
+    gdc_status_t              status;
+    int                       probed;
 
     if (!gdc_rt_calib_in_job()) {
         return GDC_SUCCESS;
@@ -245,13 +246,12 @@ static gdc_status_t measure_in_job(struct gdc_comm *world)
     if ((all = malloc((size_t)world->size * sizeof(*all))) == NULL) {
         return GDC_ERR_NO_MEMORY;
     }
-    gdc_rt_calib_job_measure(world->shm, gdc_rt_topo_node_cores(), &mine);
+    probed = gdc_rt_calib_job_measure(world->shm, gdc_rt_topo_node_cores(), &mine);
     status = internal_allgather(world, &mine, all, sizeof(mine));
     if (status == GDC_SUCCESS) {
         gdc_rt_calib_job_agree(all, world->size);
         /* everyone is past the probe: its area as the segment was made, zero */
-        if (world->shm != NULL && world->shm->local_index == 0 && mine.state != GDC_RT_CALIB_JOB_NONE &&
-            world->shm->data_bytes >= gdc_rt_calib_pair_bytes()) {
+        if (probed && world->shm->local_index == 0) {
             memset(gdc_rt_shm_data(world->shm, 0), 0, gdc_rt_calib_pair_bytes());
         }
     }
