@@ -38,6 +38,8 @@ typedef struct probe_shared {
     _Alignas(64) atomic_int   child_ready;
     atomic_int                parent_done;
     atomic_uintptr_t          buffer[2];   /* in a job: each one's buffer, in its process */
+    atomic_int                cpu[2];      /* in a job: the CPU each one ran on at its last step */
+    atomic_int                last_round;  /* in a job: local rank 0 says the round is the last */
     atomic_size_t             addr_len[2]; /* UCX worker addresses: [0] parent, [1] child */
     unsigned char             addr[2][UCX_ADDR_MAX];
 } probe_shared_t;
@@ -549,10 +551,14 @@ static double ucx_parent(probe_shared_t *sh, pid_t child, void *arg)
  * development VM, where the algorithm it stands for ran alike in both (bench/RESULTS.md
  * 2026-12-06). ping is local rank 0's step, pong local rank 1's. */
 #define PAIR_ROUNDS (PROBE_BATCHES * 8)
-/* The whole probe's deadline: it runs inside every job's gdc_init, so two ranks that share a
- * core (a binding that puts them there) give up in 2 s, not in a wait per step (5 to 11 ms
- * on 2 ranks of 2 cores; 0.42 s once, 2 emulated nodes of 2 ranks on those 2 cores) */
-#define PAIR_DEADLINE 2.0
+/* It runs inside every job's gdc_init: after PAIR_BUDGET seconds it stops at the end of a
+ * round, from PAIR_MIN_ROUNDS rounds on (72 rounds took 5 to 11 ms on 2 ranks of 2 idle
+ * cores, 1.3 s with a busy process on each core: every step waits for the other to be
+ * scheduled; so bounded, 7 to 8 ms and 120 to 180 ms), and it gives up after PAIR_DEADLINE
+ * in all (two ranks that cannot both run). */
+#define PAIR_MIN_ROUNDS PROBE_BATCHES
+#define PAIR_BUDGET     0.005
+#define PAIR_DEADLINE   2.0
 
 typedef struct pair_side {
     probe_shared_t *sh;
@@ -562,6 +568,8 @@ typedef struct pair_side {
     char           *peer_src;  /* the other's src, in its process */
     pid_t           peer;
     unsigned long   step;
+    unsigned long   shared_cpu; /* steps at which both ran on one CPU (local rank 0 counts) */
+    int             last_round; /* local rank 0's word, which every step carries to the other */
     double          deadline;
 } pair_side_t;
 
@@ -570,12 +578,37 @@ size_t gdc_rt_calib_pair_bytes(void)
     return sizeof(probe_shared_t) + 2 * CACHED_BYTES;
 }
 
-/* Both at the same step: 0, or -1 when the other did not come in time. */
+/* Both at the same step: 0, or -1 when the other did not come in time. Each says which CPU
+ * it runs on, so that a probe of two ranks that took turns on one core is told from one of
+ * two cores (copies out of the other's memory then read 37 GB/s on the development VM, from
+ * the core's own cache, where the job's ranks copy at 15 to 18 from each other's). */
 static int pair_meet(pair_side_t *s)
 {
     s->step++;
+    atomic_store_explicit(&s->sh->cpu[s->me], sched_getcpu(), memory_order_relaxed);
     atomic_store_explicit(s->me == 0 ? &s->sh->ping : &s->sh->pong, s->step, memory_order_release);
-    return wait_for(s->me == 0 ? &s->sh->pong : &s->sh->ping, s->step, s->deadline);
+    if (wait_for(s->me == 0 ? &s->sh->pong : &s->sh->ping, s->step, s->deadline) != 0) {
+        return -1;
+    }
+    s->shared_cpu += atomic_load_explicit(&s->sh->cpu[!s->me], memory_order_relaxed) == sched_getcpu();
+    return 0;
+}
+
+/* A step that carries local rank 0's word on whether the round it starts is the last. Read
+ * here only: at any other step local rank 0 may be a step ahead, into the next round, whose
+ * word it may have changed; here it is at most at the round's first step of its own. */
+static int pair_meet_round(pair_side_t *s)
+{
+    if (s->me == 0) {
+        atomic_store_explicit(&s->sh->last_round, s->last_round, memory_order_relaxed);
+    }
+    if (pair_meet(s) != 0) {
+        return -1;
+    }
+    if (s->me == 1) {
+        s->last_round = atomic_load_explicit(&s->sh->last_round, memory_order_relaxed);
+    }
+    return 0;
 }
 
 /* A small read's time, by local rank 0 alone (the other waits at the next step). */
@@ -635,9 +668,13 @@ static int pair_round(pair_side_t *s, double *copy, double *reduce, double *cma)
     return pair_meet(s) == 0 && got == (ssize_t)CACHED_BYTES ? 0 : -1;
 }
 
+/* pair_run's result where the two took turns on one core (said at info; no failure) */
+#define PAIR_ONE_CORE (-2)
+
 static int pair_run(pair_side_t *s, gdc_rt_calib_numbers_t *out)
 {
-    double copy[PAIR_ROUNDS], reduce[PAIR_ROUNDS], cma[PAIR_ROUNDS], call = 0;
+    double copy[PAIR_ROUNDS], reduce[PAIR_ROUNDS], cma[PAIR_ROUNDS], call = 0, start;
+    int    rounds;
 
     for (size_t i = 0; i < CACHED_BYTES / sizeof(float); i++) {
         ((float *)s->src)[i] = (float)(i & 7);
@@ -654,16 +691,27 @@ static int pair_run(pair_side_t *s, gdc_rt_calib_numbers_t *out)
     if (pair_meet(s) != 0 || call < 0) {
         return -1;
     }
-    for (int r = 0; r < PAIR_ROUNDS; r++) {
-        if (pair_round(s, &copy[r], &reduce[r], &cma[r]) != 0) {
+    start = gdc_wtime();
+    for (rounds = 0; rounds < PAIR_ROUNDS && !s->last_round; rounds++) {
+        if (s->me == 0) { /* said at the round's first step, acted on at its end, by both */
+            s->last_round = rounds + 1 == PAIR_ROUNDS ||
+                            (rounds + 1 >= PAIR_MIN_ROUNDS && gdc_wtime() - start > PAIR_BUDGET);
+        }
+        if (pair_meet_round(s) != 0 || pair_round(s, &copy[rounds], &reduce[rounds], &cma[rounds]) != 0) {
             return -1;
         }
     }
+    if (s->me == 0 && s->shared_cpu > s->step / 2) {
+        GDC_LOG_INFO("calibration: local ranks 0 and 1 ran on one CPU at %lu of the probe's %lu steps: what it "
+                     "measured is one core's, not used",
+                     s->shared_cpu, s->step);
+        return PAIR_ONE_CORE;
+    }
     if (s->me == 0) {
         out->cma_us            = call;
-        out->copy_cached_gbs   = CACHED_BYTES / median(copy, PAIR_ROUNDS) / 1e9;
-        out->reduce_cached_gbs = CACHED_BYTES / median(reduce, PAIR_ROUNDS) / 1e9;
-        out->cma_cached_gbs    = CACHED_BYTES / median(cma, PAIR_ROUNDS) / 1e9;
+        out->copy_cached_gbs   = CACHED_BYTES / median(copy, rounds) / 1e9;
+        out->reduce_cached_gbs = CACHED_BYTES / median(reduce, rounds) / 1e9;
+        out->cma_cached_gbs    = CACHED_BYTES / median(cma, rounds) / 1e9;
     }
     return 0;
 }
@@ -672,16 +720,22 @@ gdc_status_t gdc_rt_calib_probe_pair(int parent, void *area, pid_t peer, gdc_rt_
 {
     char       *shared = (char *)area + sizeof(probe_shared_t);
     pair_side_t s      = {area, !parent, {shared, shared + CACHED_BYTES}, malloc(CACHED_BYTES),
-                          malloc(CACHED_BYTES), NULL, peer, 0, gdc_wtime() + PAIR_DEADLINE};
-    int         failed;
+                          malloc(CACHED_BYTES), NULL, peer, 0, 0, 0, gdc_wtime() + PAIR_DEADLINE};
+    int         ran = -1;
 
     memset(out, 0, sizeof(*out));
-    failed = s.src == NULL || s.dst == NULL || pair_run(&s, out) != 0;
+    if (s.src != NULL && s.dst != NULL) {
+        ran = pair_run(&s, out);
+    }
     /* the other, if it waits at a step, goes on past every one: it fails in its turn */
     atomic_store_explicit(parent ? &s.sh->ping : &s.sh->pong, ULONG_MAX, memory_order_release);
     free(s.dst);
     free(s.src);
-    if (failed) {
+    if (ran == PAIR_ONE_CORE) {
+        memset(out, 0, sizeof(*out));
+        return GDC_ERR_UNSUPPORTED;
+    }
+    if (ran != 0) {
         memset(out, 0, sizeof(*out));
         GDC_LOG_WARN("calibration: local rank %d's probe of cross-memory attach and the copies in cache with "
                      "pid %d failed (no memory, process_vm_readv refused, or not done in %.0f s)",
@@ -695,14 +749,28 @@ gdc_status_t gdc_rt_calib_probe_pair(int parent, void *area, pid_t peer, gdc_rt_
  * rank 1's side over a mapping both share. */
 typedef struct fork_pair {
     void                  *area;
+    int                    cpu[2]; /* where each runs: two CPUs of this process's set, or -1 */
     gdc_rt_calib_numbers_t n;
 } fork_pair_t;
+
+/* Run on cpu alone (where one was found). */
+static void pin_to(int cpu)
+{
+    cpu_set_t one;
+
+    if (cpu >= 0) {
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        (void)sched_setaffinity(0, sizeof(one), &one);
+    }
+}
 
 static void fork_pair_child(probe_shared_t *sh, void *arg)
 {
     fork_pair_t *fp = arg;
 
     (void)sh;
+    pin_to(fp->cpu[1]);
     (void)gdc_rt_calib_probe_pair(0, fp->area, getppid(), &fp->n);
 }
 
@@ -716,22 +784,39 @@ static double fork_pair_parent(probe_shared_t *sh, pid_t child, void *arg)
     return gdc_rt_calib_probe_pair(1, fp->area, child, &fp->n) == GDC_SUCCESS ? 1 : -1; /* it said why */
 }
 
+/* A machine's two cores, measured: the pair on two CPUs of this process's set where it has
+ * two (the scheduler may otherwise put both on one, whose numbers the probe refuses). */
 static void probe_cached(gdc_rt_calib_numbers_t *out)
 {
     size_t      bytes = gdc_rt_calib_pair_bytes();
     fork_pair_t fp;
+    cpu_set_t   mine;
+    int         have = sched_getaffinity(0, sizeof(mine), &mine) == 0;
 
     memset(&fp, 0, sizeof(fp));
+    fp.cpu[0] = fp.cpu[1] = -1;
+    for (int c = 0, found = 0; have && c < CPU_SETSIZE && found < 2; c++) {
+        if (CPU_ISSET(c, &mine)) {
+            fp.cpu[found++] = c;
+        }
+    }
+    if (fp.cpu[1] < 0) {
+        fp.cpu[0] = -1;
+    }
     fp.area = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (fp.area == MAP_FAILED) {
         GDC_LOG_WARN("calibration: the copies in cache not probed: mmap: %s", strerror(errno));
         return;
     }
+    pin_to(fp.cpu[0]);
     if (in_pair("the copies in cache", fork_pair_parent, fork_pair_child, &fp) > 0) {
         out->cma_us            = fp.n.cma_us;
         out->copy_cached_gbs   = fp.n.copy_cached_gbs;
         out->cma_cached_gbs    = fp.n.cma_cached_gbs;
         out->reduce_cached_gbs = fp.n.reduce_cached_gbs;
+    }
+    if (have) {
+        (void)sched_setaffinity(0, sizeof(mine), &mine);
     }
     munmap(fp.area, bytes);
 }

@@ -134,7 +134,9 @@ tap_check "measured in-cache rates let the model take allgather cma: $(chosen_ag
 #    and choose as gdinfo --plan chooses with those numbers in a file beside the built-in
 #    ones (allgather from 16 KiB to 1 MiB, where on the development VMs the choice turns on
 #    them), and the results are right (gdbench -c).
-GDC_LOG=debug timeout -k 5 120 "$gdrun" -n 2 "$bench" allgather -c -m 16K:1M -i 10 >"$work/out.job" 2>&1
+# (bound to a core each: where the scheduler put both on one, the probe would refuse it, case 12)
+GDC_LOG=debug timeout -k 5 120 "$gdrun" -n 2 --bind-to core "$bench" allgather -c -m 16K:1M -i 10 \
+    >"$work/out.job" 2>&1
 st=$?
 mine=$(grep "gdc\[0\] info: calibration in force (measured by this job at gdc_init, the worst of 1 node(s)" \
     "$work/out.job" | sed 's/.*): //')
@@ -162,7 +164,8 @@ $chosen_job${differ:+(differ:$differ)}" $? "$work/out.job"
 
 # 9. Every collective right under the job's own numbers, as gdc runs by default (coll_test
 #    checks every result; which algorithms the numbers pick is this host's).
-GDC_LOG=info timeout -k 5 300 "$gdrun" -n 2 "${top_builddir:-.}/tests/coll/coll_test" all >"$work/out.all" 2>&1
+GDC_LOG=info timeout -k 5 300 "$gdrun" -n 2 --bind-to core "${top_builddir:-.}/tests/coll/coll_test" all \
+    >"$work/out.all" 2>&1
 st=$?
 [ "$st" = 0 ] && grep -q "calibration in force (measured by this job" "$work/out.all"
 tap_check "coll_test all on 2 ranks under the job's numbers (cma chosen $(grep -c "info: [a-z_]* of .*: cma" \
@@ -200,7 +203,21 @@ else
     tap_skip "$((cores + 1)) ranks on ${cores:-?} cores" "more than 8 ranks to outnumber this node's cores"
 fi
 
-# 12. GDC_CALIBRATION=off: no probe, and allgather cma is not the model's to choose.
+# 12. Two ranks held to one CPU (taskset) take turns on one core: what the probe would
+#     measure is that core's own cache, not used (said), and every rank keeps the built-in
+#     numbers.
+if command -v taskset >/dev/null 2>&1; then
+    GDC_LOG=info timeout -k 5 120 taskset -c 0 "$gdrun" -n 2 "$bench" allgather -c -m 64K:64K -i 10 \
+        >"$work/out.onecpu" 2>&1
+    st=$?
+    [ "$st" = 0 ] && grep -q "local ranks 0 and 1 ran on one CPU at" "$work/out.onecpu" &&
+        ! grep -q "calibration in force" "$work/out.onecpu"
+    tap_check "2 ranks on one CPU: the probe's numbers not used" $? "$work/out.onecpu"
+else
+    tap_skip "2 ranks on one CPU" "no taskset"
+fi
+
+# 13. GDC_CALIBRATION=off: no probe, and allgather cma is not the model's to choose.
 GDC_CALIBRATION=off GDC_LOG=debug timeout -k 5 120 "$gdrun" -n 2 "$bench" allgather -c -m 1M:1M -i 10 \
     >"$work/out.off" 2>&1
 st=$?
@@ -208,7 +225,7 @@ st=$?
     [ "$(grep -c "info: allgather of 1048576 x uint8 on 2 ranks (1 node(s)): shm" "$work/out.off")" = 2 ]
 tap_check "GDC_CALIBRATION=off: no probe, allgather shm at 1 MiB" $? "$work/out.off"
 
-# 13. A file that cannot be read: said, and the built-in numbers; a bad setting fails init.
+# 14. A file that cannot be read: said, and the built-in numbers; a bad setting fails init.
 GDC_CALIBRATION=$work/none GDC_LOG=info timeout -k 5 60 "$gdrun" -n 2 "$bench" allreduce -m 4:4 -i 10 \
     >"$work/out" 2>&1
 st=$?
