@@ -1,18 +1,18 @@
 /*
  * This node's costs measured, not guessed.
  *
- * By default (GDC_CALIBRATION=job) a job measures, when its world is made, the three numbers
- * on which the model weighs a copy by cross-memory attach (one kernel copy) against the two
+ * By default (GDC_CALIBRATION=job) a job measures, when its world is made, the numbers on
+ * which the model weighs a copy by cross-memory attach (one kernel copy) against the two
  * memcpys through shared memory: the kernel copy's cost per call and in-cache rate, and a
- * copy out of a peer's shared memory in cache. Local ranks 0 and 1 of each node measure
- * them over their fresh segments in a few milliseconds, both copying at once as the ranks
- * of a collective do; the world's ranks gather every node's and take the worst, so every
+ * copy and a reduction out of a peer's shared memory in cache. Local ranks 0 and 1 of each
+ * node measure them over their fresh segments in a few milliseconds, both copying at once
+ * as the ranks of a collective do; the world's ranks gather every node's and take the worst, so every
  * rank prices alike. Which copy wins differs from machine to machine (the AMD development
  * VM's kernel copy ran at a half to a fifth of memcpy's rate, the Intel one's near it), and
  * a measurement taken in the job is taken in the state the job runs in (the VM's rates move
- * 2 to 3 times between states minutes apart). Where a node's ranks outnumber its cores, or
- * cross-memory attach does not work, nothing is measured and every rank keeps the built-in
- * numbers.
+ * 2 to 3 times between states minutes apart). Where a node's ranks outnumber its cores,
+ * cross-memory attach does not work, or the two ranks took turns on one CPU, nothing is
+ * measured and every rank keeps the built-in numbers.
  *
  * GDC_CALIBRATION=auto measures every host number (memcpy, a reduction, gdc's shared-memory
  * signal, cross-memory attach, UCX's shared memory) once per host and gdc version and keeps
@@ -52,7 +52,7 @@ typedef struct gdc_rt_calib_numbers {
                                just written into shared memory: its lines come from that core */
     double cma_cached_gbs;  /* process_vm_readv of 256 KiB that the other process has just written */
     double reduce_cached_gbs; /* float sum into 256 KiB of 256 KiB the other process has just written in
-                                 shared memory (measured by a job only: 0 in gdinfo --calibrate's file) */
+                                 shared memory */
     /* (the last four optional in a file: 0, not measured, where a file lacks them) */
     double ucx_shm_us;  /* a UCX tag message of 8 B between two processes: half a round trip */
     double ucx_shm_gbs; /* a UCX tag message of 4 MiB the same way */
@@ -77,7 +77,8 @@ gdc_status_t gdc_rt_calib_probe(gdc_rt_calib_numbers_t *out);
 /* In a job (GDC_CALIBRATION=job): local ranks 0 (parent) and 1 of a node measure
  * cross-memory attach's call and the in-cache rates over area, gdc_rt_calib_pair_bytes of
  * shared memory both map, zero at first; peer is the other's pid. The parent gets the
- * numbers (the others 0); GDC_ERR_UNSUPPORTED, said at warn, where the probe failed. */
+ * numbers (the others 0); GDC_ERR_UNSUPPORTED where the probe failed (said at warn) or the
+ * two took turns on one CPU (said at info). */
 size_t       gdc_rt_calib_pair_bytes(void);
 gdc_status_t gdc_rt_calib_probe_pair(int parent, void *area, pid_t peer, gdc_rt_calib_numbers_t *out);
 

@@ -569,7 +569,8 @@ typedef struct pair_side {
     pid_t           peer;
     unsigned long   step;
     unsigned long   shared_cpu; /* steps at which both ran on one CPU (local rank 0 counts) */
-    int             last_round; /* local rank 0's word, which every step carries to the other */
+    int             last_round; /* local rank 0's word, carried to the other at each round's first
+                                   step (pair_meet_round) */
     double          deadline;
 } pair_side_t;
 
@@ -731,12 +732,11 @@ gdc_status_t gdc_rt_calib_probe_pair(int parent, void *area, pid_t peer, gdc_rt_
     atomic_store_explicit(parent ? &s.sh->ping : &s.sh->pong, ULONG_MAX, memory_order_release);
     free(s.dst);
     free(s.src);
+    /* out stays zero unless pair_run got to its end: it writes it last */
     if (ran == PAIR_ONE_CORE) {
-        memset(out, 0, sizeof(*out));
         return GDC_ERR_UNSUPPORTED;
     }
     if (ran != 0) {
-        memset(out, 0, sizeof(*out));
         GDC_LOG_WARN("calibration: local rank %d's probe of cross-memory attach and the copies in cache with "
                      "pid %d failed (no memory, process_vm_readv refused, or not done in %.0f s)",
                      !parent, (int)peer, PAIR_DEADLINE);
