@@ -185,6 +185,11 @@ void gdc_coll_select_node_counts(int cores, int llc_mib, int core_cache_kib)
 
 gdc_status_t gdc_coll_select_remeasured(void)
 {
+    /* only where the numbers in force changed since: not the profile read again, nor
+     * GDC_LINK_* parsed again, at every gdc_init */
+    if (config.profile != NULL || gdc_rt_calib.valid == calibrated) {
+        return GDC_SUCCESS;
+    }
     return build_machine();
 }
 
