@@ -390,6 +390,13 @@ gdc_status_t gdc_coll_machine_env(gdc_coll_machine_t *m)
     return GDC_SUCCESS;
 }
 
+/* An in-cache rate out of a peer's shared memory: its own where a profile or a measurement
+ * gave one (> 0), else one's own cache's. */
+static double peer_rate(double peer, double own)
+{
+    return peer > 0 ? peer : own;
+}
+
 void gdc_coll_machine_print(const gdc_coll_machine_t *m, FILE *out)
 {
     fprintf(out, "# machine %s: %s\n", m->name, m->description);
@@ -406,10 +413,8 @@ void gdc_coll_machine_print(const gdc_coll_machine_t *m, FILE *out)
         fprintf(out, "#   %d MiB of last-level cache per node: while a call's buffers fit it, reduce %.1f GB/s "
                      "(an operand out of a peer's shared memory %.1f), copy %.1f GB/s (out of it %.1f), cross-memory "
                      "attach %.1f GB/s\n",
-                m->llc_mib, m->reduce_bw_cached / 1e9,
-                (m->reduce_bw_peer_cached > 0 ? m->reduce_bw_peer_cached : m->reduce_bw_cached) / 1e9,
-                m->copy_bw_cached / 1e9,
-                (m->copy_bw_peer_cached > 0 ? m->copy_bw_peer_cached : m->copy_bw_cached) / 1e9,
+                m->llc_mib, m->reduce_bw_cached / 1e9, peer_rate(m->reduce_bw_peer_cached, m->reduce_bw_cached) / 1e9,
+                m->copy_bw_cached / 1e9, peer_rate(m->copy_bw_peer_cached, m->copy_bw_cached) / 1e9,
                 m->cma_bw_cached / 1e9);
     }
     if (m->core_cache_kib > 0) {
@@ -437,12 +442,11 @@ static double rate_of(int cached, double from_memory, double in_cache)
 gdc_coll_host_rates_t gdc_coll_machine_host_rates(const gdc_coll_machine_t *m, const gdc_coll_args_t *args)
 {
     int                   cached = fits_cache(m, args);
-    double copy_peer   = m->copy_bw_peer_cached > 0 ? m->copy_bw_peer_cached : m->copy_bw_cached;
-    double reduce_peer = m->reduce_bw_peer_cached > 0 ? m->reduce_bw_peer_cached : m->reduce_bw_cached;
-    gdc_coll_host_rates_t r = {rate_of(cached, m->copy_bw, m->copy_bw_cached),
-                               rate_of(cached, m->reduce_bw, m->reduce_bw_cached),
-                               rate_of(cached, m->cma_bw, m->cma_bw_cached), rate_of(cached, m->copy_bw, copy_peer),
-                               rate_of(cached, m->reduce_bw, reduce_peer)};
+    gdc_coll_host_rates_t r = {
+        rate_of(cached, m->copy_bw, m->copy_bw_cached), rate_of(cached, m->reduce_bw, m->reduce_bw_cached),
+        rate_of(cached, m->cma_bw, m->cma_bw_cached),
+        rate_of(cached, m->copy_bw, peer_rate(m->copy_bw_peer_cached, m->copy_bw_cached)),
+        rate_of(cached, m->reduce_bw, peer_rate(m->reduce_bw_peer_cached, m->reduce_bw_cached))};
 
     return r;
 }
