@@ -175,12 +175,13 @@ enum {
                                          (CUDA IPC); hand-offs through the node's shared memory */
     GDC_COLL_ALGO_FLAG_ONE_GPU = 1u << 4, /* ... all on one GPU: one rank makes the call's every GPU
                                             operation (args->shm_one_gpu) */
-    GDC_COLL_ALGO_FLAG_MEASURED = 1u << 5 /* the model's to choose only where the numbers in force
-                                             measured cross-memory attach and the copies out of a peer's
-                                             shared memory (GDC_CALIBRATION), on cores the ranks do
-                                             not outnumber: whether one kernel copy beats two memcpys
-                                             differs from host to host (bench/RESULTS.md), and the
-                                             built-in numbers cannot tell */
+    GDC_COLL_ALGO_FLAG_MEASURED = 1u << 5, /* the model's to choose only where the numbers in force
+                                              measured cross-memory attach and the copies out of a
+                                              peer's shared memory (GDC_CALIBRATION): whether one
+                                              kernel copy beats two memcpys differs from host to host
+                                              (bench/RESULTS.md), and the built-in numbers cannot tell */
+    GDC_COLL_ALGO_FLAG_OWN_CORES = 1u << 6 /* a choice the measured numbers make only where a node's
+                                              ranks do not outnumber its cores (select.c) */
 };
 
 struct gdc_coll_sched;

@@ -61,13 +61,15 @@ static void print_algorithms(void)
 {
     for (int i = 0; i < GDC_COLL_ALGO_COUNT; i++) {
         const gdc_coll_algo_t *algo = &gdc_coll_algos[i];
-        printf("%-15s %-22s %s%s%s%s\n", gdc_coll_type_name(algo->coll), algo->name, algo->desc,
+        printf("%-15s %-22s %s%s%s%s%s\n", gdc_coll_type_name(algo->coll), algo->name, algo->desc,
                algo->flags & GDC_COLL_ALGO_FLAG_HIER ? " [needs several nodes]" : "",
                algo->run_blocking != NULL ? " [blocking fast path]" : "",
                algo->flags & GDC_COLL_ALGO_FLAG_ON_REQUEST ? " [when forced or tuned]"
                : algo->flags & GDC_COLL_ALGO_FLAG_MEASURED
                    ? " [where cross-memory attach was measured (GDC_CALIBRATION)]"
-                   : "");
+                   : "",
+               algo->flags & GDC_COLL_ALGO_FLAG_OWN_CORES ? " [measured numbers choose it on cores the ranks do not outnumber]"
+                                                         : "");
     }
 }
 

@@ -451,7 +451,7 @@ void gdc_rt_calib_local(void)
  */
 
 /* Why this node's ranks cannot measure; NULL when they can. */
-static const char *job_cannot_measure(const gdc_rt_shm_t *shm, int node_cores)
+static const char *job_cannot_measure(const gdc_rt_shm_t *shm)
 {
     if (shm == NULL) {
         return "no shared memory between them";
@@ -459,25 +459,36 @@ static const char *job_cannot_measure(const gdc_rt_shm_t *shm, int node_cores)
     if (!shm->cma) {
         return "cross-memory attach does not work between them";
     }
-    if (node_cores > 0 && shm->local_size > node_cores) {
-        return "they outnumber the node's cores, so a probe would measure the scheduler";
-    }
     if (shm->data_bytes < gdc_rt_calib_pair_bytes()) {
         return "GDC_SHM_SIZE leaves too little room for the probe";
     }
     return NULL;
 }
 
-int gdc_rt_calib_job_measure(const gdc_rt_shm_t *shm, int node_cores, gdc_rt_calib_job_record_t *rec)
+/* The pair probe on two CPUs of the ranks' set: the node's ranks may outnumber its cores
+ * (4 on 2), and the scheduler may put the pair on one, whose numbers the probe refuses. */
+static gdc_status_t probe_pinned(int index, void *area, pid_t peer, gdc_rt_calib_numbers_t *out)
+{
+    cpu_set_t    was;
+    int          pinned = gdc_rt_calib_pair_pin(index, &was);
+    gdc_status_t status = gdc_rt_calib_probe_pair(index == 0, area, peer, out);
+
+    if (pinned) {
+        (void)sched_setaffinity(0, sizeof(was), &was);
+    }
+    return status;
+}
+
+int gdc_rt_calib_job_measure(const gdc_rt_shm_t *shm, gdc_rt_calib_job_record_t *rec)
 {
     int         index = shm != NULL ? shm->local_index : gdc_rt_boot.local_rank;
-    const char *why   = job_cannot_measure(shm, node_cores);
+    const char *why   = job_cannot_measure(shm);
     double      start = gdc_wtime();
     char        line[256];
 
     memset(rec, 0, sizeof(*rec));
     rec->magic = CALIB_MAGIC;
-    if (!gdc_rt_calib_in_job() || gdc_rt_boot.local_size < 2 || index > 1) {
+    if (!gdc_rt_calib_in_job() || gdc_rt_boot.local_size < 2) {
         return 0;
     }
     if (why != NULL) {
@@ -488,7 +499,11 @@ int gdc_rt_calib_job_measure(const gdc_rt_shm_t *shm, int node_cores, gdc_rt_cal
         }
         return 0;
     }
-    if (gdc_rt_calib_probe_pair(index == 0, gdc_rt_shm_data(shm, 0), shm->pids[!index], &rec->n) != GDC_SUCCESS) {
+    if (index > 1) {
+        gdc_rt_calib_pair_wait(gdc_rt_shm_data(shm, 0));
+        return 0;
+    }
+    if (probe_pinned(index, gdc_rt_shm_data(shm, 0), shm->pids[!index], &rec->n) != GDC_SUCCESS) {
         rec->state = GDC_RT_CALIB_JOB_NOT_MEASURED;
         return 1;
     }

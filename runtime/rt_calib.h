@@ -10,9 +10,11 @@
  * rank prices alike. Which copy wins differs from machine to machine (the AMD development
  * VM's kernel copy ran at a half to a fifth of memcpy's rate, the Intel one's near it), and
  * a measurement taken in the job is taken in the state the job runs in (the VM's rates move
- * 2 to 3 times between states minutes apart). Where a node's ranks outnumber its cores,
- * cross-memory attach does not work, or the two ranks took turns on one CPU, nothing is
- * measured and every rank keeps the built-in numbers.
+ * 2 to 3 times between states minutes apart). The two run pinned to two CPUs of their set
+ * meanwhile, and the node's other ranks sleep, so that ranks outnumbering the cores measure
+ * too (4 ranks on 2 cores measured as 2 do). Where cross-memory attach does not work, or
+ * the two ranks still took turns on one CPU (a set of one CPU), nothing is measured and
+ * every rank keeps the built-in numbers.
  *
  * GDC_CALIBRATION=auto measures every host number (memcpy, a reduction, gdc's shared-memory
  * signal, cross-memory attach, UCX's shared memory) once per host and gdc version and keeps
@@ -36,6 +38,7 @@
 #include <gdc.h>
 
 #include <limits.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -81,6 +84,15 @@ gdc_status_t gdc_rt_calib_probe(gdc_rt_calib_numbers_t *out);
  * two took turns on one CPU (said at info). */
 size_t       gdc_rt_calib_pair_bytes(void);
 gdc_status_t gdc_rt_calib_probe_pair(int parent, void *area, pid_t peer, gdc_rt_calib_numbers_t *out);
+/* The node's other ranks meanwhile: sleep until the parent is done with area (or the probe's
+ * deadline has passed), so that where the ranks outnumber the cores the pair has them. */
+void gdc_rt_calib_pair_wait(void *area);
+/* Pin the calling thread, local rank index (0 or 1) of the pair, to the index-th CPU of its
+ * set, where the set has two or more: 1, and *was holds the set to restore; else 0. Two
+ * ranks of one set then run on two CPUs, whatever else the node's other ranks do. */
+int gdc_rt_calib_pair_pin(int index, cpu_set_t *was);
+/* The nth CPU (from 0) of set, or -1. */
+int gdc_rt_calib_nth_cpu(const cpu_set_t *set, int nth);
 
 /* The cache file of this host and gdc version: ${XDG_CACHE_HOME:-$HOME/.cache}/gdc/
  * calibration-HOST-VERSION. -1 when neither variable gives a directory. */
@@ -112,10 +124,11 @@ typedef struct gdc_rt_calib_job_record {
 
 struct gdc_rt_shm;
 int  gdc_rt_calib_in_job(void);
-/* This rank's part: local ranks 0 and 1 probe over shm's first data area (where cross-memory
- * attach works and the node's ranks do not outnumber its cores). 1 where this rank took part
- * in a probe (its area then wants zeroing once both are past it), else 0. */
-int gdc_rt_calib_job_measure(const struct gdc_rt_shm *shm, int node_cores, gdc_rt_calib_job_record_t *rec);
+/* This rank's part: local ranks 0 and 1 probe over shm's first data area, each pinned to a
+ * CPU of its set meanwhile, where cross-memory attach works; the node's other ranks sleep
+ * until they are done. 1 where this rank took part in a probe (its area then wants zeroing
+ * once both are past it), else 0. */
+int gdc_rt_calib_job_measure(const struct gdc_rt_shm *shm, gdc_rt_calib_job_record_t *rec);
 /* Every rank, with the world's records: the worst of the nodes' numbers in force, or none
  * where a node of two ranks or more could not measure. */
 void gdc_rt_calib_job_agree(const gdc_rt_calib_job_record_t *all, int size);

@@ -15,6 +15,7 @@
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <ucp/api/ucp.h>
@@ -765,6 +766,39 @@ static void pin_to(int cpu)
     }
 }
 
+int gdc_rt_calib_nth_cpu(const cpu_set_t *set, int nth)
+{
+    for (int c = 0, seen = 0; c < CPU_SETSIZE; c++) {
+        if (CPU_ISSET(c, set) && seen++ == nth) {
+            return c;
+        }
+    }
+    return -1;
+}
+
+int gdc_rt_calib_pair_pin(int index, cpu_set_t *was)
+{
+    int cpu;
+
+    if (sched_getaffinity(0, sizeof(*was), was) != 0 || gdc_rt_calib_nth_cpu(was, 1) < 0) {
+        return 0;
+    }
+    cpu = gdc_rt_calib_nth_cpu(was, index);
+    pin_to(cpu);
+    return cpu >= 0;
+}
+
+void gdc_rt_calib_pair_wait(void *area)
+{
+    probe_shared_t *sh       = area;
+    struct timespec pause    = {0, 200 * 1000};
+    double          deadline = gdc_wtime() + PAIR_DEADLINE + 1;
+
+    while (atomic_load_explicit(&sh->ping, memory_order_acquire) != ULONG_MAX && gdc_wtime() < deadline) {
+        nanosleep(&pause, NULL);
+    }
+}
+
 static void fork_pair_child(probe_shared_t *sh, void *arg)
 {
     fork_pair_t *fp = arg;
@@ -795,13 +829,9 @@ static void probe_cached(gdc_rt_calib_numbers_t *out)
 
     memset(&fp, 0, sizeof(fp));
     fp.cpu[0] = fp.cpu[1] = -1;
-    for (int c = 0, found = 0; have && c < CPU_SETSIZE && found < 2; c++) {
-        if (CPU_ISSET(c, &mine)) {
-            fp.cpu[found++] = c;
-        }
-    }
-    if (fp.cpu[1] < 0) {
-        fp.cpu[0] = -1;
+    if (have && gdc_rt_calib_nth_cpu(&mine, 1) >= 0) {
+        fp.cpu[0] = gdc_rt_calib_nth_cpu(&mine, 0);
+        fp.cpu[1] = gdc_rt_calib_nth_cpu(&mine, 1);
     }
     fp.area = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (fp.area == MAP_FAILED) {

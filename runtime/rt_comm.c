@@ -246,7 +246,7 @@ static gdc_status_t measure_in_job(struct gdc_comm *world)
     if ((all = malloc((size_t)world->size * sizeof(*all))) == NULL) {
         return GDC_ERR_NO_MEMORY;
     }
-    probed = gdc_rt_calib_job_measure(world->shm, gdc_rt_topo_node_cores(), &mine);
+    probed = gdc_rt_calib_job_measure(world->shm, &mine);
     status = internal_allgather(world, &mine, all, sizeof(mine));
     if (status == GDC_SUCCESS) {
         gdc_rt_calib_job_agree(all, world->size);

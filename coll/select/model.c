@@ -442,13 +442,24 @@ static double rate_of(int cached, double from_memory, double in_cache)
 gdc_coll_host_rates_t gdc_coll_machine_host_rates(const gdc_coll_machine_t *m, const gdc_coll_args_t *args)
 {
     int                   cached = fits_cache(m, args);
+    double                share  = gdc_coll_machine_core_share(m, args);
     gdc_coll_host_rates_t r = {
-        rate_of(cached, m->copy_bw, m->copy_bw_cached), rate_of(cached, m->reduce_bw, m->reduce_bw_cached),
-        rate_of(cached, m->cma_bw, m->cma_bw_cached),
-        rate_of(cached, m->copy_bw, peer_rate(m->copy_bw_peer_cached, m->copy_bw_cached)),
-        rate_of(cached, m->reduce_bw, peer_rate(m->reduce_bw_peer_cached, m->reduce_bw_cached))};
+        rate_of(cached, m->copy_bw, m->copy_bw_cached) / share,
+        rate_of(cached, m->reduce_bw, m->reduce_bw_cached) / share,
+        rate_of(cached, m->cma_bw, m->cma_bw_cached) / share,
+        rate_of(cached, m->copy_bw, peer_rate(m->copy_bw_peer_cached, m->copy_bw_cached)) / share,
+        rate_of(cached, m->reduce_bw, peer_rate(m->reduce_bw_peer_cached, m->reduce_bw_cached)) / share,
+        m->link[m->intra_host].bandwidth / share};
 
     return r;
+}
+
+double gdc_coll_machine_core_share(const gdc_coll_machine_t *m, const gdc_coll_args_t *args)
+{
+    if (!gdc_coll_outnumbered(args->size, args->num_nodes, m->cores_per_node)) {
+        return 1;
+    }
+    return (double)args->size / m->cores_per_node;
 }
 
 double gdc_coll_machine_wait(const gdc_coll_machine_t *m, const gdc_coll_args_t *args)
@@ -753,7 +764,8 @@ static double arrival(model_t *md, int a, int b, size_t len, double t)
     const gdc_coll_machine_t  *m   = md->m;
     gdc_link_class_t           cls = gdc_coll_machine_class(m, md->args, a, b, md->on_device);
     const gdc_coll_link_cost_t *lc = &m->link[cls];
-    double                     xfer = (double)len / lc->bandwidth;
+    /* inside a node, host buffers: the cores the copies run on, maybe shared */
+    double                     xfer = (double)len / (!md->on_device && cls == m->intra_host ? md->host.shm : lc->bandwidth);
     double                     start;
 
     md->out->bytes[cls] += (double)len;

@@ -92,9 +92,17 @@ typedef struct gdc_coll_host_rates {
     double copy, reduce, cma;
     double copy_peer;   /* a copy out of a peer's shared memory */
     double reduce_peer; /* a reduction with an operand there */
+    double shm;         /* a message over the host's link inside a node (the UCX copies') */
 } gdc_coll_host_rates_t;
 
+/* ... each divided by gdc_coll_machine_core_share. */
 gdc_coll_host_rates_t gdc_coll_machine_host_rates(const gdc_coll_machine_t *m, const gdc_coll_args_t *args);
+/* The share of a core each rank of args's call gets to run on: where the ranks of one node
+ * outnumber its cores, ranks / cores (a copy that takes one core 1 us takes 2 us of the
+ * call on 4 ranks of 2 cores, the cores time-sliced between the ranks that have work), 1
+ * elsewhere. On 4 ranks of the development VM's 2 cores, alltoall shm of 1 MiB ran 1022 us,
+ * where a model without this term put it at 195 (bench/RESULTS.md 2026-12-06 08:16). */
+double gdc_coll_machine_core_share(const gdc_coll_machine_t *m, const gdc_coll_args_t *args);
 
 /* What a wait on a peer inside a node costs beyond the signal's or the message's latency:
  * where the call's ranks share one node with fewer cores than ranks, the chance

@@ -947,6 +947,9 @@ void gdc_coll_price_init(gdc_coll_price_t *p, const gdc_coll_machine_t *m, const
     /* on an oversubscribed node, two peers that may not be running: the receiver, and the
      * sender learning the message was taken (as the simulator has it) */
     p->in.latency += 2 * gdc_coll_machine_wait(m, args);
+    if (!dev) {
+        p->in.bandwidth = host.shm;
+    }
     p->out    = m->link[dev ? m->inter_device : m->inter_host];
     p->nics   = m->nics_per_node > 0 ? m->nics_per_node : 1;
     p->dsize  = args->dsize > 0 ? args->dsize : 1;

@@ -22,9 +22,7 @@ static gdc_coll_select_config_t config;
 static gdc_coll_tuning_t        tuning;
 /* The numbers in force measured cross-memory attach (its call, and in cache) and the copy
  * out of a peer's shared memory: the GDC_COLL_ALGO_FLAG_MEASURED algorithms are the model's
- * to choose (coll.h), where the ranks do not outnumber the cores. Where they do (4 ranks
- * on 2 cores) its choices could not be shown faster: 1.04 to 1.18 times as long, where A/A
- * runs differ by up to 1.38 (bench/RESULTS.md 2026-12-06). */
+ * to choose (coll.h). */
 static int cma_measured;
 
 /* Under measured numbers, the machine without them: a measured number changes the choice
@@ -32,14 +30,23 @@ static int cma_measured;
  * numbers' (CALIBRATED_GAIN). The model is within about 20% of a call on the development
  * VM, where near ties of shm, shm_direct and cma priced 3 to 5% apart under measured peer
  * copies ran 1.17 to 1.23 times as long as the built-in choice (bench/RESULTS.md
- * 2026-12-06). */
+ * 2026-12-06).
+ *
+ * Where a node's ranks outnumber its cores, the measured numbers do not choose the
+ * GDC_COLL_ALGO_FLAG_OWN_CORES algorithms: on 4 ranks of the development VM's 2 cores
+ * allgather cma (3 copies of a block where shm makes 4) took 1.06 to 1.13 of shm's time
+ * from 128 KiB and bcast cma 1.11 to 1.21 from 256 KiB, the cores' copies in cache, priced
+ * from the probe's 256 KiB, running at half that rate once four ranks' blocks of 1 MiB pass
+ * through them; alltoall cma and gather cma, which spare the cores half their copies or
+ * more, took 0.48 to 0.85 and 0.36 to 0.79 of the built-in choice's time from 32 and 64
+ * KiB (bench/RESULTS.md 2026-12-06 08:27). */
 static gdc_coll_machine_t built_in_machine;
 static int                calibrated;
 #define CALIBRATED_GAIN 0.9
 
-static int measured_cma_chosen(const gdc_coll_args_t *args, int measured)
+static int measured_choice_stands(const gdc_coll_algo_t *algo, const gdc_coll_args_t *args)
 {
-    return measured && !gdc_coll_oversubscribed(args);
+    return !(algo->flags & GDC_COLL_ALGO_FLAG_OWN_CORES) || !gdc_coll_oversubscribed(args);
 }
 
 static int supports(const gdc_coll_algo_t *algo, const gdc_coll_args_t *args)
@@ -237,7 +244,7 @@ static int model_may_choose(const gdc_coll_algo_t *algo, const gdc_coll_args_t *
 {
     return algo->coll == args->coll && algo != skip &&
            !(algo->flags & GDC_COLL_ALGO_FLAG_ON_REQUEST) &&
-           (!(algo->flags & GDC_COLL_ALGO_FLAG_MEASURED) || measured_cma_chosen(args, measured)) &&
+           (!(algo->flags & GDC_COLL_ALGO_FLAG_MEASURED) || measured) &&
            supports(algo, args) &&
            ((algo->flags & GDC_COLL_ALGO_FLAG_IPC) || !ipc_can_run(args)) &&
            ((algo->flags & GDC_COLL_ALGO_FLAG_ONE_GPU) || !leader_can_run(args));
@@ -299,7 +306,7 @@ static const gdc_coll_algo_t *cheapest(const gdc_coll_args_t *args, const gdc_co
         gdc_coll_price(&gdc_coll_machine, built_in, args, args->layout, &built_in_time) != GDC_SUCCESS) {
         return best;
     }
-    return best_time <= CALIBRATED_GAIN * built_in_time ? best : built_in;
+    return best_time <= CALIBRATED_GAIN * built_in_time && measured_choice_stands(best, args) ? best : built_in;
 }
 
 /* A forced or tuned algorithm that cannot run the call: the next cheapest runs, and the

@@ -305,7 +305,7 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .id = GDC_COLL_ALGO_BCAST_CMA, .coll = GDC_COLL_BCAST, .name = "cma",
         .desc = "one node: each rank reads the vector from the root's buffer while the root writes the last "
                 "1/n into it (cross-memory attach)",
-        .flags = GDC_COLL_ALGO_FLAG_SHM,
+        .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_OWN_CORES,
         .supports = gdc_coll_cma_supports,
         .build = gdc_coll_bcast_cma},
     [GDC_COLL_ALGO_BCAST_IPC] = {
@@ -345,7 +345,7 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_ALLGATHER_CMA] = {
         .id = GDC_COLL_ALGO_ALLGATHER_CMA, .coll = GDC_COLL_ALLGATHER, .name = "cma",
         .desc = "one node: each rank reads every other's block straight from its input (cross-memory attach)",
-        .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_MEASURED,
+        .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_MEASURED | GDC_COLL_ALGO_FLAG_OWN_CORES,
         .supports = gdc_coll_cma_supports,
         .build = gdc_coll_allgather_cma},
     [GDC_COLL_ALGO_ALLGATHER_IPC] = {

@@ -311,6 +311,48 @@ static void test_nic_chains(void **state)
  * (gdc_coll_tree_kinds_of): every algorithm's price is the same as from the whole layout,
  * and it costs less (printed: the communicator's whole layout against a broadcast root's,
  * on 16,384 ranks). */
+/* Ranks that outnumber their node's cores get a share of one each: the host rates (and the
+ * shared-memory link) at cores / ranks in the simulator and in the prices alike, so a call
+ * made of copies takes about ranks / cores as long; not where the cores suffice, nor on
+ * several nodes, nor for the device's copies. */
+static void test_shared_cores_slow_host_copies(void **state)
+{
+    gdc_coll_machine_t m;
+    gdc_coll_args_t    a;
+    double             spare, shared, sim_spare, sim_shared;
+    gdc_coll_prediction_t p;
+    gdc_coll_host_rates_t rates;
+    const gdc_coll_algo_t *shm = gdc_coll_algo_find(GDC_COLL_ALLTOALL, "shm");
+
+    (void)state;
+    assert_non_null(shm);
+    gdc_coll_machine_default(&m);
+    layout(4, 1, 0);
+    a = call(GDC_COLL_ALLTOALL, 1 << 20, 4, 1, 0, 0);
+    assert_true(gdc_coll_machine_core_share(&m, &a) == 1); /* cores unknown */
+    m.cores_per_node = 4;
+    assert_true(gdc_coll_machine_core_share(&m, &a) == 1);
+    assert_int_equal(gdc_coll_price(&m, shm, &a, NULL, &spare), GDC_SUCCESS);
+    assert_int_equal(gdc_coll_predict(&m, shm, &a, 0, &p), GDC_SUCCESS);
+    sim_spare        = p.seconds;
+    rates            = gdc_coll_machine_host_rates(&m, &a);
+    m.cores_per_node = 2;
+    assert_true(gdc_coll_machine_core_share(&m, &a) == 2);
+    assert_true(gdc_coll_machine_host_rates(&m, &a).copy == rates.copy / 2);
+    assert_true(gdc_coll_machine_host_rates(&m, &a).cma == rates.cma / 2);
+    assert_true(gdc_coll_machine_host_rates(&m, &a).shm == rates.shm / 2);
+    assert_int_equal(gdc_coll_price(&m, shm, &a, NULL, &shared), GDC_SUCCESS);
+    assert_int_equal(gdc_coll_predict(&m, shm, &a, 0, &p), GDC_SUCCESS);
+    sim_shared = p.seconds;
+    print_message("# alltoall shm of 1 MiB on 4 ranks: %.1f us on 4 cores, %.1f on 2 (simulator %.1f, %.1f)\n",
+                  spare * 1e6, shared * 1e6, sim_spare * 1e6, sim_shared * 1e6);
+    assert_true(shared > 1.8 * spare && shared < 2.5 * spare);
+    assert_true(sim_shared > 1.8 * sim_spare && sim_shared < 2.5 * sim_spare);
+    layout(4, 2, 0);
+    a = call(GDC_COLL_ALLTOALL, 1 << 20, 4, 2, 0, 0);
+    assert_true(gdc_coll_machine_core_share(&m, &a) == 1); /* two nodes: each node's share unknown to the others */
+}
+
 static void test_rooted_layouts_price_alike(void **state)
 {
     static const gdc_coll_type_t rooted[] = {GDC_COLL_BCAST, GDC_COLL_REDUCE, GDC_COLL_GATHER, GDC_COLL_SCATTER};
@@ -493,6 +535,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fused_leader_prices),
         cmocka_unit_test(test_nic_chains),
         cmocka_unit_test(test_rooted_layouts_price_alike),
+        cmocka_unit_test(test_shared_cores_slow_host_copies),
         cmocka_unit_test(test_pricing_cost),
     };
 

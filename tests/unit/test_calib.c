@@ -238,7 +238,9 @@ static void test_probes_measure(void **state)
 }
 
 /* The job's probe between two processes over one shared mapping (as local ranks 0 and 1
- * over rank 0's segment): the measuring side gets four plausible numbers, the other none. */
+ * over rank 0's segment), each pinned as the job pins them: the measuring side gets four
+ * plausible numbers, the other none; the pair ran on two CPUs and each gets its set back;
+ * a third rank waiting for the pair is let go once it is done. */
 static void test_pair_probe_measures(void **state)
 {
     size_t                 bytes = gdc_rt_calib_pair_bytes();
@@ -246,41 +248,41 @@ static void test_pair_probe_measures(void **state)
     gdc_rt_calib_numbers_t n;
     pid_t                  parent = getpid(), child;
     int                    wstatus;
-
-    cpu_set_t              all, one;
-    int                    cpus[2] = {-1, -1}, found = 0;
+    cpu_set_t              all, was, now;
+    double                 waited;
 
     (void)state;
     assert_true(area != MAP_FAILED);
     (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* the child reads this process too */
-    /* on two CPUs, as two ranks of a job on two cores: on one, the probe refuses its numbers */
     assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
-    for (int c = 0; c < CPU_SETSIZE && found < 2; c++) {
-        if (CPU_ISSET(c, &all)) {
-            cpus[found++] = c;
-        }
-    }
-    if (found < 2) {
+    if (gdc_rt_calib_nth_cpu(&all, 1) < 0) {
         munmap(area, bytes);
         skip(); /* one CPU: nothing a pair of cores could measure */
     }
-    CPU_ZERO(&one);
-    CPU_SET(cpus[0], &one);
-    assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+    assert_int_equal(gdc_rt_calib_pair_pin(0, &was), 1);
+    assert_true(CPU_EQUAL(&was, &all));
+    assert_int_equal(sched_getaffinity(0, sizeof(now), &now), 0);
+    assert_int_equal(CPU_COUNT(&now), 1);
+    assert_true(CPU_ISSET(gdc_rt_calib_nth_cpu(&all, 0), &now));
     child = fork();
     assert_true(child >= 0);
     if (child == 0) {
         gdc_rt_calib_numbers_t none;
-        CPU_ZERO(&one);
-        CPU_SET(cpus[1], &one);
-        (void)sched_setaffinity(0, sizeof(one), &one);
-        int ok = gdc_rt_calib_probe_pair(0, area, parent, &none) == GDC_SUCCESS && none.cma_us == 0 &&
+        cpu_set_t              child_was, child_now;
+        /* the child starts with the parent's one CPU; the job's ranks start with their set */
+        (void)sched_setaffinity(0, sizeof(all), &all);
+        int ok = gdc_rt_calib_pair_pin(1, &child_was) == 1 && sched_getaffinity(0, sizeof(child_now), &child_now) == 0 &&
+                 CPU_COUNT(&child_now) == 1 && CPU_ISSET(gdc_rt_calib_nth_cpu(&all, 1), &child_now) &&
+                 gdc_rt_calib_probe_pair(0, area, parent, &none) == GDC_SUCCESS && none.cma_us == 0 &&
                  none.copy_cached_gbs == 0;
         _exit(ok ? 0 : 1);
     }
     assert_int_equal(gdc_rt_calib_probe_pair(1, area, child, &n), GDC_SUCCESS);
     assert_int_equal(waitpid(child, &wstatus, 0), child);
-    assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+    assert_int_equal(sched_setaffinity(0, sizeof(was), &was), 0);
+    waited = gdc_wtime();
+    gdc_rt_calib_pair_wait(area);
+    waited = gdc_wtime() - waited;
     munmap(area, bytes);
     print_message("# the pair: %.3f us CMA call, in cache %.2f GB/s CMA, %.2f GB/s copy and %.2f GB/s reduce out of "
                   "the other's shared memory\n",
@@ -291,6 +293,22 @@ static void test_pair_probe_measures(void **state)
     assert_true(n.copy_cached_gbs > 0.1 && n.copy_cached_gbs < 1e4);
     assert_true(n.reduce_cached_gbs > 0.1 && n.reduce_cached_gbs < 1e4);
     assert_true(n.copy_gbs == 0 && n.reduce_gbs == 0 && n.ucx_shm_us == 0); /* not the pair's to measure */
+    assert_true(waited < 1.0); /* done: not the wait's deadline (3 s) */
+}
+
+/* The nth CPU of a set. */
+static void test_nth_cpu(void **state)
+{
+    cpu_set_t set;
+
+    (void)state;
+    CPU_ZERO(&set);
+    assert_int_equal(gdc_rt_calib_nth_cpu(&set, 0), -1);
+    CPU_SET(3, &set);
+    CPU_SET(7, &set);
+    assert_int_equal(gdc_rt_calib_nth_cpu(&set, 0), 3);
+    assert_int_equal(gdc_rt_calib_nth_cpu(&set, 1), 7);
+    assert_int_equal(gdc_rt_calib_nth_cpu(&set, 2), -1);
 }
 
 int main(void)
@@ -300,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_worst_of_two_nodes),   cmocka_unit_test(test_job_agreement),
         cmocka_unit_test(test_cache_path),
         cmocka_unit_test(test_probes_measure),       cmocka_unit_test(test_pair_probe_measures),
+        cmocka_unit_test(test_nth_cpu),
     };
 
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
