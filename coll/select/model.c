@@ -423,7 +423,8 @@ void gdc_coll_machine_print(const gdc_coll_machine_t *m, FILE *out)
     }
     if (m->cores_per_node > 0) {
         fprintf(out, "#   %d cores per node: on one node with more ranks, a wait on a peer costs (1 - cores/ranks) x "
-                     "%.1f us more\n",
+                     "%.1f us more, and host copies, reductions and shared-memory messages run at cores/ranks of "
+                     "their rates\n",
                 m->cores_per_node, m->switch_time * 1e6);
     }
 }
