@@ -120,6 +120,7 @@ typedef struct gdrun_job {
     char               hostname[256];
     char               nspace[PMIX_MAX_NSLEN + 1];
     char               tmpdir[PATH_MAX];
+    char               shmdir[PATH_MAX]; /* UCX's shared-memory files (UCX_POSIX_DIR), or "" */
     int                nrunning;      /* ranks forked and not yet reaped */
     int                ending;        /* the job is being ended: deaths are expected now */
     int                killed;        /* SIGKILL has been sent */
@@ -174,6 +175,8 @@ char *gdrun_format_ranks(const int *mask, int nranks);
 char **gdrun_env_copy(char *const *src);
 int    gdrun_env_set(char ***env, const char *name, const char *value);
 int    gdrun_env_put(char ***env, const char *assignment);
+/* Whether env sets name. */
+int    gdrun_env_has(char *const *env, const char *name);
 void   gdrun_env_free(char **env);
 int    gdrun_env_valid_name(const char *name, size_t len);
 
@@ -226,7 +229,7 @@ void gdrun_bind_report(const gdrun_job_t *job);
 void gdrun_bind_free(gdrun_job_t *job);
 
 /* gdrun_guard.c */
-int  gdrun_guard_start(const char *tmpdir);
+int  gdrun_guard_start(const char *tmpdir, const char *shmdir);
 void gdrun_guard_watch(pid_t pgid);
 void gdrun_guard_forget(pid_t pgid);
 int  gdrun_guard_is(pid_t pid);

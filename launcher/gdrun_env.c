@@ -79,6 +79,18 @@ static int env_take(char ***env, char *assignment)
     return 0;
 }
 
+int gdrun_env_has(char *const *env, const char *name)
+{
+    size_t len = strlen(name);
+
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
+        if (strncmp(env[i], name, len) == 0 && env[i][len] == '=') {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int gdrun_env_put(char ***env, const char *assignment)
 {
     char *copy = strdup(assignment);

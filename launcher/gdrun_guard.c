@@ -72,7 +72,7 @@ static void guard_record(pid_t **pgids, size_t *n, size_t *cap, int32_t message)
     (*pgids)[(*n)++] = pgid;
 }
 
-static void guard_main(int fd, const char *tmpdir, pid_t gdrun_pid)
+static void guard_main(int fd, const char *tmpdir, const char *shmdir, pid_t gdrun_pid)
 {
     pid_t  *pgids = NULL;
     size_t  n = 0, cap = 0;
@@ -107,15 +107,19 @@ static void guard_main(int fd, const char *tmpdir, pid_t gdrun_pid)
         kill(-pgids[i], SIGKILL);
     }
     free(pgids);
-    if (n > 0 || lstat(tmpdir, &st) == 0) {
+    if (n > 0 || lstat(tmpdir, &st) == 0 || (shmdir[0] != '\0' && lstat(shmdir, &st) == 0)) {
         gdrun_remove_tree(tmpdir);
+        if (shmdir[0] != '\0') {
+            gdrun_remove_tree(shmdir);
+        }
         fprintf(stderr, "gdrun: gdrun (pid %d) ended without cleaning up; its guard killed %zu rank "
-                "process group(s) and removed %s\n", (int)gdrun_pid, n, tmpdir);
+                "process group(s) and removed %s%s%s\n", (int)gdrun_pid, n, tmpdir, shmdir[0] != '\0' ? " and " : "",
+                shmdir);
     }
     _exit(0);
 }
 
-int gdrun_guard_start(const char *tmpdir)
+int gdrun_guard_start(const char *tmpdir, const char *shmdir)
 {
     int   fds[2];
     pid_t gdrun_pid = getpid();
@@ -135,7 +139,7 @@ int gdrun_guard_start(const char *tmpdir)
     }
     if (pid == 0) {
         close(fds[1]);
-        guard_main(fds[0], tmpdir, gdrun_pid);
+        guard_main(fds[0], tmpdir, shmdir, gdrun_pid);
     }
     close(fds[0]);
     guard_fd  = fds[1];

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -129,6 +130,28 @@ static int make_tmpdir(gdrun_job_t *job)
     return 0;
 }
 
+/* A directory of the job on /dev/shm for UCX's shared-memory files (UCX_POSIX_DIR): UCX
+ * unlinks each as soon as it has opened it, but a rank killed in between (at its start, by
+ * a test or a failing job) leaves a ucx_shm_posix_* file in /dev/shm that nothing removes;
+ * in the job's directory gdrun (or its guard) removes it with the job. Not where the ranks'
+ * environment already says where (UCX_POSIX_DIR), nor without a /dev/shm. */
+static void make_shmdir(gdrun_job_t *job)
+{
+    struct stat st;
+
+    job->shmdir[0] = '\0';
+    if (getenv("UCX_POSIX_DIR") != NULL || gdrun_env_has(job->opt.env, "UCX_POSIX_DIR") ||
+        stat("/dev/shm", &st) != 0 || !S_ISDIR(st.st_mode)) {
+        return;
+    }
+    snprintf(job->shmdir, sizeof(job->shmdir), "/dev/shm/gdrun.%d.XXXXXX", (int)getpid());
+    if (mkdtemp(job->shmdir) == NULL) {
+        gdrun_msg("warning: cannot create a directory in /dev/shm for UCX's files (%s): a rank killed as UCX "
+                  "starts may leave one there", strerror(errno));
+        job->shmdir[0] = '\0';
+    }
+}
+
 static void set_hostname(gdrun_job_t *job)
 {
     if (gethostname(job->hostname, sizeof(job->hostname)) != 0) {
@@ -235,7 +258,11 @@ static int run_job(gdrun_job_t *job, signal_events_t *se)
 
     /* hwloc and the guard before any thread exists; the guard before the temp dir has
      * anything in it. */
-    if (gdrun_bind_plan(job) != 0 || make_tmpdir(job) != 0 || gdrun_guard_start(job->tmpdir) != 0) {
+    if (gdrun_bind_plan(job) != 0 || make_tmpdir(job) != 0) {
+        return status;
+    }
+    make_shmdir(job);
+    if (gdrun_guard_start(job->tmpdir, job->shmdir) != 0) {
         return status;
     }
     if (start_job(job, se) == 0) {
@@ -257,6 +284,9 @@ static void end_job(gdrun_job_t *job, int status)
     gdrun_io_free(job);
     if (job->tmpdir[0] != '\0' && gdrun_remove_tree(job->tmpdir) != 0) {
         gdrun_msg("warning: cannot remove %s: %s", job->tmpdir, strerror(errno));
+    }
+    if (job->shmdir[0] != '\0' && gdrun_remove_tree(job->shmdir) != 0) {
+        gdrun_msg("warning: cannot remove %s: %s", job->shmdir, strerror(errno));
     }
     gdrun_guard_stop();
     if (pmix_left_running) {

@@ -108,6 +108,9 @@ static char **rank_environment(gdrun_job_t *job, int r)
     for (char **x = job->opt.env; ok && x != NULL && *x != NULL; x++) {
         ok = gdrun_env_put(&env, *x) == 0;
     }
+    if (ok && job->shmdir[0] != '\0') {
+        ok = gdrun_env_set(&env, "UCX_POSIX_DIR", job->shmdir) == 0;
+    }
     /* PMIx's variables come after -x, so that -x cannot break the wiring by accident. */
     ok = ok && gdrun_pmix_setup_rank(job, r, &env) == 0;
     snprintf(num[0], sizeof(num[0]), "%d", r);

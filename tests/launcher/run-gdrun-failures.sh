@@ -149,18 +149,32 @@ else
 fi
 verdict "a second SIGINT kills the ranks at once (${after:-?}s after the first, grace is 2 s)" "$ok"
 
+# UCX's shared-memory files go in a directory of the job in /dev/shm (UCX_POSIX_DIR), which
+# goes with the job: a rank killed while UCX starts cannot leave one in /dev/shm itself. A
+# UCX_POSIX_DIR of the caller's stands.
+run 30 "$gdrun" -n 2 sh -c 'test -d "$UCX_POSIX_DIR" && echo "$UCX_POSIX_DIR"' sh "$marker"
+dir=$(sort -u "$work/out")
+[ "$rc" = 0 ] && [ "$(wc -l <"$work/out")" = 2 ] && echo "$dir" | grep -Eq '^/dev/shm/gdrun\.[0-9]+\.[A-Za-z0-9]{6}$' &&
+    [ ! -e "$dir" ] && nothing_left 2
+verdict "the ranks' UCX_POSIX_DIR is the job's own directory in /dev/shm ($dir), gone after it" $?
+UCX_POSIX_DIR=/dev/shm run 30 "$gdrun" -n 1 sh -c 'echo "$UCX_POSIX_DIR"' sh "$marker"
+[ "$rc" = 0 ] && [ "$(cat "$work/out")" = /dev/shm ]
+verdict "the caller's UCX_POSIX_DIR stands" $?
+
 # gdrun killed with SIGKILL: its ranks die (parent-death signal) and its guard removes the
-# temp dir, within seconds.
+# temp dir and the job's directory in /dev/shm, within seconds.
 start_bg "$gdrun" -n 4 "$probe" hang "$marker"
 ok=1
 if wait_for 4 '^rank [0-9] ready$' 30; then
     [ -n "$(ls -A "$TMPDIR")" ] || echo "gdrun's temp dir is not under TMPDIR" >>"$work/err"
+    shm=$(ls -d /dev/shm/gdrun."$bg".* 2>/dev/null)
+    [ -n "$shm" ] || echo "no /dev/shm/gdrun.$bg.* while the job runs" >>"$work/err"
     kill -KILL "$bg"
     finish_bg 10
-    [ "$rc" = 137 ] && nothing_left 5 && ok=0
+    [ "$rc" = 137 ] && nothing_left 5 && [ -n "$shm" ] && [ ! -e "$shm" ] && ok=0
 else
     finish_bg 0
 fi
-verdict "SIGKILL to gdrun: ranks and temp dir gone within 5 s" "$ok"
+verdict "SIGKILL to gdrun: ranks, temp dir and /dev/shm directory gone within 5 s" "$ok"
 
 tap_done
