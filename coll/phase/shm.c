@@ -101,6 +101,33 @@ static void two_shot_part(size_t count, int n, int p, size_t *start, size_t *len
     *len   = hi - lo;
 }
 
+int gdc_coll_cma_reduce_inputs(gdc_coll_sched_t *sched, size_t out_at, size_t in_at, size_t count)
+{
+    const gdc_coll_args_t *args = &sched->args;
+    int                    n = args->size, me = args->rank;
+    size_t                 chunk = gdc_coll_cma_reduce_chunk_elems(args);
+    int                    last  = gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_COPIED, 1, -1);
+
+    chunk = chunk < count ? chunk : count;
+    gdc_coll_scratch(sched, chunk * args->dsize);
+    for (size_t done = 0; done < count; done += chunk) {
+        size_t            k    = count - done < chunk ? count - done : chunk;
+        gdc_coll_region_t out  = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, out_at + done, k);
+        gdc_coll_region_t read = gdc_coll_rgn(sched, GDC_COLL_SCRATCH, 0, k);
+
+        for (int i = 1; i < n; i++) {
+            int p = (me + i) % n;
+
+            last = gdc_coll_copy(
+                sched, read, gdc_coll_rgn_peer_user(GDC_COLL_PEER_INPUT, p, (in_at + done) * args->dsize, k * args->dsize),
+                last);
+            last = gdc_coll_reduce(sched, out, i == 1 ? gdc_coll_rgn(sched, GDC_COLL_INPUT, in_at + done, k) : out, read,
+                                   last);
+        }
+    }
+    return last;
+}
+
 void gdc_coll_two_shot(gdc_coll_sched_t *sched, gdc_coll_reduce_part_fn reduce_part)
 {
     const gdc_coll_args_t *args = &sched->args;

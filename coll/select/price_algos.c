@@ -730,15 +730,26 @@ static double cma_read_reduce(const gdc_coll_price_t *p, size_t count)
     return gdc_coll_price_cma(p, bytes) + gdc_coll_price_reduce(p, bytes);
 }
 
-/* Each other input's part read and reduced a chunk at a time. */
-static double allreduce_cma(const gdc_coll_price_t *p)
+/* gdc_coll_cma_reduce_inputs of `count` elements: each other input's part read and
+ * reduced a chunk at a time; with AVG's division. */
+static double cma_reduce_inputs(const gdc_coll_price_t *p, size_t count)
 {
-    size_t part = two_shot_part(p), chunk = gdc_coll_cma_reduce_chunk_elems(p->args);
-    size_t whole = part / chunk, rest = part % chunk;
+    size_t chunk = gdc_coll_cma_reduce_chunk_elems(p->args);
+    size_t whole = count / chunk, rest = count % chunk;
     double reads = (double)whole * cma_read_reduce(p, chunk) + (rest > 0 ? cma_read_reduce(p, rest) : 0);
 
-    return two_shot(p, (p->n - 1) * reads +
-                           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes_of(p, part)) : 0));
+    return (p->n - 1) * reads + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes_of(p, count)) : 0);
+}
+
+static double allreduce_cma(const gdc_coll_price_t *p)
+{
+    return two_shot(p, cma_reduce_inputs(p, two_shot_part(p)));
+}
+
+/* Publish, the rank's block reduced, DONE and the wait for everyone's. */
+static double reduce_scatter_cma(const gdc_coll_price_t *p)
+{
+    return p->o + p->sig + cma_reduce_inputs(p, p->args->count) + p->o + p->sig;
 }
 
 /* The root's n-1 kernels; the others only publish. */
@@ -1281,6 +1292,7 @@ static const price_fn_t prices[GDC_COLL_ALGO_COUNT] = {
     [GDC_COLL_ALGO_SCATTER_IPC_LEADER]             = gather_ipc_leader, /* the same copies the other way */
     [GDC_COLL_ALGO_REDUCE_IPC]                     = reduce_ipc,
     [GDC_COLL_ALGO_REDUCE_SCATTER_IPC]             = reduce_scatter_ipc,
+    [GDC_COLL_ALGO_REDUCE_SCATTER_CMA]             = reduce_scatter_cma,
     [GDC_COLL_ALGO_SCATTER_IPC]                    = scatter_cma,
     [GDC_COLL_ALGO_GATHER_IPC]                     = gather_cma,
     [GDC_COLL_ALGO_BCAST_IPC]                      = bcast_cma,

@@ -182,6 +182,13 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .supports = gdc_coll_reduce_scatter_shm_direct_supports,
         .build = gdc_coll_reduce_scatter_shm_direct,
         .run_blocking = gdc_coll_reduce_scatter_shm_direct_run_blocking},
+    [GDC_COLL_ALGO_REDUCE_SCATTER_CMA] = {
+        .id = GDC_COLL_ALGO_REDUCE_SCATTER_CMA, .coll = GDC_COLL_REDUCE_SCATTER, .name = "cma",
+        .desc = "one node: every rank reduces its block of every rank's vector, read straight from their "
+                "inputs (cross-memory attach)",
+        .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_MEASURED,
+        .supports = gdc_coll_reduce_scatter_cma_supports,
+        .build = gdc_coll_reduce_scatter_cma},
     [GDC_COLL_ALGO_REDUCE_SCATTER_IPC] = {
         .id = GDC_COLL_ALGO_REDUCE_SCATTER_IPC, .coll = GDC_COLL_REDUCE_SCATTER, .name = "ipc",
         .desc = "device buffers, one node: every rank reduces its block of every rank's "

@@ -194,11 +194,12 @@ COLL_TEST(barrier, GDC_COLL_BARRIER)
 COLL_TEST(gather, GDC_COLL_GATHER)
 COLL_TEST(scatter, GDC_COLL_SCATTER)
 
-/* In place at random, where the algorithm has it (alltoall cma has not: the others would
- * read a buffer its owner overwrites). */
+/* In place at random, where the algorithm has it (alltoall cma and reduce_scatter cma have
+ * not: the others would read a buffer its owner overwrites). */
 static int in_place_if_any(gdc_coll_type_t coll, const char *name, unsigned long pick)
 {
-    return (int)((pick >> 16) & 1) && !(coll == GDC_COLL_ALLTOALL && strcmp(name, "cma") == 0);
+    return (int)((pick >> 16) & 1) &&
+           !((coll == GDC_COLL_ALLTOALL || coll == GDC_COLL_REDUCE_SCATTER) && strcmp(name, "cma") == 0);
 }
 
 /* Calls one after another on one communicator, shared memory carried over, each rank
@@ -221,6 +222,7 @@ static void test_shm_sequences(void **state)
         {GDC_COLL_SCATTER, "cma", GDC_INT32, GDC_SUM},          {GDC_COLL_GATHER, "cma", GDC_INT16, GDC_SUM},
         {GDC_COLL_BCAST, "cma", GDC_INT32, GDC_SUM},            {GDC_COLL_ALLTOALL, "cma", GDC_INT32, GDC_SUM},
         {GDC_COLL_ALLGATHER, "cma", GDC_INT64, GDC_SUM},       {GDC_COLL_ALLREDUCE, "cma", GDC_FLOAT64, GDC_AVG},
+        {GDC_COLL_REDUCE_SCATTER, "cma", GDC_FLOAT32, GDC_AVG},
     };
     static const int sizes_seq[] = {2, 3, 4, 5, 8};
     enum { CALLS = 12 };
@@ -282,7 +284,8 @@ static void test_fast_paths(void **state)
                   {GDC_COLL_ALLTOALL, "shm"}, {GDC_COLL_BARRIER, "shm"}, {GDC_COLL_ALLREDUCE, "shm_direct"},
                   {GDC_COLL_REDUCE_SCATTER, "shm_direct"}, {GDC_COLL_GATHER, "shm"}, {GDC_COLL_SCATTER, "shm"},
                   {GDC_COLL_SCATTER, "cma"}, {GDC_COLL_GATHER, "cma"}, {GDC_COLL_BCAST, "cma"},
-                  {GDC_COLL_ALLTOALL, "cma"}, {GDC_COLL_ALLGATHER, "cma"}, {GDC_COLL_ALLREDUCE, "cma"}};
+                  {GDC_COLL_ALLTOALL, "cma"}, {GDC_COLL_ALLGATHER, "cma"}, {GDC_COLL_ALLREDUCE, "cma"},
+                  {GDC_COLL_REDUCE_SCATTER, "cma"}};
     enum { CALLS = 3 * GDC_RT_SHM_RING_SLOTS }; /* the rings wrap round, twice */
     unsigned long fast_before = sim_total_fast_runs, pick = 777;
     int           with_hook   = 0;
