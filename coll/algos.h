@@ -47,7 +47,6 @@ GDC_COLL_BUILDER(gdc_coll_reduce_scatter_shm_direct);
 GDC_COLL_SUPPORTS(gdc_coll_reduce_scatter_shm_direct_supports);
 GDC_COLL_RUN_BLOCKING(gdc_coll_reduce_scatter_shm_direct_run_blocking);
 GDC_COLL_BUILDER(gdc_coll_reduce_scatter_cma);
-GDC_COLL_SUPPORTS(gdc_coll_reduce_scatter_cma_supports);
 
 GDC_COLL_BUILDER(gdc_coll_alltoall_pairwise);
 GDC_COLL_BUILDER(gdc_coll_alltoall_bruck);

@@ -13,7 +13,7 @@
 
 static int reduce_part_by_cma(gdc_coll_sched_t *sched, size_t at, size_t count)
 {
-    return gdc_coll_cma_reduce_inputs(sched, at, at, count);
+    return gdc_coll_cma_reduce_inputs(sched, GDC_COLL_OUTPUT, at, at, count);
 }
 
 GDC_COLL_BUILDER(gdc_coll_allreduce_cma)

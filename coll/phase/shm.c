@@ -101,7 +101,8 @@ static void two_shot_part(size_t count, int n, int p, size_t *start, size_t *len
     *len   = hi - lo;
 }
 
-int gdc_coll_cma_reduce_inputs(gdc_coll_sched_t *sched, size_t out_at, size_t in_at, size_t count)
+int gdc_coll_cma_reduce_inputs(gdc_coll_sched_t *sched, gdc_coll_buf_t out_buf, size_t out_at, size_t in_at,
+                               size_t count)
 {
     const gdc_coll_args_t *args = &sched->args;
     int                    n = args->size, me = args->rank;
@@ -112,7 +113,7 @@ int gdc_coll_cma_reduce_inputs(gdc_coll_sched_t *sched, size_t out_at, size_t in
     gdc_coll_scratch(sched, chunk * args->dsize);
     for (size_t done = 0; done < count; done += chunk) {
         size_t            k    = count - done < chunk ? count - done : chunk;
-        gdc_coll_region_t out  = gdc_coll_rgn(sched, GDC_COLL_OUTPUT, out_at + done, k);
+        gdc_coll_region_t out  = gdc_coll_rgn(sched, out_buf, out_at + done, k);
         gdc_coll_region_t read = gdc_coll_rgn(sched, GDC_COLL_SCRATCH, 0, k);
 
         for (int i = 1; i < n; i++) {

@@ -56,12 +56,13 @@ int gdc_coll_cma_copy(gdc_coll_sched_t *sched, int peer, gdc_coll_region_t dst, 
  * rank reads from the same one at once); then DONE, and the wait for everyone's DONE. */
 void gdc_coll_cma_read_blocks(gdc_coll_sched_t *sched, size_t at, int dep);
 
-/* count elements at element in_at of every rank's INPUT reduced into my OUTPUT at element
+/* count elements at element in_at of every rank's INPUT reduced into my out_buf at element
  * out_at: mine read in place, every other's part read into scratch by cross-memory attach a
- * chunk at a time (gdc_coll_cma_reduce_chunk_elems) once every rank has published, then
- * reduced, one peer after another from the next rank on. No AVG division. Returns the last
- * step. */
-int gdc_coll_cma_reduce_inputs(gdc_coll_sched_t *sched, size_t out_at, size_t in_at, size_t count);
+ * chunk at a time (gdc_coll_cma_reduce_chunk_elems, at the start of scratch: a result in
+ * scratch goes past it) once every rank has published, then reduced, one peer after another
+ * from the next rank on. No AVG division. Returns the last step. */
+int gdc_coll_cma_reduce_inputs(gdc_coll_sched_t *sched, gdc_coll_buf_t out_buf, size_t out_at, size_t in_at,
+                               size_t count);
 
 /* The two-shot allreduce of ranks that reach each other's buffers (allreduce cma, and ipc
  * its device twin): a rank publishes its buffers, reduces part r (its rank) of every rank's

@@ -746,10 +746,12 @@ static double allreduce_cma(const gdc_coll_price_t *p)
     return two_shot(p, cma_reduce_inputs(p, two_shot_part(p)));
 }
 
-/* Publish, the rank's block reduced, DONE and the wait for everyone's. */
+/* Publish, the rank's block reduced, DONE and the wait for everyone's; in place, the copy
+ * of the block out of scratch. */
 static double reduce_scatter_cma(const gdc_coll_price_t *p)
 {
-    return p->o + p->sig + cma_reduce_inputs(p, p->args->count) + p->o + p->sig;
+    return p->o + p->sig + cma_reduce_inputs(p, p->args->count) + p->o + p->sig +
+           (p->args->in_place ? gdc_coll_price_copy(p, bytes_of(p, p->args->count)) : 0);
 }
 
 /* The root's n-1 kernels; the others only publish. */

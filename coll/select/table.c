@@ -187,7 +187,7 @@ const gdc_coll_algo_t gdc_coll_algos[GDC_COLL_ALGO_COUNT] = {
         .desc = "one node: every rank reduces its block of every rank's vector, read straight from their "
                 "inputs (cross-memory attach)",
         .flags = GDC_COLL_ALGO_FLAG_SHM | GDC_COLL_ALGO_FLAG_MEASURED,
-        .supports = gdc_coll_reduce_scatter_cma_supports,
+        .supports = gdc_coll_cma_supports,
         .build = gdc_coll_reduce_scatter_cma},
     [GDC_COLL_ALGO_REDUCE_SCATTER_IPC] = {
         .id = GDC_COLL_ALGO_REDUCE_SCATTER_IPC, .coll = GDC_COLL_REDUCE_SCATTER, .name = "ipc",

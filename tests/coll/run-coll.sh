@@ -36,8 +36,7 @@ for n in $ranks; do
     done
 done
 # allreduce cma and reduce_scatter cma are in no set (set 5 forces shm_direct): 2 ranks, 3
-# and 5 (parts of uneven sizes), with 4 KiB chunks (a part read in many of them); the
-# in-place reduce_scatter calls take another algorithm (said once at warn)
+# and 5 (parts of uneven sizes), with 4 KiB chunks (a part read in many of them)
 for n in 2 3 5; do
     tap_run_forced "$launcher -n $n coll_test all (allreduce cma, reduce_scatter cma)" 300 \
         "GDC_ALLREDUCE_ALGO=cma GDC_REDUCE_SCATTER_ALGO=cma" \

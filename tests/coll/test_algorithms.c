@@ -194,12 +194,11 @@ COLL_TEST(barrier, GDC_COLL_BARRIER)
 COLL_TEST(gather, GDC_COLL_GATHER)
 COLL_TEST(scatter, GDC_COLL_SCATTER)
 
-/* In place at random, where the algorithm has it (alltoall cma and reduce_scatter cma have
- * not: the others would read a buffer its owner overwrites). */
+/* In place at random, where the algorithm has it (alltoall cma has not: the others would
+ * read a buffer its owner overwrites). */
 static int in_place_if_any(gdc_coll_type_t coll, const char *name, unsigned long pick)
 {
-    return (int)((pick >> 16) & 1) &&
-           !((coll == GDC_COLL_ALLTOALL || coll == GDC_COLL_REDUCE_SCATTER) && strcmp(name, "cma") == 0);
+    return (int)((pick >> 16) & 1) && !(coll == GDC_COLL_ALLTOALL && strcmp(name, "cma") == 0);
 }
 
 /* Calls one after another on one communicator, shared memory carried over, each rank
