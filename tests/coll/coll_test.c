@@ -493,14 +493,18 @@ static void test_barrier_order(void)
 }
 
 /* The last rank never joins: everyone else must time out (GDC_TIMEOUT in the environment),
- * and the job still finalizes. */
+ * and the job still finalizes. It comes to gdc_finalize 1.5 timeouts in: half a timeout
+ * after the others' allreduce gave up, half a timeout before their closing barrier would
+ * (it slept 2 timeouts before, and came to that barrier just as it gave up, under load one
+ * run in a few). */
 static void test_timeout(void)
 {
-    int32_t in = 1, out = 0;
+    int32_t     in = 1, out = 0;
+    const char *timeout = getenv("GDC_TIMEOUT");
 
     CHECK(world_size > 1, "needs two ranks");
     if (world_rank == world_size - 1) {
-        sleep(4);
+        usleep((useconds_t)(1.5e6 * (timeout != NULL ? atof(timeout) : 2.0)));
     } else {
         int status = gdc_allreduce(&in, &out, 1, GDC_INT32, GDC_SUM, GDC_COMM_WORLD);
         CHECK(status == GDC_ERR_TIMEOUT, "allreduce returned %d (%s), expected GDC_ERR_TIMEOUT", status,
