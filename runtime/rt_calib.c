@@ -465,20 +465,6 @@ static const char *job_cannot_measure(const gdc_rt_shm_t *shm)
     return NULL;
 }
 
-/* The pair probe on two CPUs of the ranks' set: the node's ranks may outnumber its cores
- * (4 on 2), and the scheduler may put the pair on one, whose numbers the probe refuses. */
-static gdc_status_t probe_pinned(int index, void *area, pid_t peer, gdc_rt_calib_numbers_t *out)
-{
-    cpu_set_t    was;
-    int          pinned = gdc_rt_calib_pair_pin(index, &was);
-    gdc_status_t status = gdc_rt_calib_probe_pair(index == 0, area, peer, out);
-
-    if (pinned) {
-        (void)sched_setaffinity(0, sizeof(was), &was);
-    }
-    return status;
-}
-
 int gdc_rt_calib_job_measure(const gdc_rt_shm_t *shm, gdc_rt_calib_job_record_t *rec)
 {
     int         index = shm != NULL ? shm->local_index : gdc_rt_boot.local_rank;
@@ -503,7 +489,7 @@ int gdc_rt_calib_job_measure(const gdc_rt_shm_t *shm, gdc_rt_calib_job_record_t 
         gdc_rt_calib_pair_wait(gdc_rt_shm_data(shm, 0));
         return 0;
     }
-    if (probe_pinned(index, gdc_rt_shm_data(shm, 0), shm->pids[!index], &rec->n) != GDC_SUCCESS) {
+    if (gdc_rt_calib_probe_pair(index == 0, gdc_rt_shm_data(shm, 0), shm->pids[!index], &rec->n) != GDC_SUCCESS) {
         rec->state = GDC_RT_CALIB_JOB_NOT_MEASURED;
         return 1;
     }

@@ -79,9 +79,10 @@ gdc_status_t gdc_rt_calib_probe(gdc_rt_calib_numbers_t *out);
 
 /* In a job (GDC_CALIBRATION=job): local ranks 0 (parent) and 1 of a node measure
  * cross-memory attach's call and the in-cache rates over area, gdc_rt_calib_pair_bytes of
- * shared memory both map, zero at first; peer is the other's pid. The parent gets the
- * numbers (the others 0); GDC_ERR_UNSUPPORTED where the probe failed (said at warn) or the
- * two took turns on one CPU (said at info). */
+ * shared memory both map, zero at first; peer is the other's pid. Each side runs pinned to a
+ * CPU of its set meanwhile (gdc_rt_calib_pair_pin), its set given back after. The parent
+ * gets the numbers (the others 0); GDC_ERR_UNSUPPORTED where the probe failed (said at warn)
+ * or the two took turns on one CPU (said at info). */
 size_t       gdc_rt_calib_pair_bytes(void);
 gdc_status_t gdc_rt_calib_probe_pair(int parent, void *area, pid_t peer, gdc_rt_calib_numbers_t *out);
 /* The node's other ranks meanwhile: sleep until the parent is done with area (or the probe's

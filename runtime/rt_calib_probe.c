@@ -718,42 +718,6 @@ static int pair_run(pair_side_t *s, gdc_rt_calib_numbers_t *out)
     return 0;
 }
 
-gdc_status_t gdc_rt_calib_probe_pair(int parent, void *area, pid_t peer, gdc_rt_calib_numbers_t *out)
-{
-    char       *shared = (char *)area + sizeof(probe_shared_t);
-    pair_side_t s      = {area, !parent, {shared, shared + CACHED_BYTES}, malloc(CACHED_BYTES),
-                          malloc(CACHED_BYTES), NULL, peer, 0, 0, 0, gdc_wtime() + PAIR_DEADLINE};
-    int         ran = -1;
-
-    memset(out, 0, sizeof(*out));
-    if (s.src != NULL && s.dst != NULL) {
-        ran = pair_run(&s, out);
-    }
-    /* the other, if it waits at a step, goes on past every one: it fails in its turn */
-    atomic_store_explicit(parent ? &s.sh->ping : &s.sh->pong, ULONG_MAX, memory_order_release);
-    free(s.dst);
-    free(s.src);
-    /* out stays zero unless pair_run got to its end: it writes it last */
-    if (ran == PAIR_ONE_CORE) {
-        return GDC_ERR_UNSUPPORTED;
-    }
-    if (ran != 0) {
-        GDC_LOG_WARN("calibration: local rank %d's probe of cross-memory attach and the copies in cache with "
-                     "pid %d failed (no memory, process_vm_readv refused, or not done in %.0f s)",
-                     !parent, (int)peer, PAIR_DEADLINE);
-        return GDC_ERR_UNSUPPORTED;
-    }
-    return GDC_SUCCESS;
-}
-
-/* The pair probe's numbers, where cross-memory attach works: the forked child takes local
- * rank 1's side over a mapping both share. */
-typedef struct fork_pair {
-    void                  *area;
-    int                    cpu[2]; /* where each runs: two CPUs of this process's set, or -1 */
-    gdc_rt_calib_numbers_t n;
-} fork_pair_t;
-
 /* Run on cpu alone (where one was found). */
 static void pin_to(int cpu)
 {
@@ -788,6 +752,48 @@ int gdc_rt_calib_pair_pin(int index, cpu_set_t *was)
     return cpu >= 0;
 }
 
+gdc_status_t gdc_rt_calib_probe_pair(int parent, void *area, pid_t peer, gdc_rt_calib_numbers_t *out)
+{
+    char       *shared = (char *)area + sizeof(probe_shared_t);
+    pair_side_t s      = {area, !parent, {shared, shared + CACHED_BYTES}, malloc(CACHED_BYTES),
+                          malloc(CACHED_BYTES), NULL, peer, 0, 0, 0, gdc_wtime() + PAIR_DEADLINE};
+    int         ran = -1;
+    cpu_set_t   was;
+    /* on a CPU of its own: the node's ranks may outnumber its cores (4 on 2), and the
+     * scheduler may put both on one, whose numbers the probe refuses */
+    int         pinned = gdc_rt_calib_pair_pin(s.me, &was);
+
+    memset(out, 0, sizeof(*out));
+    if (s.src != NULL && s.dst != NULL) {
+        ran = pair_run(&s, out);
+    }
+    /* the other, if it waits at a step, goes on past every one: it fails in its turn */
+    atomic_store_explicit(parent ? &s.sh->ping : &s.sh->pong, ULONG_MAX, memory_order_release);
+    if (pinned) {
+        (void)sched_setaffinity(0, sizeof(was), &was);
+    }
+    free(s.dst);
+    free(s.src);
+    /* out stays zero unless pair_run got to its end: it writes it last */
+    if (ran == PAIR_ONE_CORE) {
+        return GDC_ERR_UNSUPPORTED;
+    }
+    if (ran != 0) {
+        GDC_LOG_WARN("calibration: local rank %d's probe of cross-memory attach and the copies in cache with "
+                     "pid %d failed (no memory, process_vm_readv refused, or not done in %.0f s)",
+                     !parent, (int)peer, PAIR_DEADLINE);
+        return GDC_ERR_UNSUPPORTED;
+    }
+    return GDC_SUCCESS;
+}
+
+/* The pair probe's numbers, where cross-memory attach works: the forked child takes local
+ * rank 1's side over a mapping both share. */
+typedef struct fork_pair {
+    void                  *area;
+    gdc_rt_calib_numbers_t n;
+} fork_pair_t;
+
 void gdc_rt_calib_pair_wait(void *area)
 {
     probe_shared_t *sh       = area;
@@ -804,7 +810,6 @@ static void fork_pair_child(probe_shared_t *sh, void *arg)
     fork_pair_t *fp = arg;
 
     (void)sh;
-    pin_to(fp->cpu[1]);
     (void)gdc_rt_calib_probe_pair(0, fp->area, getppid(), &fp->n);
 }
 
@@ -818,35 +823,24 @@ static double fork_pair_parent(probe_shared_t *sh, pid_t child, void *arg)
     return gdc_rt_calib_probe_pair(1, fp->area, child, &fp->n) == GDC_SUCCESS ? 1 : -1; /* it said why */
 }
 
-/* A machine's two cores, measured: the pair on two CPUs of this process's set where it has
- * two (the scheduler may otherwise put both on one, whose numbers the probe refuses). */
+/* A machine's two cores, measured: the pair (on two CPUs of this process's set, where it
+ * has two: gdc_rt_calib_probe_pair pins each side). */
 static void probe_cached(gdc_rt_calib_numbers_t *out)
 {
     size_t      bytes = gdc_rt_calib_pair_bytes();
     fork_pair_t fp;
-    cpu_set_t   mine;
-    int         have = sched_getaffinity(0, sizeof(mine), &mine) == 0;
 
     memset(&fp, 0, sizeof(fp));
-    fp.cpu[0] = fp.cpu[1] = -1;
-    if (have && gdc_rt_calib_nth_cpu(&mine, 1) >= 0) {
-        fp.cpu[0] = gdc_rt_calib_nth_cpu(&mine, 0);
-        fp.cpu[1] = gdc_rt_calib_nth_cpu(&mine, 1);
-    }
     fp.area = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (fp.area == MAP_FAILED) {
         GDC_LOG_WARN("calibration: the copies in cache not probed: mmap: %s", strerror(errno));
         return;
     }
-    pin_to(fp.cpu[0]);
     if (in_pair("the copies in cache", fork_pair_parent, fork_pair_child, &fp) > 0) {
         out->cma_us            = fp.n.cma_us;
         out->copy_cached_gbs   = fp.n.copy_cached_gbs;
         out->cma_cached_gbs    = fp.n.cma_cached_gbs;
         out->reduce_cached_gbs = fp.n.reduce_cached_gbs;
-    }
-    if (have) {
-        (void)sched_setaffinity(0, sizeof(mine), &mine);
     }
     munmap(fp.area, bytes);
 }

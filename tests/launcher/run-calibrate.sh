@@ -140,12 +140,12 @@ GDC_LOG=debug timeout -k 5 120 "$gdrun" -n 2 --bind-to core "$bench" allgather -
 st=$?
 num='\([0-9.e+-]*\)'
 hdr=$(GDC_CALIBRATION=off "$gdinfo" --plan allgather --bytes 1K --ranks 2)
-# job_numbers LOG FILE: the numbers rank 0 of the job of LOG measured, as words, and FILE a
-# calibration file of them beside the built-in ones
-rank0_numbers() { # LOG: the line of them
+rank0_numbers() { # LOG: the line of the numbers rank 0 of the job of LOG measured
     grep "gdc\[0\] info: calibration in force (measured by this job at gdc_init, the worst of 1 node(s)" "$1" |
         sed 's/.*): //'
 }
+# job_numbers LOG FILE: those numbers, as words, and FILE a calibration file of them beside
+# the built-in ones
 job_numbers() {
     set -- "$1" "$2" $(rank0_numbers "$1" | sed -n "s/^cross-memory attach $num us (in cache $num GB\/s); out of a peer.s \
 shared memory in cache: copy $num GB\/s, reduction $num GB\/s\$/\\1 \\2 \\3 \\4/p")
