@@ -35,11 +35,12 @@ static int cma_measured;
  * Where a node's ranks outnumber its cores, the measured numbers do not choose the
  * GDC_COLL_ALGO_FLAG_OWN_CORES algorithms: on 4 ranks of the development VM's 2 cores
  * allgather cma (3 copies of a block where shm makes 4) took 1.06 to 1.13 of shm's time
- * from 128 KiB and bcast cma 1.11 to 1.21 from 256 KiB, the cores' copies in cache, priced
- * from the probe's 256 KiB, running at half that rate once four ranks' blocks of 1 MiB pass
- * through them; alltoall cma and gather cma, which spare the cores half their copies or
- * more, took 0.48 to 0.85 and 0.36 to 0.79 of the built-in choice's time from 32 and 64
- * KiB (bench/RESULTS.md 2026-12-06 08:27). */
+ * from 128 KiB to 1 MiB and bcast cma 1.11 and 1.21 at 256 and 512 KiB, the cores' copies
+ * in cache, priced from the probe's 256 KiB, running at half that rate once four ranks'
+ * blocks of 1 MiB pass through them; alltoall cma and gather cma, which spare the cores
+ * half their copies or more, took 0.57 to 0.82 of the built-in choice's time from 128 KiB
+ * to 8 MiB and 0.35 to 0.91 from 128 KiB (bench/RESULTS.md 2026-12-06 08:16-08:55: the
+ * first A/B run for allgather and bcast, the second for alltoall and gather). */
 static gdc_coll_machine_t built_in_machine;
 static int                calibrated;
 #define CALIBRATED_GAIN 0.9
