@@ -15,7 +15,14 @@
  * of a process with one process_vm_readv (cross-memory attach) of as many bytes from
  * another process: what a single-copy algorithm reading a peer's buffer would pay, against
  * a copy through shared memory. Lines "cma BYTES memcpy_us cma_us cma/memcpy", best of 200.
+ * `membw --handoff` times what a shared-memory collective's copies cost between two cores
+ * (the first two CPUs of the set, one process pinned to each), from 2 KiB to 256 KiB: each
+ * side copies BYTES into its shared place (which the other read the round before), both
+ * meet, and each copies the other's out. Lines "handoff BYTES into_us out_us private_us",
+ * medians of 2000 rounds; private_us is a memcpy between two of one process's own buffers.
  */
+#include <sched.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <sys/uio.h>
 #include <signal.h>
@@ -211,6 +218,111 @@ static int cma_main(void)
     return failed;
 }
 
+#define HANDOFF_MAX    ((size_t)256 << 10)
+#define HANDOFF_ROUNDS 2000
+
+typedef struct handoff {
+    atomic_ulong step[2][16]; /* each side's, on lines of their own */
+    char         place[2][HANDOFF_MAX];
+} handoff_t;
+
+static void handoff_meet(handoff_t *h, int me, unsigned long *step)
+{
+    ++*step;
+    atomic_store_explicit(&h->step[me][0], *step, memory_order_release);
+    while (atomic_load_explicit(&h->step[!me][0], memory_order_acquire) < *step) {
+    }
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+static double median_us(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof(double), by_value);
+    return t[n / 2] * 1e6;
+}
+
+/* One side: side 0 prints. */
+static void handoff_side(handoff_t *h, int me, int cpu)
+{
+    static double into[HANDOFF_ROUNDS], out[HANDOFF_ROUNDS], own[HANDOFF_ROUNDS];
+    char         *src = malloc(HANDOFF_MAX), *dst = malloc(HANDOFF_MAX);
+    unsigned long step = 0;
+    cpu_set_t     one;
+
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    (void)sched_setaffinity(0, sizeof(one), &one);
+    memset(src, me + 1, HANDOFF_MAX);
+    memset(dst, 0, HANDOFF_MAX);
+    if (me == 0) {
+        printf("# membw --handoff: bytes, into one's shared place us, out of the other's us, private memcpy us; "
+               "medians of %d\n", HANDOFF_ROUNDS);
+    }
+    for (size_t bytes = 2048; bytes <= HANDOFF_MAX; bytes *= 2) {
+        for (int r = 0; r < HANDOFF_ROUNDS; r++) {
+            double t0 = now();
+            memcpy(h->place[me], src, bytes);
+            into[r] = now() - t0;
+            handoff_meet(h, me, &step);
+            t0 = now();
+            memcpy(dst, h->place[!me], bytes);
+            out[r] = now() - t0;
+            handoff_meet(h, me, &step);
+            t0 = now();
+            memcpy(dst, src, bytes);
+            own[r] = now() - t0;
+        }
+        if (me == 0) {
+            printf("handoff %zu %.2f %.2f %.2f\n", bytes, median_us(into, HANDOFF_ROUNDS),
+                   median_us(out, HANDOFF_ROUNDS), median_us(own, HANDOFF_ROUNDS));
+        }
+    }
+    free(src);
+    free(dst);
+}
+
+static int handoff_main(void)
+{
+    handoff_t *h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    cpu_set_t  set;
+    int        cpu[2] = {-1, -1}, status = 0;
+    pid_t      child;
+
+    if (h == MAP_FAILED || sched_getaffinity(0, sizeof(set), &set) != 0) {
+        perror("membw: --handoff");
+        return 1;
+    }
+    for (int c = 0, seen = 0; c < CPU_SETSIZE && seen < 2; c++) {
+        if (CPU_ISSET(c, &set)) {
+            cpu[seen++] = c;
+        }
+    }
+    if (cpu[1] < 0) {
+        fprintf(stderr, "membw: --handoff needs two CPUs\n");
+        return 1;
+    }
+    memset(h, 0, sizeof(*h));
+    fflush(stdout);
+    if ((child = fork()) == 0) {
+        handoff_side(h, 1, cpu[1]);
+        _exit(0);
+    }
+    if (child < 0) {
+        perror("membw: fork");
+        return 1;
+    }
+    handoff_side(h, 0, cpu[0]);
+    waitpid(child, &status, 0);
+    munmap(h, sizeof(*h));
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     double    copy[RUNS], sum[RUNS], check = 0.0;
@@ -221,8 +333,11 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "--cma") == 0) {
         return cma_main();
     }
+    if (argc == 2 && strcmp(argv[1], "--handoff") == 0) {
+        return handoff_main();
+    }
     if (argc != 1) {
-        fprintf(stderr, "usage: membw [--cma]\n");
+        fprintf(stderr, "usage: membw [--cma | --handoff]\n");
         return 2;
     }
     if (measure(NULL, copy, sum, &check) != 0) {

@@ -68,6 +68,14 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_scatter_shm_run_blocking);
 GDC_COLL_BUILDER(gdc_coll_scatter_cma);
 GDC_COLL_BUILDER(gdc_coll_gather_cma);
 GDC_COLL_BUILDER(gdc_coll_bcast_cma);
+/* The elements at the end of the vector that bcast cma's root writes into each rank (the
+ * rest each reads). None on the host under GDC_COLL_BCAST_CMA_SPLIT_FROM bytes: a read takes
+ * about 0.4 us more while the root writes into the reader (1.33 against 0.93 us of 4 KiB on
+ * the development VM), more than half the copy saves; on 2 ranks the whole read took 0.69 to
+ * 0.92 of the split's time up to 16 KiB, 1.14 to 1.57 from 32 KiB (bench/RESULTS.md
+ * 2026-12-06 12:30). */
+#define GDC_COLL_BCAST_CMA_SPLIT_FROM ((size_t)32 << 10)
+size_t gdc_coll_bcast_cma_root_part(const gdc_coll_args_t *args);
 GDC_COLL_BUILDER(gdc_coll_alltoall_cma);
 GDC_COLL_BUILDER(gdc_coll_allgather_cma);
 GDC_COLL_BUILDER(gdc_coll_allreduce_ipc);

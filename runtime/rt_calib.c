@@ -43,7 +43,7 @@ typedef struct calib_field {
     const char *key;
     size_t      offset;
     int         is_latency; /* worse is higher */
-    int         optional;   /* measured from gdc 0.1.0 of 2026-12-06 on: files before lack it */
+    int         optional;   /* measured from gdc 0.1.0 of 2026-12-06 on: files before lack it (rt_calib.h) */
 } calib_field_t;
 
 #define CALIB_FIELD(_key, _field, _lat, _opt) {_key, offsetof(gdc_rt_calib_numbers_t, _field), _lat, _opt}
@@ -55,6 +55,7 @@ static const calib_field_t fields[] = {
     CALIB_FIELD("cma_cached_GBs", cma_cached_gbs, 0, 1), CALIB_FIELD("reduce_cached_GBs", reduce_cached_gbs, 0, 1),
     CALIB_FIELD("ucx_shm_us", ucx_shm_us, 1, 0),
     CALIB_FIELD("ucx_shm_GBs", ucx_shm_gbs, 0, 0),
+    CALIB_FIELD("copy_shared_cached_GBs", copy_shared_cached_gbs, 0, 1), CALIB_FIELD("copy_peer_small_GBs", copy_peer_small_gbs, 0, 1),
 };
 #define NUM_FIELDS ((int)(sizeof(fields) / sizeof(fields[0])))
 
@@ -83,10 +84,12 @@ void gdc_rt_calib_combine(gdc_rt_calib_numbers_t *worst, const gdc_rt_calib_numb
 void gdc_rt_calib_format(const gdc_rt_calib_numbers_t *n, char *buf, size_t len)
 {
     snprintf(buf, len,
-             "memcpy %.1f GB/s (in cache %.1f), reduce %.1f GB/s (in cache %.1f), signal %.2f us, cross-memory "
-             "attach %.2f us and %.1f GB/s (in cache %.1f), UCX shared memory %.2f us and %.1f GB/s",
-             n->copy_gbs, n->copy_cached_gbs, n->reduce_gbs, n->reduce_cached_gbs, n->signal_us, n->cma_us, n->cma_gbs,
-             n->cma_cached_gbs, n->ucx_shm_us, n->ucx_shm_gbs);
+             "memcpy %.1f GB/s (in cache %.1f out of a peer's shared memory, %.1f of a few KiB; %.1f into "
+             "one's own), reduce %.1f GB/s (in cache %.1f), signal %.2f us, cross-memory attach %.2f us and %.1f "
+             "GB/s (in cache %.1f), UCX shared memory %.2f us and %.1f GB/s",
+             n->copy_gbs, n->copy_cached_gbs, n->copy_peer_small_gbs, n->copy_shared_cached_gbs, n->reduce_gbs,
+             n->reduce_cached_gbs, n->signal_us, n->cma_us, n->cma_gbs, n->cma_cached_gbs, n->ucx_shm_us,
+             n->ucx_shm_gbs);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -220,7 +223,7 @@ gdc_status_t gdc_rt_calib_read_stream(FILE *f, const char *where, gdc_rt_calib_n
         if (parse_line(line, n, &seen) != 0) {
             GDC_LOG_WARN("calibration: %s:%d: expected \"KEY NUMBER\" with a key of copy_GBs, reduce_GBs, "
                          "signal_us, cma_GBs, cma_us, copy_cached_GBs, cma_cached_GBs, reduce_cached_GBs, "
-                         "ucx_shm_us, ucx_shm_GBs and a number from 0 to %g",
+                         "ucx_shm_us, ucx_shm_GBs, copy_shared_cached_GBs, copy_peer_small_GBs and a number from 0 to %g",
                          where, lineno, CALIB_MAX_VALUE);
             return GDC_ERR_INVALID_ARG;
         }
@@ -536,9 +539,9 @@ void gdc_rt_calib_job_agree(const gdc_rt_calib_job_record_t *all, int size)
              "measured by this job at gdc_init, the worst of %d node(s); the rest built in", measured);
     snprintf(line, sizeof(line),
              "cross-memory attach %.4g us (in cache %.4g GB/s); out of a peer's shared memory in cache: copy %.4g "
-             "GB/s, reduction %.4g GB/s",
+             "GB/s (%.4g GB/s of a few KiB), reduction %.4g GB/s; into one's own: copy %.4g GB/s",
              gdc_rt_calib.n.cma_us, gdc_rt_calib.n.cma_cached_gbs, gdc_rt_calib.n.copy_cached_gbs,
-             gdc_rt_calib.n.reduce_cached_gbs);
+             gdc_rt_calib.n.copy_peer_small_gbs, gdc_rt_calib.n.reduce_cached_gbs, gdc_rt_calib.n.copy_shared_cached_gbs);
     if (gdc_rt_boot.rank == 0) {
         GDC_LOG_INFO("calibration in force (%s): %s", gdc_rt_calib.source, line);
     } else {

@@ -56,9 +56,15 @@ typedef struct gdc_rt_calib_numbers {
     double cma_cached_gbs;  /* process_vm_readv of 256 KiB that the other process has just written */
     double reduce_cached_gbs; /* float sum into 256 KiB of 256 KiB the other process has just written in
                                  shared memory */
-    /* (the last four optional in a file: 0, not measured, where a file lacks them) */
     double ucx_shm_us;  /* a UCX tag message of 8 B between two processes: half a round trip */
     double ucx_shm_gbs; /* a UCX tag message of 4 MiB the same way */
+    double copy_shared_cached_gbs; /* memcpy of 256 KiB into shared memory the other process has just
+                                      read: each line taken back from that core's cache */
+    double copy_peer_small_gbs; /* memcpy of 16 KiB the other process has just written into shared
+                                   memory: a copy of a few KiB, whose lines come out of the writer's
+                                   first-level cache */
+    /* (optional in a file, 0 where it lacks them: cma_us and the cached rates from gdc 0.1.0
+     * of 2026-12-06 06:00, the last two from 12:00) */
 } gdc_rt_calib_numbers_t;
 
 /* The numbers in force (after gdc_rt_init, or gdc_rt_calib_local for tools). */

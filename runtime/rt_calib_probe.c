@@ -311,6 +311,7 @@ static double cma_parent(probe_shared_t *sh, pid_t child, void *arg)
 #define CMA_CALL_BYTES   ((size_t)4096)
 #define CMA_CALL_REPEATS 200
 #define CACHED_BYTES     ((size_t)256 << 10)
+#define HANDOFF_BYTES    ((size_t)16 << 10) /* under GDC_COLL_PEER_SMALL_BYTES */
 
 /* ---------------------------------------------------------------------------------------
  * UCX between two processes: what gdc's UCX does inside a node for host buffers
@@ -632,14 +633,21 @@ static double pair_call(pair_side_t *s)
     return median(took, PROBE_BATCHES) / CMA_CALL_REPEATS * 1e6;
 }
 
+/* What one round times, seconds. */
+typedef struct pair_times {
+    double into, copy, reduce, cma, handoff;
+} pair_times_t;
+
 /* My chunk into the shared area, both at the same step, then op timed on the other's. */
 typedef enum { PAIR_COPY, PAIR_REDUCE } pair_op_t;
 
-static int pair_shared_round(pair_side_t *s, pair_op_t op, double *took)
+static int pair_shared_round(pair_side_t *s, pair_op_t op, double *into, double *took)
 {
-    double start;
+    double start = gdc_wtime();
 
+    /* the other read my chunk at the round before: its lines come back from that core */
     memcpy(s->chunk[s->me], s->src, CACHED_BYTES);
+    *into = gdc_wtime() - start;
     if (pair_meet(s) != 0) {
         return -1;
     }
@@ -653,30 +661,73 @@ static int pair_shared_round(pair_side_t *s, pair_op_t op, double *took)
     return pair_meet(s);
 }
 
-/* One round of each: the times of this side's copy out, reduction of the other's chunk and
- * read across; -1 on failure. */
-static int pair_round(pair_side_t *s, double *copy, double *reduce, double *cma)
+/* A small copy out of what the other has just written: where a shared-memory call of a few
+ * KiB spends its time (2-rank alltoall shm of 16 KiB: 4.2 us, where copies at the 256 KiB
+ * rates add up to 2.3; bench/RESULTS.md 2026-12-06 11:30). */
+static int pair_handoff(pair_side_t *s, double *took)
 {
-    struct iovec local = {s->dst, CACHED_BYTES}, remote = {s->peer_src, CACHED_BYTES};
-    double       start;
-    ssize_t      got;
+    double start;
 
-    if (pair_shared_round(s, PAIR_COPY, copy) != 0 || pair_shared_round(s, PAIR_REDUCE, reduce) != 0) {
+    memcpy(s->chunk[s->me], s->src, HANDOFF_BYTES);
+    if (pair_meet(s) != 0) {
         return -1;
     }
     start = gdc_wtime();
-    got   = process_vm_readv(s->peer, &local, 1, &remote, 1, 0);
-    *cma  = gdc_wtime() - start;
-    return pair_meet(s) == 0 && got == (ssize_t)CACHED_BYTES ? 0 : -1;
+    memcpy(s->dst, s->chunk[!s->me], HANDOFF_BYTES);
+    *took = gdc_wtime() - start;
+    return pair_meet(s);
+}
+
+/* One round of each: the times of this side's copy into its chunk, out of the other's, the
+ * reduction of it, the read across and the small copy out; -1 on failure. */
+static int pair_round(pair_side_t *s, pair_times_t *t)
+{
+    struct iovec local = {s->dst, CACHED_BYTES}, remote = {s->peer_src, CACHED_BYTES};
+    double       start, into_again;
+    ssize_t      got;
+
+    if (pair_shared_round(s, PAIR_COPY, &t->into, &t->copy) != 0 ||
+        pair_shared_round(s, PAIR_REDUCE, &into_again, &t->reduce) != 0) {
+        return -1;
+    }
+    start  = gdc_wtime();
+    got    = process_vm_readv(s->peer, &local, 1, &remote, 1, 0);
+    t->cma = gdc_wtime() - start;
+    if (pair_meet(s) != 0 || got != (ssize_t)CACHED_BYTES) {
+        return -1;
+    }
+    return pair_handoff(s, &t->handoff);
 }
 
 /* pair_run's result where the two took turns on one core (said at info; no failure) */
 #define PAIR_ONE_CORE (-2)
 
+/* The median of field (an offsetof in pair_times_t) over rounds. */
+static double median_of(const pair_times_t *t, int rounds, size_t field)
+{
+    double v[PAIR_ROUNDS];
+
+    for (int i = 0; i < rounds; i++) {
+        v[i] = *(const double *)((const char *)&t[i] + field);
+    }
+    return median(v, rounds);
+}
+
+static void pair_numbers(const pair_times_t *t, int rounds, double call, gdc_rt_calib_numbers_t *out)
+{
+    out->cma_us                 = call;
+    out->copy_cached_gbs        = CACHED_BYTES / median_of(t, rounds, offsetof(pair_times_t, copy)) / 1e9;
+    out->reduce_cached_gbs      = CACHED_BYTES / median_of(t, rounds, offsetof(pair_times_t, reduce)) / 1e9;
+    out->cma_cached_gbs         = CACHED_BYTES / median_of(t, rounds, offsetof(pair_times_t, cma)) / 1e9;
+    out->copy_shared_cached_gbs = CACHED_BYTES / median_of(t, rounds, offsetof(pair_times_t, into)) / 1e9;
+    out->copy_peer_small_gbs    = HANDOFF_BYTES / median_of(t, rounds, offsetof(pair_times_t, handoff)) / 1e9;
+}
+
 static int pair_run(pair_side_t *s, gdc_rt_calib_numbers_t *out)
 {
-    double copy[PAIR_ROUNDS], reduce[PAIR_ROUNDS], cma[PAIR_ROUNDS], call = 0, start;
-    int    rounds;
+    pair_times_t t[PAIR_ROUNDS];
+    double       call = 0, start;
+    int          rounds;
 
     for (size_t i = 0; i < CACHED_BYTES / sizeof(float); i++) {
         ((float *)s->src)[i] = (float)(i & 7);
@@ -699,7 +750,7 @@ static int pair_run(pair_side_t *s, gdc_rt_calib_numbers_t *out)
             s->last_round = rounds + 1 == PAIR_ROUNDS ||
                             (rounds + 1 >= PAIR_MIN_ROUNDS && gdc_wtime() - start > PAIR_BUDGET);
         }
-        if (pair_meet_round(s) != 0 || pair_round(s, &copy[rounds], &reduce[rounds], &cma[rounds]) != 0) {
+        if (pair_meet_round(s) != 0 || pair_round(s, &t[rounds]) != 0) {
             return -1;
         }
     }
@@ -710,10 +761,7 @@ static int pair_run(pair_side_t *s, gdc_rt_calib_numbers_t *out)
         return PAIR_ONE_CORE;
     }
     if (s->me == 0) {
-        out->cma_us            = call;
-        out->copy_cached_gbs   = CACHED_BYTES / median(copy, rounds) / 1e9;
-        out->reduce_cached_gbs = CACHED_BYTES / median(reduce, rounds) / 1e9;
-        out->cma_cached_gbs    = CACHED_BYTES / median(cma, rounds) / 1e9;
+        pair_numbers(t, rounds, call, out);
     }
     return 0;
 }
@@ -837,10 +885,12 @@ static void probe_cached(gdc_rt_calib_numbers_t *out)
         return;
     }
     if (in_pair("the copies in cache", fork_pair_parent, fork_pair_child, &fp) > 0) {
-        out->cma_us            = fp.n.cma_us;
-        out->copy_cached_gbs   = fp.n.copy_cached_gbs;
-        out->cma_cached_gbs    = fp.n.cma_cached_gbs;
-        out->reduce_cached_gbs = fp.n.reduce_cached_gbs;
+        out->cma_us                 = fp.n.cma_us;
+        out->copy_cached_gbs        = fp.n.copy_cached_gbs;
+        out->cma_cached_gbs         = fp.n.cma_cached_gbs;
+        out->reduce_cached_gbs      = fp.n.reduce_cached_gbs;
+        out->copy_shared_cached_gbs = fp.n.copy_shared_cached_gbs;
+        out->copy_peer_small_gbs    = fp.n.copy_peer_small_gbs;
     }
     munmap(fp.area, bytes);
 }

@@ -6,6 +6,8 @@
  * data per rank, made by two cores at once even on 2 ranks, where bcast shm makes two (a
  * copy into the root's segment and one out of it), pipelined.
  *
+ * Host vectors under GDC_COLL_BCAST_CMA_SPLIT_FROM are read whole, the root writing none.
+ *
  * Each rank publishes its buffer and raises COPIED; the root writes into a rank once that
  * rank has; a rank reads once the root has, and returns once the root has written into it
  * (the root's DONE); the root returns once every rank has read (their DONE).
@@ -14,19 +16,21 @@
 
 #include "phase/shm.h"
 
-/* The part of the vector the root writes into each rank: its last elements. */
-static size_t root_part(const gdc_coll_args_t *args)
+size_t gdc_coll_bcast_cma_root_part(const gdc_coll_args_t *args)
 {
+    if (!args->on_device && args->count * args->dsize < GDC_COLL_BCAST_CMA_SPLIT_FROM) {
+        return 0;
+    }
     return args->count / (size_t)args->size;
 }
 
 static void build_root(gdc_coll_sched_t *sched, const gdc_coll_args_t *args)
 {
     int    n = args->size, me = args->rank, wrote = -1;
-    size_t part = root_part(args), first = args->count - part;
+    size_t part = gdc_coll_bcast_cma_root_part(args), first = args->count - part;
 
     gdc_coll_cma_publish(sched);
-    for (int i = 1; i < n; i++) {
+    for (int i = 1; i < n && part > 0; i++) {
         int p = (me + i) % n;
 
         /* one core makes them, one after another */
@@ -41,7 +45,7 @@ static void build_root(gdc_coll_sched_t *sched, const gdc_coll_args_t *args)
 
 static void build_reader(gdc_coll_sched_t *sched, const gdc_coll_args_t *args)
 {
-    size_t part = root_part(args), first = args->count - part;
+    size_t part = gdc_coll_bcast_cma_root_part(args), first = args->count - part;
     int    read;
 
     gdc_coll_cma_publish(sched);

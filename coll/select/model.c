@@ -28,9 +28,10 @@ void gdc_coll_machine_default(gdc_coll_machine_t *m)
     snprintf(m->name, sizeof(m->name), "default");
     snprintf(m->description, sizeof(m->description),
              "host memory over UCX shared memory inside a node, TCP-class network between nodes");
-    /* measured on the development machines: UCX sysv/cma and loopback TCP */
+    /* measured on the development machines: UCX sysv/cma and loopback TCP (the shared
+     * memory's rate as default.prof says) */
     set_link(m, GDC_LINK_SELF, 0.1, 20);
-    set_link(m, GDC_LINK_SHM, 0.4, 8);
+    set_link(m, GDC_LINK_SHM, 0.4, 5);
     set_link(m, GDC_LINK_NVLINK, 3, 450);
     set_link(m, GDC_LINK_PCIE, 5, 25);
     set_link(m, GDC_LINK_NET_GDR, 5, 24);
@@ -140,6 +141,8 @@ static const profile_key_t profile_keys[] = {
     PROFILE_KEY("copy_gpu_GBs", PROFILE_RATE, copy_bw_gpu, 0),
     PROFILE_KEY("copy_cached_GBs", PROFILE_RATE, copy_bw_cached, 0),
     PROFILE_KEY("copy_peer_cached_GBs", PROFILE_RATE, copy_bw_peer_cached, 0),
+    PROFILE_KEY("copy_shared_cached_GBs", PROFILE_RATE, copy_bw_shared_cached, 0),
+    PROFILE_KEY("copy_peer_small_GBs", PROFILE_RATE, copy_bw_peer_small, 0),
     PROFILE_KEY("cma_GBs", PROFILE_RATE, cma_bw, 0),
     PROFILE_KEY("cma_us", PROFILE_TIME, cma_latency, 0),
     PROFILE_KEY("cma_cached_GBs", PROFILE_RATE, cma_bw_cached, 0),
@@ -411,11 +414,15 @@ void gdc_coll_machine_print(const gdc_coll_machine_t *m, FILE *out)
             m->signal_latency * 1e6, m->nics_per_node);
     if (m->llc_mib > 0) {
         fprintf(out, "#   %d MiB of last-level cache per node: while a call's buffers fit it, reduce %.1f GB/s "
-                     "(an operand out of a peer's shared memory %.1f), copy %.1f GB/s (out of it %.1f), cross-memory "
-                     "attach %.1f GB/s\n",
+                     "(an operand out of a peer's shared memory %.1f), copy %.1f GB/s (out of it %.1f, into one's "
+                     "own for peers %.1f), cross-memory attach %.1f GB/s\n",
                 m->llc_mib, m->reduce_bw_cached / 1e9, peer_rate(m->reduce_bw_peer_cached, m->reduce_bw_cached) / 1e9,
                 m->copy_bw_cached / 1e9, peer_rate(m->copy_bw_peer_cached, m->copy_bw_cached) / 1e9,
-                m->cma_bw_cached / 1e9);
+                peer_rate(m->copy_bw_shared_cached, m->copy_bw_cached) / 1e9, m->cma_bw_cached / 1e9);
+    }
+    if (m->copy_bw_peer_small > 0) {
+        fprintf(out, "#   a copy of under %zu KiB out of a peer's shared memory: %.1f GB/s\n",
+                GDC_COLL_PEER_SMALL_BYTES >> 10, m->copy_bw_peer_small / 1e9);
     }
     if (m->core_cache_kib > 0) {
         fprintf(out, "#   %d KiB of cache per core: shm_direct while what a rank touches fits twice it\n",
@@ -449,10 +456,18 @@ gdc_coll_host_rates_t gdc_coll_machine_host_rates(const gdc_coll_machine_t *m, c
         rate_of(cached, m->reduce_bw, m->reduce_bw_cached) / share,
         rate_of(cached, m->cma_bw, m->cma_bw_cached) / share,
         rate_of(cached, m->copy_bw, peer_rate(m->copy_bw_peer_cached, m->copy_bw_cached)) / share,
+        rate_of(cached, m->copy_bw,
+                peer_rate(m->copy_bw_peer_small, peer_rate(m->copy_bw_peer_cached, m->copy_bw_cached))) / share,
+        rate_of(cached, m->copy_bw, peer_rate(m->copy_bw_shared_cached, m->copy_bw_cached)) / share,
         rate_of(cached, m->reduce_bw, peer_rate(m->reduce_bw_peer_cached, m->reduce_bw_cached)) / share,
         m->link[m->intra_host].bandwidth / share};
 
     return r;
+}
+
+double gdc_coll_machine_copy_peer_time(const gdc_coll_host_rates_t *r, double bytes)
+{
+    return bytes / (bytes < (double)GDC_COLL_PEER_SMALL_BYTES ? r->copy_peer_small : r->copy_peer);
 }
 
 double gdc_coll_machine_core_share(const gdc_coll_machine_t *m, const gdc_coll_args_t *args)
@@ -837,7 +852,10 @@ static double local_cost(const model_t *md, const gdc_coll_step_t *step)
             return m->step_overhead + m->cma_latency + (double)step->a.length / md->host.cma;
         }
         if (!md->on_device && step->b.buf == GDC_COLL_PEER) { /* out of a peer's shared memory */
-            return m->step_overhead + (double)step->a.length / md->host.copy_peer;
+            return m->step_overhead + gdc_coll_machine_copy_peer_time(&md->host, (double)step->a.length);
+        }
+        if (!md->on_device && step->a.buf == GDC_COLL_SHM) { /* into mine, for peers */
+            return m->step_overhead + (double)step->a.length / md->host.copy_shared;
         }
         return m->step_overhead + (double)step->a.length / copy;
     default: return 0;

@@ -31,6 +31,9 @@ typedef struct gdc_coll_machine {
     double               copy_bw_cached; /* the same while the call's buffers fit the node's last-level cache */
     double               copy_bw_peer_cached; /* ... of what another core has just written in shared memory
                                                   (its lines come from that core); 0: copy_bw_cached */
+    double               copy_bw_shared_cached; /* ... into one's shared memory that other cores read last (each
+                                                    line taken back from their caches); 0: copy_bw_cached */
+    double               copy_bw_peer_small; /* ... of under GDC_COLL_PEER_SMALL_BYTES (0: copy_bw_peer_cached) */
     double               copy_bw_gpu;
     double               cma_bw;         /* a copy from or into another process (process_vm_readv) */
     double               cma_bw_cached;  /* the same while the call's buffers fit the node's last-level cache */
@@ -91,12 +94,22 @@ void gdc_coll_machine_chunks(const gdc_coll_machine_t *m, gdc_coll_args_t *args)
 typedef struct gdc_coll_host_rates {
     double copy, reduce, cma;
     double copy_peer;   /* a copy out of a peer's shared memory */
+    double copy_peer_small; /* ... of under GDC_COLL_PEER_SMALL_BYTES */
+    double copy_shared;     /* a copy into one's own, for peers to read */
     double reduce_peer; /* a reduction with an operand there */
     double shm;         /* a message over the host's link inside a node (the UCX copies') */
 } gdc_coll_host_rates_t;
 
 /* ... each divided by gdc_coll_machine_core_share. */
 gdc_coll_host_rates_t gdc_coll_machine_host_rates(const gdc_coll_machine_t *m, const gdc_coll_args_t *args);
+
+/* A copy out of a peer's shared memory of under this many bytes comes out of the writer's
+ * first-level cache, at about half the rate of a larger one: on the development VM 7 to 9
+ * GB/s up to 28 KiB, 13 from 32 KiB (bench/RESULTS.md 2026-12-06 12:00). */
+#define GDC_COLL_PEER_SMALL_BYTES ((size_t)32 << 10)
+
+/* The seconds such a copy of bytes takes at r's rates. */
+double gdc_coll_machine_copy_peer_time(const gdc_coll_host_rates_t *r, double bytes);
 /* The share of a core each rank of args's call gets to run on: where the ranks of one node
  * outnumber its cores, ranks / cores (a copy that takes one core 1 us takes 2 us of the
  * call on 4 ranks of 2 cores, the cores time-sliced between the ranks that have work), 1

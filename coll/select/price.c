@@ -938,9 +938,11 @@ void gdc_coll_price_init(gdc_coll_price_t *p, const gdc_coll_machine_t *m, const
     p->o      = m->step_overhead;
     p->sig    = m->signal_latency + gdc_coll_machine_wait(m, args);
     host      = gdc_coll_machine_host_rates(m, args);
+    p->host   = host;
     p->gamma  = dev ? m->reduce_bw_gpu : host.reduce;
     p->kappa  = dev ? m->copy_bw_gpu : host.copy;
     p->kappa_peer = dev ? m->copy_bw_gpu : host.copy_peer;
+    p->kappa_shared = dev ? m->copy_bw_gpu : host.copy_shared;
     p->gamma_peer = dev ? m->reduce_bw_gpu : host.reduce_peer;
     p->cma_bw = host.cma;
     p->in     = m->link[dev ? m->intra_device : m->intra_host];
@@ -1060,7 +1062,12 @@ double gdc_coll_price_copy(const gdc_coll_price_t *p, double bytes)
 
 double gdc_coll_price_copy_peer(const gdc_coll_price_t *p, double bytes)
 {
-    return p->o + bytes / p->kappa_peer;
+    return p->o + (p->dev ? bytes / p->kappa_peer : gdc_coll_machine_copy_peer_time(&p->host, bytes));
+}
+
+double gdc_coll_price_copy_shared(const gdc_coll_price_t *p, double bytes)
+{
+    return p->o + bytes / p->kappa_shared;
 }
 
 double gdc_coll_price_reduce_peer(const gdc_coll_price_t *p, double bytes)

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 
+#include "algos.h"
 #include "alltoall/alltoall.h"
 #include "hier/common.h"
 #include "phase/shm.h"
@@ -553,7 +554,7 @@ static double allreduce_shm_direct(const gdc_coll_price_t *p)
     double bytes = bytes_of(p, p->args->count);
 
     /* every peer's vector read once, out of its shared memory */
-    return reuse_wait(p) + gdc_coll_price_copy(p, bytes) + p->o + p->sig +
+    return reuse_wait(p) + gdc_coll_price_copy_shared(p, bytes) + p->o + p->sig +
            (p->n - 1) * gdc_coll_price_reduce_peer(p, bytes) +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
 }
@@ -562,7 +563,7 @@ static double reduce_scatter_shm_direct(const gdc_coll_price_t *p)
 {
     double block = bytes_of(p, p->args->count);
 
-    return reuse_wait(p) + gdc_coll_price_copy(p, block * p->n) +
+    return reuse_wait(p) + gdc_coll_price_copy_shared(p, block * p->n) +
            p->o + p->sig + (p->n - 1) * gdc_coll_price_reduce_peer(p, block) +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
 }
@@ -574,7 +575,7 @@ static double bcast_shm(const gdc_coll_price_t *p)
 
     /* through the ring, a chunk a slot: the readers, a chunk behind the root, are done with
      * a slot long before the root comes back to it */
-    return gdc_coll_price_copy(p, c) + chunks * gdc_coll_price_copy_peer(p, c) + (chunks + 1) * p->o + p->sig;
+    return gdc_coll_price_copy_shared(p, c) + chunks * gdc_coll_price_copy_peer(p, c) + (chunks + 1) * p->o + p->sig;
 }
 
 /* Through the ring (gdc_coll_shm_chunks), as bcast shm: no reader keeps a writer waiting. */
@@ -584,7 +585,8 @@ static double allgather_shm(const gdc_coll_price_t *p)
     double chunks = (double)gdc_coll_shm_chunks(p->args, 1).count, c = block / chunks;
 
     return (p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
-           chunks * (gdc_coll_price_copy(p, c) + (p->n - 1) * gdc_coll_price_copy_peer(p, c) + 2 * p->o) + p->sig;
+           chunks * (gdc_coll_price_copy_shared(p, c) + (p->n - 1) * gdc_coll_price_copy_peer(p, c) + 2 * p->o) +
+           p->sig;
 }
 
 static double alltoall_shm(const gdc_coll_price_t *p)
@@ -596,7 +598,8 @@ static double alltoall_shm(const gdc_coll_price_t *p)
     /* my own block while (in the data area) I wait for the readers of the call before */
     return max2(plan.ring ? 0 : gdc_coll_machine_wait(p->m, p->args),
                 p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
-           chunks * ((p->n - 1) * (gdc_coll_price_copy(p, c) + gdc_coll_price_copy_peer(p, c)) + 2 * p->o) + p->sig;
+           chunks * ((p->n - 1) * (gdc_coll_price_copy_shared(p, c) + gdc_coll_price_copy_peer(p, c)) + 2 * p->o) +
+           p->sig;
 }
 
 /* The root copies its own block while the others copy their first chunks in, then every
@@ -607,7 +610,7 @@ static double gather_shm(const gdc_coll_price_t *p)
     double chunks = (double)gdc_coll_shm_chunks(p->args, 1).count, c = block / chunks;
     double own    = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
 
-    return max2(own, gdc_coll_price_copy(p, c) + p->o + p->sig) +
+    return max2(own, gdc_coll_price_copy_shared(p, c) + p->o + p->sig) +
            chunks * ((p->n - 1) * gdc_coll_price_copy_peer(p, c) + p->o);
 }
 
@@ -621,7 +624,7 @@ static double scatter_shm(const gdc_coll_price_t *p)
     double                own    = p->args->in_place ? 0 : gdc_coll_price_copy(p, block);
 
     return (plan.ring ? 0 : gdc_coll_machine_wait(p->m, p->args)) +
-           chunks * ((p->n - 1) * gdc_coll_price_copy(p, c) + p->o) +
+           chunks * ((p->n - 1) * gdc_coll_price_copy_shared(p, c) + p->o) +
            max2(own, gdc_coll_price_copy_peer(p, c) + p->o + p->sig);
 }
 
@@ -642,12 +645,13 @@ static double gather_cma(const gdc_coll_price_t *p)
 }
 
 /* Each rank reads all but the last 1/n while the root writes that into the ranks one after
- * another; a rank returns once both are done, the root once every rank has said so. */
+ * another (small host vectors: all, the root none); a rank returns once both are done, the
+ * root once every rank has said so. */
 static double bcast_cma(const gdc_coll_price_t *p)
 {
-    double bytes = bytes_of(p, p->args->count), part = bytes_of(p, p->args->count / (size_t)p->n);
+    double bytes = bytes_of(p, p->args->count), part = bytes_of(p, gdc_coll_bcast_cma_root_part(p->args));
     double read  = p->o + p->sig + gdc_coll_price_cma(p, bytes - part);
-    double write = p->o + p->sig + (p->n - 1) * gdc_coll_price_cma(p, part) + p->o;
+    double write = p->o + p->sig + (part > 0 ? (p->n - 1) * gdc_coll_price_cma(p, part) : 0) + p->o;
 
     /* every rank is done once both have been signalled */
     return max2(read + p->o, write) + p->sig;
@@ -842,7 +846,8 @@ static double allreduce_shm(const gdc_coll_price_t *p)
     double chunks = ceil(bytes / chunk), part = bytes / chunks / p->n;
     /* a chunk of fewer elements than ranks leaves some parts empty: no result to copy */
     double in_one = ceil((double)p->args->count / chunks), owners = in_one < p->n ? in_one : p->n;
-    double per    = p->n * gdc_coll_price_copy(p, part) + (owners - 1) * gdc_coll_price_copy_peer(p, part) +
+    double per    = (p->n - 1) * gdc_coll_price_copy_shared(p, part) + gdc_coll_price_copy(p, part) +
+                 (owners - 1) * gdc_coll_price_copy_peer(p, part) +
                  (p->n - 1) * gdc_coll_price_reduce_peer(p, part) + 3 * p->o;
 
     /* never in a ring slot: it first waits for the readers of the call before, and from

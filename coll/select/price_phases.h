@@ -17,8 +17,10 @@ typedef struct gdc_coll_price {
     double                    gamma; /* bytes reduced per second */
     double                    kappa;  /* bytes copied per second */
     double                    kappa_peer; /* ... out of a peer's shared memory */
+    double                    kappa_shared; /* ... into one's own, for peers */
     double                    gamma_peer; /* ... with an operand out of a peer's shared memory */
     double                    cma_bw; /* bytes per second of a host cross-memory-attach copy */
+    gdc_coll_host_rates_t     host;  /* the call's host rates */
     gdc_coll_link_cost_t      in;    /* a link inside a node */
     gdc_coll_link_cost_t      out;   /* between nodes, per NIC */
     int                       nics;
@@ -58,6 +60,8 @@ double gdc_coll_price_reduce(const gdc_coll_price_t *p, double bytes);
 double gdc_coll_price_copy(const gdc_coll_price_t *p, double bytes);
 /* ... out of a peer's shared memory (its lines from the core that wrote them) */
 double gdc_coll_price_copy_peer(const gdc_coll_price_t *p, double bytes);
+/* ... into one's own shared memory, for peers to read (its lines taken back from their caches) */
+double gdc_coll_price_copy_shared(const gdc_coll_price_t *p, double bytes);
 /* A reduction with one operand out of a peer's shared memory. */
 double gdc_coll_price_reduce_peer(const gdc_coll_price_t *p, double bytes);
 /* A copy from or into another process's buffer (cross-memory attach). */

@@ -121,6 +121,10 @@ static void apply_calibration(gdc_coll_machine_t *m, const gdc_rt_calib_t *calib
     /* measured as what it is: a copy of lines another process has just written */
     m->copy_bw_peer_cached   = n->copy_cached_gbs > 0 ? n->copy_cached_gbs * 1e9 : m->copy_bw_peer_cached;
     m->reduce_bw_peer_cached = n->reduce_cached_gbs > 0 ? n->reduce_cached_gbs * 1e9 : m->reduce_bw_peer_cached;
+    /* and a copy into one's own, whose lines the peers read last */
+    m->copy_bw_shared_cached = n->copy_shared_cached_gbs > 0 ? n->copy_shared_cached_gbs * 1e9
+                                                             : m->copy_bw_shared_cached;
+    m->copy_bw_peer_small    = n->copy_peer_small_gbs > 0 ? n->copy_peer_small_gbs * 1e9 : m->copy_bw_peer_small;
     m->cma_bw_cached  = n->cma_cached_gbs > 0 ? n->cma_cached_gbs * 1e9 : m->cma_bw_cached;
     m->signal_latency = n->signal_us > 0 ? n->signal_us * 1e-6 : m->signal_latency;
     if (n->ucx_shm_us > 0 && n->ucx_shm_gbs > 0) {

@@ -234,10 +234,14 @@ static void test_prices_follow_the_simulator(void **state)
     sweep(&m, 0, 1);
     /* a node whose last-level cache holds the smaller calls' buffers: their copies,
      * reductions and cross-memory attach at the cached rates (in both), and lines out of
-     * a peer's shared memory slower than one's own (as the development VM measures them) */
-    m.cores_per_node      = 0;
-    m.llc_mib             = 32;
-    m.copy_bw_peer_cached = 17e9;
+     * a peer's shared memory slower than one's own, and into one's own for peers slower
+     * still, small copies out of a peer's at half the rate (as the development VM measures
+     * them) */
+    m.cores_per_node        = 0;
+    m.llc_mib               = 32;
+    m.copy_bw_peer_cached   = 17e9;
+    m.copy_bw_shared_cached = 13e9;
+    m.copy_bw_peer_small    = 8e9;
     sweep(&m, 0, 1);
     gdc_coll_machine_default(&m);
     assert_int_equal(gdc_coll_machine_load(&m, GDC_SRCDIR "/share/profiles/dgx-h100.prof"), GDC_SUCCESS);

@@ -20,7 +20,8 @@ static void check_numbers(const gdc_rt_calib_numbers_t *n)
 {
     FUZZ_CHECK(in_range(n->copy_gbs) && in_range(n->reduce_gbs) && in_range(n->signal_us));
     FUZZ_CHECK(in_range(n->cma_gbs) && in_range(n->cma_us) && in_range(n->ucx_shm_us) && in_range(n->ucx_shm_gbs));
-    FUZZ_CHECK(in_range(n->copy_cached_gbs) && in_range(n->cma_cached_gbs));
+    FUZZ_CHECK(in_range(n->copy_cached_gbs) && in_range(n->cma_cached_gbs) && in_range(n->reduce_cached_gbs));
+    FUZZ_CHECK(in_range(n->copy_shared_cached_gbs) && in_range(n->copy_peer_small_gbs));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

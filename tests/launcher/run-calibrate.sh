@@ -18,14 +18,15 @@ numbers_of() { # FILE: the ten numbers of a calibration file, one line
 }
 
 # 1. gdinfo --calibrate: a file with every number, positive (cross-memory attach may be
-#    forbidden by ptrace rights: 0 is allowed for the five numbers that need it alone).
+#    forbidden by ptrace rights: 0 is allowed for the seven numbers that need it alone).
 XDG_CACHE_HOME=$work/c1 timeout -k 5 60 "$gdinfo" --calibrate >"$work/out" 2>&1
 st=$?
 file=$(ls "$work"/c1/gdc/calibration-* 2>/dev/null | grep -v '\.lock$' | head -1)
-good=$(awk '!/^#/ && NF == 2 && ($2 > 0 || $1 ~ /^cma_|_cached_/) {n++} END {print n + 0}' "${file:-/dev/null}")
-[ "$st" = 0 ] && [ -n "$file" ] && [ "$good" = 10 ] && grep -q "kept in $file" "$work/out" &&
+good=$(awk '!/^#/ && NF == 2 && ($2 > 0 || $1 ~ /^cma_|_cached_|_small_/) {n++} END {print n + 0}' \
+    "${file:-/dev/null}")
+[ "$st" = 0 ] && [ -n "$file" ] && [ "$good" = 12 ] && grep -q "kept in $file" "$work/out" &&
     ! ls "$work"/c1/gdc/*.tmp.* >/dev/null 2>&1
-tap_check "gdinfo --calibrate writes ten measured numbers ($(numbers_of "${file:-/dev/null}"))" $? "$work/out"
+tap_check "gdinfo --calibrate writes twelve measured numbers ($(numbers_of "${file:-/dev/null}"))" $? "$work/out"
 
 # 2. gdinfo says what is in force and where from.
 XDG_CACHE_HOME=$work/c1 GDC_CALIBRATION=auto "$gdinfo" >"$work/out" 2>&1
@@ -68,7 +69,8 @@ chmod +x "$work/by-node.sh"
 GDC_LOG=debug timeout -k 5 120 "$gdrun" -n 4 --emulate-nodes 2 "$work/by-node.sh" "$bench" allreduce -m 4:4 -i 10 \
     >"$work/out" 2>&1
 st=$?
-want="memcpy 10.0 GB/s (in cache 0.0), reduce 5.0 GB/s (in cache 0.0), signal 0.30 us, cross-memory attach 0.00 us"
+want="memcpy 10.0 GB/s (in cache 0.0 out of a peer's shared memory, 0.0 of a few KiB; 0.0 into one's own), reduce"
+want="$want 5.0 GB/s (in cache 0.0), signal 0.30 us, cross-memory attach 0.00 us"
 want="$want and 0.0 GB/s"
 want="$want (in cache 0.0), UCX shared memory 0.50 us and 6.0 GB/s"
 ranks=$(grep "calibration in force" "$work/out" | grep -c "$want\$")
@@ -148,11 +150,13 @@ rank0_numbers() { # LOG: the line of the numbers rank 0 of the job of LOG measur
 # the built-in ones
 job_numbers() {
     set -- "$1" "$2" $(rank0_numbers "$1" | sed -n "s/^cross-memory attach $num us (in cache $num GB\/s); out of a peer.s \
-shared memory in cache: copy $num GB\/s, reduction $num GB\/s\$/\\1 \\2 \\3 \\4/p")
+shared memory in cache: copy $num GB\/s ($num GB\/s of a few KiB), reduction $num GB\/s; into one.s own: copy $num \
+GB\/s\$/\\1 \\2 \\3 \\4 \\5 \\6/p")
     builtin=$(echo "$hdr" | sed -n "s/^#   reduce $num GB\/s (GPU [0-9]*), copy $num GB\/s (GPU [0-9]*), cross-memory \
 attach [0-9.]* us and $num GB\/s, .*shared-memory signal $num us.*/reduce_GBs \\1 copy_GBs \\2 cma_GBs \\3 signal_us \\4/p")
     shm=$(echo "$hdr" | awk '$1 == "#" && $2 == "shm" {print "ucx_shm_us", $3, "ucx_shm_GBs", $5}')
-    echo "$builtin $shm cma_us $3 cma_cached_GBs $4 copy_cached_GBs $5 reduce_cached_GBs $6" | xargs -n 2 >"$2"
+    echo "$builtin $shm cma_us $3 cma_cached_GBs $4 copy_cached_GBs $5 copy_peer_small_GBs $6 reduce_cached_GBs $7 \
+copy_shared_cached_GBs $8" | xargs -n 2 >"$2"
     shift 2
     echo "$*"
 }
@@ -168,7 +172,7 @@ for size in 16384 32768 65536 131072 262144 524288 1048576; do
     [ -n "$ran" ] && [ "$ran" = "$planned" ] || differ="$differ $size:$ran/$planned"
     chosen_job="${chosen_job:-}$ran "
 done
-[ "$st" = 0 ] && [ $# = 4 ] && [ "$mine" = "$theirs" ] && [ -z "$differ" ] && [ "$(wc -l <"$work/as-job")" = 10 ]
+[ "$st" = 0 ] && [ $# = 6 ] && [ "$mine" = "$theirs" ] && [ -z "$differ" ] && [ "$(wc -l <"$work/as-job")" = 12 ]
 tap_check "a job's own numbers ($*), on both ranks, chose as the plan does with them: \
 $chosen_job${differ:+(differ:$differ)}" $? "$work/out.job"
 
@@ -221,7 +225,7 @@ if [ -n "$cores" ] && [ "$cores" -le 4 ]; then
         chosen_over="$chosen_over$ran "
     done
     [ "$st" = 0 ] && grep -q "calibration: node .* measured in" "$work/out.over" && [ "$ranks" = "$over" ] &&
-        [ "$agreed" = 1 ] && [ $# = 4 ] && [ -z "$differ" ]
+        [ "$agreed" = 1 ] && [ $# = 6 ] && [ -z "$differ" ]
     tap_check "$over ranks on $cores cores: measured, $ranks ranks price with $agreed set(s) of numbers, alltoall \
 chose as the plan does: $chosen_over${differ:+(differ:$differ)}" $? "$work/out.over"
 else

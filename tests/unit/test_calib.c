@@ -54,7 +54,8 @@ static void test_written_is_read_back(void **state)
 {
     gdc_rt_calib_numbers_t n = {.copy_gbs = 12.5, .reduce_gbs = 9.25, .signal_us = 0.125, .cma_gbs = 7.5,
                                 .cma_us = 0.625, .copy_cached_gbs = 30.5, .cma_cached_gbs = 20.25,
-                                .reduce_cached_gbs = 17.75, .ucx_shm_us = 0.375, .ucx_shm_gbs = 11.0};
+                                .reduce_cached_gbs = 17.75, .ucx_shm_us = 0.375, .ucx_shm_gbs = 11.0,
+                                .copy_shared_cached_gbs = 18.5, .copy_peer_small_gbs = 8.25};
     gdc_rt_calib_numbers_t got;
     char                   path[128];
 
@@ -104,22 +105,29 @@ static void test_bad_files_are_refused(void **state)
     assert_true(got.copy_gbs == 1 && got.reduce_gbs == 2 && got.signal_us == 3 && got.cma_gbs == 0 &&
                 got.ucx_shm_us == 5 && got.ucx_shm_gbs == 6);
     /* a file of a gdc before the optional numbers: unmeasured */
-    assert_true(got.cma_us == 0 && got.copy_cached_gbs == 0 && got.cma_cached_gbs == 0 && got.reduce_cached_gbs == 0);
+    assert_true(got.cma_us == 0 && got.copy_cached_gbs == 0 && got.cma_cached_gbs == 0 && got.reduce_cached_gbs == 0 &&
+                got.copy_shared_cached_gbs == 0 && got.copy_peer_small_gbs == 0);
     write_text(path, "copy_GBs 1\nreduce_GBs 2\nsignal_us 3\ncma_GBs 4\ncma_us 0.7\ncopy_cached_GBs 8\n"
                      "cma_cached_GBs 9\nreduce_cached_GBs 7\nucx_shm_us 5\nucx_shm_GBs 6\n");
     assert_int_equal(gdc_rt_calib_read(path, &got), GDC_SUCCESS);
     assert_true(got.cma_gbs == 4 && got.cma_us == 0.7 && got.copy_cached_gbs == 8 && got.cma_cached_gbs == 9 &&
-                got.reduce_cached_gbs == 7);
+                got.reduce_cached_gbs == 7 && got.copy_shared_cached_gbs == 0);
+    write_text(path, "copy_GBs 1\nreduce_GBs 2\nsignal_us 3\ncma_GBs 4\nucx_shm_us 5\nucx_shm_GBs 6\n"
+                     "copy_shared_cached_GBs 11\ncopy_peer_small_GBs 7.5\n");
+    assert_int_equal(gdc_rt_calib_read(path, &got), GDC_SUCCESS);
+    assert_true(got.copy_shared_cached_gbs == 11 && got.copy_peer_small_gbs == 7.5);
 }
 
 static void test_worst_of_two_nodes(void **state)
 {
     gdc_rt_calib_numbers_t a = {.copy_gbs = 20, .reduce_gbs = 10, .signal_us = 0.1, .cma_gbs = 8, .cma_us = 1.5,
                                 .copy_cached_gbs = 30, .cma_cached_gbs = 0, .reduce_cached_gbs = 14,
-                                .ucx_shm_us = 0.5, .ucx_shm_gbs = 12};
+                                .ucx_shm_us = 0.5, .ucx_shm_gbs = 12, .copy_shared_cached_gbs = 19,
+                                .copy_peer_small_gbs = 8};
     gdc_rt_calib_numbers_t b = {.copy_gbs = 15, .reduce_gbs = 12, .signal_us = 0.3, .cma_gbs = 0, .cma_us = 2.5,
                                 .copy_cached_gbs = 25, .cma_cached_gbs = 20, .reduce_cached_gbs = 16,
-                                .ucx_shm_us = 0.2, .ucx_shm_gbs = 13};
+                                .ucx_shm_us = 0.2, .ucx_shm_gbs = 13, .copy_shared_cached_gbs = 17,
+                                .copy_peer_small_gbs = 9};
 
     (void)state;
     gdc_rt_calib_combine(&a, &b);
@@ -133,6 +141,8 @@ static void test_worst_of_two_nodes(void **state)
     assert_true(a.reduce_cached_gbs == 14);
     assert_true(a.ucx_shm_us == 0.5);
     assert_true(a.ucx_shm_gbs == 12);
+    assert_true(a.copy_shared_cached_gbs == 17);
+    assert_true(a.copy_peer_small_gbs == 8);
 }
 
 /* A job's own measurement (GDC_CALIBRATION=job): every rank takes the worst of the nodes
@@ -233,12 +243,15 @@ static void test_probes_measure(void **state)
     assert_true(n.cma_gbs == 0 ? n.copy_cached_gbs == 0 : n.copy_cached_gbs > 0.1 && n.copy_cached_gbs < 1e4);
     assert_true(n.cma_gbs == 0 ? n.cma_cached_gbs == 0 : n.cma_cached_gbs > 0.1 && n.cma_cached_gbs < 1e4);
     assert_true(n.cma_gbs == 0 ? n.reduce_cached_gbs == 0 : n.reduce_cached_gbs > 0.1 && n.reduce_cached_gbs < 1e4);
+    assert_true(n.cma_gbs == 0 ? n.copy_shared_cached_gbs == 0
+                               : n.copy_shared_cached_gbs > 0.1 && n.copy_shared_cached_gbs < 1e4);
+    assert_true(n.cma_gbs == 0 ? n.copy_peer_small_gbs == 0 : n.copy_peer_small_gbs > 0.1 && n.copy_peer_small_gbs < 1e4);
     assert_true(n.ucx_shm_us > 1e-3 && n.ucx_shm_us < 1e3);
     assert_true(n.ucx_shm_gbs > 0.1 && n.ucx_shm_gbs < 1e4);
 }
 
 /* The job's probe between two processes over one shared mapping (as local ranks 0 and 1
- * over rank 0's segment), each pinned as the job pins them: the measuring side gets four
+ * over rank 0's segment), each pinned as the job pins them: the measuring side gets six
  * plausible numbers, the other none; the pair ran on two CPUs and each gets its set back;
  * a third rank waiting for the pair is let go once it is done. */
 static void test_pair_probe_measures(void **state)
@@ -284,14 +297,17 @@ static void test_pair_probe_measures(void **state)
     gdc_rt_calib_pair_wait(area);
     waited = gdc_wtime() - waited;
     munmap(area, bytes);
-    print_message("# the pair: %.3f us CMA call, in cache %.2f GB/s CMA, %.2f GB/s copy and %.2f GB/s reduce out of "
-                  "the other's shared memory\n",
-                  n.cma_us, n.cma_cached_gbs, n.copy_cached_gbs, n.reduce_cached_gbs);
+    print_message("# the pair: %.3f us CMA call, in cache %.2f GB/s CMA, %.2f GB/s copy (%.2f of 16 KiB) and %.2f "
+                  "GB/s reduce out of the other's shared memory, %.2f GB/s copy into one's own\n",
+                  n.cma_us, n.cma_cached_gbs, n.copy_cached_gbs, n.copy_peer_small_gbs, n.reduce_cached_gbs,
+                  n.copy_shared_cached_gbs);
     assert_true(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
     assert_true(n.cma_us > 1e-3 && n.cma_us < 1e3);
     assert_true(n.cma_cached_gbs > 0.1 && n.cma_cached_gbs < 1e4);
     assert_true(n.copy_cached_gbs > 0.1 && n.copy_cached_gbs < 1e4);
     assert_true(n.reduce_cached_gbs > 0.1 && n.reduce_cached_gbs < 1e4);
+    assert_true(n.copy_shared_cached_gbs > 0.1 && n.copy_shared_cached_gbs < 1e4);
+    assert_true(n.copy_peer_small_gbs > 0.1 && n.copy_peer_small_gbs < 1e4);
     assert_true(n.copy_gbs == 0 && n.reduce_gbs == 0 && n.ucx_shm_us == 0); /* not the pair's to measure */
     assert_true(waited < 1.0); /* done: not the wait's deadline (3 s) */
 }
