@@ -13,14 +13,11 @@
 
 GDC_COLL_BUILDER(gdc_coll_allgather_cma)
 {
-    size_t blk = args->count;
-    int    own = -1;
+    size_t              blk = args->count;
+    gdc_coll_own_copy_t own = {gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)args->rank, blk),
+                               gdc_coll_rgn(sched, GDC_COLL_INPUT, 0, blk)};
 
     gdc_coll_cma_publish(sched);
-    if (!args->in_place) {
-        own = gdc_coll_copy(sched, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)args->rank, blk),
-                            gdc_coll_rgn(sched, GDC_COLL_INPUT, 0, blk), -1);
-    }
-    gdc_coll_cma_read_blocks(sched, 0, own);
+    gdc_coll_cma_read_blocks(sched, 0, args->in_place ? NULL : &own);
     return GDC_SUCCESS;
 }

@@ -18,12 +18,11 @@ GDC_COLL_SUPPORTS(gdc_coll_alltoall_cma_supports)
 
 GDC_COLL_BUILDER(gdc_coll_alltoall_cma)
 {
-    size_t blk = args->count, me = (size_t)args->rank;
-    int    own;
+    size_t              blk = args->count, me = (size_t)args->rank;
+    gdc_coll_own_copy_t own = {gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * me, blk),
+                               gdc_coll_rgn(sched, GDC_COLL_INPUT, blk * me, blk)};
 
     gdc_coll_cma_publish(sched);
-    own = gdc_coll_copy(sched, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * me, blk),
-                        gdc_coll_rgn(sched, GDC_COLL_INPUT, blk * me, blk), -1);
-    gdc_coll_cma_read_blocks(sched, blk * args->dsize * me, own);
+    gdc_coll_cma_read_blocks(sched, blk * args->dsize * me, &own);
     return GDC_SUCCESS;
 }

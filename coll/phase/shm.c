@@ -76,19 +76,30 @@ int gdc_coll_cma_copy(gdc_coll_sched_t *sched, int peer, gdc_coll_region_t dst, 
     return copy;
 }
 
-void gdc_coll_cma_read_blocks(gdc_coll_sched_t *sched, size_t at, int dep)
+int gdc_coll_cma_own_last(const gdc_coll_args_t *args)
+{
+    return !args->on_device && !gdc_coll_oversubscribed(args);
+}
+
+void gdc_coll_cma_read_blocks(gdc_coll_sched_t *sched, size_t at, const gdc_coll_own_copy_t *own)
 {
     const gdc_coll_args_t *args = &sched->args;
-    int                    n = args->size, me = args->rank, last = dep;
+    int                    n = args->size, me = args->rank, last = -1, said;
     size_t                 blk = args->count;
 
+    if (own != NULL && !gdc_coll_cma_own_last(args)) {
+        last = gdc_coll_copy(sched, own->dst, own->src, -1);
+    }
     for (int i = 1; i < n; i++) {
         int p = (me + i) % n;
 
         last = gdc_coll_cma_copy(sched, p, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)p, blk),
                                  gdc_coll_rgn_peer_user(GDC_COLL_PEER_INPUT, p, at, blk * args->dsize), last);
     }
-    gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, last);
+    said = gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, last);
+    if (own != NULL && gdc_coll_cma_own_last(args)) {
+        gdc_coll_copy(sched, own->dst, own->src, said);
+    }
     gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, 1, -1);
 }
 

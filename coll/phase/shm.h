@@ -51,10 +51,22 @@ int gdc_coll_cma_publish(gdc_coll_sched_t *sched);
 /* A copy between my buffer and local rank peer's (one of dst, src a gdc_coll_rgn_peer_user
  * region) once peer has published, and after dep. */
 int gdc_coll_cma_copy(gdc_coll_sched_t *sched, int peer, gdc_coll_region_t dst, gdc_coll_region_t src, int dep);
-/* After dep: block p of my OUTPUT from every other rank p's INPUT at byte `at` (one block
- * of the call's count), one rank after another from the next one on (so that not every
- * rank reads from the same one at once); then DONE, and the wait for everyone's DONE. */
-void gdc_coll_cma_read_blocks(gdc_coll_sched_t *sched, size_t at, int dep);
+/* Block p of my OUTPUT from every other rank p's INPUT at byte `at` (one block of the call's
+ * count), one rank after another from the next one on (so that not every rank reads from the
+ * same one at once); then DONE, and the wait for everyone's DONE. My own block's copy (own:
+ * its places; NULL, none) comes after my DONE where every rank has a core
+ * (gdc_coll_cma_own_last), filling the wait for the others', whom my DONE reaches sooner
+ * (2 ranks, 16 KiB to 4 MiB, against it first: alltoall cma 0.81 to 0.98 and 0.90 to 1.00
+ * of the time in two runs, allgather cma 0.88 to 1.06 and 0.97 to 1.14: no gain there);
+ * before the reads elsewhere, filling the wait for the others to publish: where ranks
+ * outnumber the cores (4 ranks of 2 cores, it last: allgather cma 0.99 to 1.22 of the time
+ * in one run, within what two runs of one build differ by there), and on the device (the
+ * copy engine's copy started and waited for). bench/RESULTS.md 2026-12-06 12:00. */
+int  gdc_coll_cma_own_last(const gdc_coll_args_t *args);
+typedef struct gdc_coll_own_copy {
+    gdc_coll_region_t dst, src;
+} gdc_coll_own_copy_t;
+void gdc_coll_cma_read_blocks(gdc_coll_sched_t *sched, size_t at, const gdc_coll_own_copy_t *own);
 
 /* count elements at element in_at of every rank's INPUT reduced into my out_buf at element
  * out_at: mine read in place, every other's part read into scratch by cross-memory attach a

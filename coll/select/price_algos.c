@@ -664,22 +664,28 @@ static double own_copy(const gdc_coll_price_t *p, double bytes)
     return (p->dev ? p->m->gpu_latency : 0) + gdc_coll_price_copy(p, bytes);
 }
 
-/* Each rank copies its own block, reads the n-1 others' one after another, says so and
- * waits for the others to have said so. */
+/* Each rank reads the n-1 others' blocks one after another, says so and waits for the others
+ * to have said so, copying its own block meanwhile (or before the reads, while it waits for
+ * the others to publish: gdc_coll_cma_own_last). */
+static double cma_read_blocks(const gdc_coll_price_t *p, double own)
+{
+    double reads = (p->n - 1) * gdc_coll_price_cma(p, bytes_of(p, p->args->count));
+
+    if (!gdc_coll_cma_own_last(p->args)) {
+        return max2(p->o + own, p->o + p->sig) + reads + p->o + p->sig;
+    }
+    return p->o + p->sig + reads + p->o + max2(own, p->sig);
+}
+
 static double alltoall_cma(const gdc_coll_price_t *p)
 {
-    double block = bytes_of(p, p->args->count);
-
-    return max2(p->o + own_copy(p, block), p->o + p->sig) + (p->n - 1) * gdc_coll_price_cma(p, block) + p->o + p->sig;
+    return cma_read_blocks(p, own_copy(p, bytes_of(p, p->args->count)));
 }
 
 /* alltoall cma's, with the own block's copy only out of place. */
 static double allgather_cma(const gdc_coll_price_t *p)
 {
-    double block = bytes_of(p, p->args->count);
-    double own   = p->args->in_place ? 0 : own_copy(p, block);
-
-    return max2(p->o + own, p->o + p->sig) + (p->n - 1) * gdc_coll_price_cma(p, block) + p->o + p->sig;
+    return cma_read_blocks(p, p->args->in_place ? 0 : own_copy(p, bytes_of(p, p->args->count)));
 }
 
 /* The ipc reductions: each kernel over `bytes` is started and waited for. */
