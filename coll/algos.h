@@ -73,7 +73,7 @@ GDC_COLL_BUILDER(gdc_coll_bcast_cma);
  * about 0.4 us more while the root writes into the reader (1.33 against 0.93 us of 4 KiB on
  * the development VM), more than half the copy saves; on 2 ranks the whole read took 0.69 to
  * 0.92 of the split's time up to 16 KiB, 1.14 to 1.57 from 32 KiB (bench/RESULTS.md
- * 2026-12-06 12:30). */
+ * 2026-12-06 11:05). */
 #define GDC_COLL_BCAST_CMA_SPLIT_FROM ((size_t)32 << 10)
 size_t gdc_coll_bcast_cma_root_part(const gdc_coll_args_t *args);
 GDC_COLL_BUILDER(gdc_coll_alltoall_cma);

@@ -663,7 +663,7 @@ static int pair_shared_round(pair_side_t *s, pair_op_t op, double *into, double 
 
 /* A small copy out of what the other has just written: where a shared-memory call of a few
  * KiB spends its time (2-rank alltoall shm of 16 KiB: 4.2 us, where copies at the 256 KiB
- * rates add up to 2.3; bench/RESULTS.md 2026-12-06 11:30). */
+ * rates add up to 2.3; bench/RESULTS.md 2026-12-06 11:05). */
 static int pair_handoff(pair_side_t *s, double *took)
 {
     double start;

@@ -57,11 +57,11 @@ int gdc_coll_cma_copy(gdc_coll_sched_t *sched, int peer, gdc_coll_region_t dst, 
  * its places; NULL, none) comes after my DONE where every rank has a core
  * (gdc_coll_cma_own_last), filling the wait for the others', whom my DONE reaches sooner
  * (2 ranks, 16 KiB to 4 MiB, against it first: alltoall cma 0.81 to 0.98 and 0.90 to 1.00
- * of the time in two runs, allgather cma 0.88 to 1.06 and 0.97 to 1.14: no gain there);
+ * of the time in two runs, allgather cma medians 0.97, 1.04 and 0.95 in three: little);
  * before the reads elsewhere, filling the wait for the others to publish: where ranks
  * outnumber the cores (4 ranks of 2 cores, it last: allgather cma 0.99 to 1.22 of the time
  * in one run, within what two runs of one build differ by there), and on the device (the
- * copy engine's copy started and waited for). bench/RESULTS.md 2026-12-06 12:00. */
+ * copy engine's copy started and waited for). bench/RESULTS.md 2026-12-06 11:05. */
 int  gdc_coll_cma_own_last(const gdc_coll_args_t *args);
 typedef struct gdc_coll_own_copy {
     gdc_coll_region_t dst, src;

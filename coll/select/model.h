@@ -106,7 +106,7 @@ gdc_coll_host_rates_t gdc_coll_machine_host_rates(const gdc_coll_machine_t *m, c
 /* A copy out of a peer's shared memory of under this many bytes comes out of the writer's
  * first-level cache, at about half the rate of a larger one: on the development VM 6 to 11
  * GB/s from 2 to 16 KiB, 13 to 17 from 32 KiB (bench/membw --handoff, bench/RESULTS.md
- * 2026-12-06 12:00). */
+ * 2026-12-06 11:05). */
 #define GDC_COLL_PEER_SMALL_BYTES ((size_t)32 << 10)
 
 /* The seconds such a copy of bytes takes at r's rates. */
