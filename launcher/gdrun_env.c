@@ -54,19 +54,28 @@ int gdrun_env_valid_name(const char *name, size_t len)
     return 1;
 }
 
+/* The index of env's assignment to the name of name_len characters, or -1. */
+static long env_find(char *const *env, const char *name, size_t name_len)
+{
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
+        if (strncmp(env[i], name, name_len) == 0 && env[i][name_len] == '=') {
+            return (long)i;
+        }
+    }
+    return -1;
+}
+
 /* Take ownership of assignment ("NAME=VALUE"), replacing any NAME already there. */
 static int env_take(char ***env, char *assignment)
 {
-    size_t name_len = strcspn(assignment, "=");
-    size_t n        = env_count(*env);
+    long   at = env_find(*env, assignment, strcspn(assignment, "="));
+    size_t n  = env_count(*env);
     char **grown;
 
-    for (size_t i = 0; i < n; i++) {
-        if (strncmp((*env)[i], assignment, name_len) == 0 && (*env)[i][name_len] == '=') {
-            free((*env)[i]);
-            (*env)[i] = assignment;
-            return 0;
-        }
+    if (at >= 0) {
+        free((*env)[at]);
+        (*env)[at] = assignment;
+        return 0;
     }
     grown = realloc(*env, (n + 2) * sizeof(char *));
     if (grown == NULL) {
@@ -81,14 +90,7 @@ static int env_take(char ***env, char *assignment)
 
 int gdrun_env_has(char *const *env, const char *name)
 {
-    size_t len = strlen(name);
-
-    for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
-        if (strncmp(env[i], name, len) == 0 && env[i][len] == '=') {
-            return 1;
-        }
-    }
-    return 0;
+    return env_find(env, name, strlen(name)) >= 0;
 }
 
 int gdrun_env_put(char ***env, const char *assignment)

@@ -55,7 +55,8 @@ static const calib_field_t fields[] = {
     CALIB_FIELD("cma_cached_GBs", cma_cached_gbs, 0, 1), CALIB_FIELD("reduce_cached_GBs", reduce_cached_gbs, 0, 1),
     CALIB_FIELD("ucx_shm_us", ucx_shm_us, 1, 0),
     CALIB_FIELD("ucx_shm_GBs", ucx_shm_gbs, 0, 0),
-    CALIB_FIELD("copy_shared_cached_GBs", copy_shared_cached_gbs, 0, 1), CALIB_FIELD("copy_peer_small_GBs", copy_peer_small_gbs, 0, 1),
+    CALIB_FIELD("copy_shared_cached_GBs", copy_shared_cached_gbs, 0, 1),
+    CALIB_FIELD("copy_peer_small_GBs", copy_peer_small_gbs, 0, 1),
 };
 #define NUM_FIELDS ((int)(sizeof(fields) / sizeof(fields[0])))
 
@@ -205,11 +206,25 @@ static unsigned optional_fields(void)
     return mask;
 }
 
+/* The keys of the fields in mask, in the table's order, for messages: "a, b, c". */
+static const char *key_list(unsigned mask, char *buf, size_t len)
+{
+    size_t at = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < NUM_FIELDS && at < len; i++) {
+        if (mask & (1u << i)) {
+            at += (size_t)snprintf(buf + at, len - at, "%s%s", at > 0 ? ", " : "", fields[i].key);
+        }
+    }
+    return buf;
+}
+
 gdc_status_t gdc_rt_calib_read_stream(FILE *f, const char *where, gdc_rt_calib_numbers_t *n)
 {
-    char     line[256];
+    char     line[256], keys[512];
     int      lineno = 0;
-    unsigned seen   = 0;
+    unsigned seen   = 0, all = (1u << NUM_FIELDS) - 1;
 
     memset(n, 0, sizeof(*n));
     while (fgets(line, sizeof(line), f) != NULL) {
@@ -221,17 +236,13 @@ gdc_status_t gdc_rt_calib_read_stream(FILE *f, const char *where, gdc_rt_calib_n
             return GDC_ERR_INVALID_ARG;
         }
         if (parse_line(line, n, &seen) != 0) {
-            GDC_LOG_WARN("calibration: %s:%d: expected \"KEY NUMBER\" with a key of copy_GBs, reduce_GBs, "
-                         "signal_us, cma_GBs, cma_us, copy_cached_GBs, cma_cached_GBs, reduce_cached_GBs, "
-                         "ucx_shm_us, ucx_shm_GBs, copy_shared_cached_GBs, copy_peer_small_GBs and a number from 0 to %g",
-                         where, lineno, CALIB_MAX_VALUE);
+            GDC_LOG_WARN("calibration: %s:%d: expected \"KEY NUMBER\" with a key of %s and a number from 0 to %g",
+                         where, lineno, key_list(all, keys, sizeof(keys)), CALIB_MAX_VALUE);
             return GDC_ERR_INVALID_ARG;
         }
     }
-    if ((seen | optional_fields()) != (1u << NUM_FIELDS) - 1) {
-        GDC_LOG_WARN("calibration: %s lacks some of copy_GBs, reduce_GBs, signal_us, cma_GBs, ucx_shm_us, "
-                     "ucx_shm_GBs",
-                     where);
+    if ((seen | optional_fields()) != all) {
+        GDC_LOG_WARN("calibration: %s lacks some of %s", where, key_list(all & ~optional_fields(), keys, sizeof(keys)));
         return GDC_ERR_INVALID_ARG;
     }
     return GDC_SUCCESS;

@@ -85,9 +85,10 @@ void gdc_coll_cma_read_blocks(gdc_coll_sched_t *sched, size_t at, const gdc_coll
 {
     const gdc_coll_args_t *args = &sched->args;
     int                    n = args->size, me = args->rank, last = -1, said;
-    size_t                 blk = args->count;
+    int                    own_last = gdc_coll_cma_own_last(args);
+    size_t                 blk      = args->count;
 
-    if (own != NULL && !gdc_coll_cma_own_last(args)) {
+    if (own != NULL && !own_last) {
         last = gdc_coll_copy(sched, own->dst, own->src, -1);
     }
     for (int i = 1; i < n; i++) {
@@ -97,7 +98,7 @@ void gdc_coll_cma_read_blocks(gdc_coll_sched_t *sched, size_t at, const gdc_coll
                                  gdc_coll_rgn_peer_user(GDC_COLL_PEER_INPUT, p, at, blk * args->dsize), last);
     }
     said = gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, last);
-    if (own != NULL && gdc_coll_cma_own_last(args)) {
+    if (own != NULL && own_last) {
         gdc_coll_copy(sched, own->dst, own->src, said);
     }
     gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, 1, -1);

@@ -941,8 +941,6 @@ void gdc_coll_price_init(gdc_coll_price_t *p, const gdc_coll_machine_t *m, const
     p->host   = host;
     p->gamma  = dev ? m->reduce_bw_gpu : host.reduce;
     p->kappa  = dev ? m->copy_bw_gpu : host.copy;
-    p->kappa_peer = dev ? m->copy_bw_gpu : host.copy_peer;
-    p->kappa_shared = dev ? m->copy_bw_gpu : host.copy_shared;
     p->gamma_peer = dev ? m->reduce_bw_gpu : host.reduce_peer;
     p->cma_bw = host.cma;
     p->in     = m->link[dev ? m->intra_device : m->intra_host];
@@ -1062,12 +1060,12 @@ double gdc_coll_price_copy(const gdc_coll_price_t *p, double bytes)
 
 double gdc_coll_price_copy_peer(const gdc_coll_price_t *p, double bytes)
 {
-    return p->o + (p->dev ? bytes / p->kappa_peer : gdc_coll_machine_copy_peer_time(&p->host, bytes));
+    return p->o + (p->dev ? bytes / p->kappa : gdc_coll_machine_copy_peer_time(&p->host, bytes));
 }
 
 double gdc_coll_price_copy_shared(const gdc_coll_price_t *p, double bytes)
 {
-    return p->o + bytes / p->kappa_shared;
+    return p->o + bytes / (p->dev ? p->kappa : p->host.copy_shared);
 }
 
 double gdc_coll_price_reduce_peer(const gdc_coll_price_t *p, double bytes)

@@ -16,8 +16,6 @@ typedef struct gdc_coll_price {
     double                    sig;   /* a shared-memory signal seen by a peer */
     double                    gamma; /* bytes reduced per second */
     double                    kappa;  /* bytes copied per second */
-    double                    kappa_peer; /* ... out of a peer's shared memory */
-    double                    kappa_shared; /* ... into one's own, for peers */
     double                    gamma_peer; /* ... with an operand out of a peer's shared memory */
     double                    cma_bw; /* bytes per second of a host cross-memory-attach copy */
     gdc_coll_host_rates_t     host;  /* the call's host rates */
