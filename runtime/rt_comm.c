@@ -9,6 +9,7 @@
 #include "rt_calib.h"
 #include "rt_cuda_ipc.h"
 #include "rt_log.h"
+#include "rt_msg.h"
 #include "rt_p2p.h"
 #include "rt_shm.h"
 #include "rt_tag.h"
@@ -259,6 +260,26 @@ static gdc_status_t measure_in_job(struct gdc_comm *world)
     return status;
 }
 
+/* Host messages to this node's ranks are told, not sent (rt_msg.h), once every rank takes
+ * tales: each receives them from here on, and sends them after an allgather that every
+ * rank enters only then. */
+static gdc_status_t start_telling(struct gdc_comm *world)
+{
+    int          mine = 1, *all = malloc((size_t)world->size * sizeof(int));
+    gdc_status_t status;
+
+    if (all == NULL) {
+        return GDC_ERR_NO_MEMORY;
+    }
+    gdc_rt_msg_set_cma_peers(world->shm);
+    status = internal_allgather(world, &mine, all, sizeof(mine));
+    free(all);
+    if (status == GDC_SUCCESS) {
+        gdc_rt_msg_start_telling();
+    }
+    return status;
+}
+
 gdc_status_t gdc_rt_comm_world_init(void)
 {
     struct gdc_comm *world = &gdc_comm_world_instance;
@@ -280,6 +301,9 @@ gdc_status_t gdc_rt_comm_world_init(void)
         status                      = where != NULL ? attach_shm(world, world_shm, where) : GDC_ERR_NO_MEMORY;
         world_shm                   = NULL;
         free(where);
+    }
+    if (status == GDC_SUCCESS) {
+        status = start_telling(world);
     }
     if (status == GDC_SUCCESS) {
         status = measure_in_job(world);
@@ -307,6 +331,9 @@ static void drop_shm(struct gdc_comm *comm)
 
 static void destroy(struct gdc_comm *comm)
 {
+    if (comm == &gdc_comm_world_instance) {
+        gdc_rt_msg_set_cma_peers(NULL);
+    }
     run_destroyed_hook(comm);
     drop_shm(comm);
     comm->magic = 0;

@@ -9,6 +9,7 @@
 #include <gdc.h>
 
 #include "rt_calib.h"
+#include "rt_msg.h"
 #include "rt_shm.h"
 #include "rt_stage.h"
 
@@ -65,6 +66,18 @@ static int parse_shm_size(const char *value, void *dest, const char **why)
     return 0;
 }
 
+static int parse_msg_cma(const char *value, void *dest, const char **why)
+{
+    size_t bytes;
+
+    *why = "0 (never) or a size of at least 1K, such as 32K";
+    if (gdc_rt_parse_bytes(value, &bytes) != 0 || (bytes != 0 && bytes < 1024)) {
+        return -1;
+    }
+    *(size_t *)dest = bytes;
+    return 0;
+}
+
 static int parse_calibration(const char *value, void *dest, const char **why)
 {
     *why = "job, auto, off or the path of a calibration file (gdinfo --calibrate writes one)";
@@ -99,6 +112,10 @@ static const gdc_rt_param_t runtime_params[] = {
      "shared memory per rank and communicator for collectives inside a node (a ring of 8 slots of 256 KiB "
      "for small calls comes on top); 0 turns it off",
      parse_shm_size, &gdc_rt_shm_bytes},
+    {"GDC_MSG_CMA", "16K",
+     "host messages from this size on to a rank of the same node are read by the receiver from the sender's "
+     "memory (cross-memory attach: one copy, where UCX's shared memory makes two); 0: never",
+     parse_msg_cma, &gdc_rt_msg_cma_bytes},
     {"GDC_CALIBRATION", "job",
      "the cost model's host numbers: job (each node's first two ranks measure cross-memory attach and the copies "
      "in cache at gdc_init, in a few milliseconds, and every rank prices with the worst node's; the rest built in), "

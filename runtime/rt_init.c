@@ -12,6 +12,7 @@
 #include "config.h"
 #include "gdc_rt.h"
 #include "rt_calib.h"
+#include "rt_msg.h"
 #include "rt_stage.h"
 #include "rt_topo.h"
 
@@ -192,6 +193,7 @@ void gdc_rt_finalize_end(void)
     gdc_rt_topo_finalize();
     gdc_rt_ucx_finalize();
     gdc_rt_stage_finalize();
+    gdc_rt_msg_finalize();
     gdc_rt_calib_finalize();
     gdc_rt_boot_finalize();
     initialized = 0;

@@ -1,15 +1,74 @@
 #include "rt_msg.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include <gdc.h>
 
+#include "rt_boot.h"
 #include "rt_log.h"
+#include "rt_shm.h"
 #include "rt_stage.h"
 #include "rt_tag.h"
 #include "rt_ucx.h"
 
 static gdc_rt_msg_t *pending_head;
+
+size_t          gdc_rt_msg_cma_bytes;
+static uint8_t *cma_peer;     /* [world size] 1: a rank of this node that cma reaches */
+static int      telling;      /* messages to them from gdc_rt_msg_cma_bytes on are told */
+static uint32_t next_tale;    /* the number of this rank's next tale */
+static unsigned long tales_read; /* and their bytes: said at gdc_finalize */
+static uint64_t      bytes_read;
+
+_Static_assert(sizeof(((gdc_rt_msg_t *)0)->iov[0]) == sizeof(ucp_dt_iov_t), "the landing's iov is UCX's");
+
+/* What a reader answers: the bytes are read (or the receive was too short for them, its
+ * error), or they could not be (the send fails too). Static: an answer is sent and its
+ * request given back at once. */
+static const uint64_t answer_read = 0, answer_unread = 1;
+
+void gdc_rt_msg_finalize(void)
+{
+    if (tales_read > 0) {
+        GDC_LOG_INFO("messages read by cross-memory attach: %lu, %llu bytes", tales_read,
+                     (unsigned long long)bytes_read);
+    }
+    tales_read = 0;
+    bytes_read = 0;
+}
+
+void gdc_rt_msg_start_telling(void)
+{
+    telling = cma_peer != NULL;
+    if (telling) {
+        GDC_LOG_INFO("host messages of %zu bytes and more to the other ranks of this node: read by the receiver "
+                     "from this rank's memory (cross-memory attach, GDC_MSG_CMA); shorter ones through UCX",
+                     gdc_rt_msg_cma_bytes);
+    }
+}
+
+void gdc_rt_msg_set_cma_peers(const struct gdc_rt_shm *shm)
+{
+    free(cma_peer);
+    cma_peer = NULL;
+    telling  = 0;
+    if (shm == NULL || !shm->cma || gdc_rt_msg_cma_bytes == 0) {
+        return;
+    }
+    cma_peer = calloc((size_t)gdc_rt_boot.size, 1);
+    if (cma_peer == NULL) {
+        GDC_LOG_WARN("no memory for the table of this node's ranks: host messages to them go through UCX's "
+                     "shared memory (two copies), not cross-memory attach");
+        return;
+    }
+    for (int i = 0; i < shm->local_size; i++) {
+        cma_peer[shm->local_ranks[i]] = shm->local_ranks[i] != gdc_rt_boot.rank;
+    }
+}
 
 void gdc_rt_msg_pending_add(gdc_rt_msg_t *msg)
 {
@@ -79,6 +138,12 @@ static void on_send_done(void *request, ucs_status_t status, void *user_data)
     ucp_request_free(request);
 }
 
+/* Whether a receive was told where its bytes are, not sent them. */
+static void note_tale(gdc_rt_msg_t *msg, uint64_t sender_tag)
+{
+    msg->told = msg->is_recv && (sender_tag & GDC_RT_TAG_CMA_FLAG) != 0;
+}
+
 static void on_recv_done(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
                          void *user_data)
 {
@@ -88,18 +153,22 @@ static void on_recv_done(void *request, ucs_status_t status, const ucp_tag_recv_
     msg->ucx_req = NULL;
     if (status == UCS_OK) {
         msg->received = info->length;
+        note_tale(msg, info->sender_tag);
     }
     finish(msg, status);
     ucp_request_free(request);
 }
 
-static void init_msg(gdc_rt_msg_t *msg, int is_recv, int peer_world, uint64_t tag, size_t len)
+static void init_msg(gdc_rt_msg_t *msg, int is_recv, int peer_world, uint64_t tag, void *buf, size_t len,
+                     gdc_rt_memtype_t memtype)
 {
     memset(msg, 0, sizeof(*msg));
     msg->is_recv    = is_recv;
     msg->peer_world = peer_world;
     msg->tag        = tag;
+    msg->buf        = buf;
     msg->length     = len;
+    msg->memtype    = memtype;
 }
 
 static void fail_now(gdc_rt_msg_t *msg, gdc_status_t status)
@@ -184,6 +253,49 @@ static void track(gdc_rt_msg_t *msg, ucs_status_ptr_t request)
     gdc_rt_msg_pending_add(msg);
 }
 
+/* Send a small message whose request nobody waits for (it is given back at once). */
+static ucs_status_t send_and_forget(ucp_ep_h ep, const void *data, size_t len, uint64_t tag)
+{
+    ucp_request_param_t param;
+    ucs_status_ptr_t    request;
+
+    memset(&param, 0, sizeof(param));
+    request = ucp_tag_send_nbx(ep, data, len, tag, &param);
+    if (UCS_PTR_IS_ERR(request)) {
+        return UCS_PTR_STATUS(request);
+    }
+    if (request != NULL) {
+        ucp_request_free(request);
+    }
+    return UCS_OK;
+}
+
+/* A host message to a rank of this node: tell it where the bytes are; the message ends
+ * with the reader's answer (received first: it may come before the tale's send returns). */
+static gdc_status_t tell(gdc_rt_msg_t *msg, ucp_ep_h ep)
+{
+    ucp_request_param_t param;
+    ucs_status_t        status;
+
+    msg->telling = 1;
+    msg->tale    = (gdc_rt_msg_told_t){(uint64_t)(uintptr_t)msg->buf, msg->length, (int32_t)getpid(),
+                                       next_tale++ & ((1u << GDC_RT_TAG_PAYLOAD_BITS) - 1)};
+    fill_param(&param, msg, GDC_RT_MEM_HOST);
+    param.cb.recv = on_recv_done;
+    track(msg, ucp_tag_recv_nbx(gdc_rt_ucx_worker(), &msg->answer, sizeof(msg->answer),
+                                gdc_rt_tag_cma_done((uint32_t)msg->peer_world, msg->tale.seq), GDC_RT_TAG_FULL_MASK,
+                                &param));
+    if (msg->done) {
+        return msg->status;
+    }
+    status = send_and_forget(ep, &msg->tale, sizeof(msg->tale), msg->tag | GDC_RT_TAG_CMA_FLAG);
+    if (status != UCS_OK) {
+        gdc_rt_msg_cancel(msg, status_from_ucx(msg, status));
+        return msg->status;
+    }
+    return GDC_SUCCESS;
+}
+
 gdc_status_t gdc_rt_msg_send(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, const void *buf, size_t len,
                              gdc_rt_memtype_t memtype)
 {
@@ -192,11 +304,15 @@ gdc_status_t gdc_rt_msg_send(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, co
     gdc_status_t        status;
     ucp_ep_h            ep;
 
-    init_msg(msg, 0, peer_world, tag, len);
+    init_msg(msg, 0, peer_world, tag, (void *)buf, len, memtype);
     ep = gdc_rt_ucx_ep(peer_world, &status);
     if (ep == NULL) {
         fail_now(msg, status);
         return status;
+    }
+    if (telling && memtype == GDC_RT_MEM_HOST && cma_peer[peer_world] && len >= gdc_rt_msg_cma_bytes &&
+        !gdc_rt_stage_wanted(memtype)) {
+        return tell(msg, ep);
     }
     staged = stage(msg, (void *)buf, len, memtype, &status);
     if (status != GDC_SUCCESS) {
@@ -230,6 +346,23 @@ static int ucx_says_length_at_once(void)
     return answer;
 }
 
+/* A receive from a rank that may tell: the first bytes land in the message (a tale, or
+ * the message's start, copied to the buffer when it ends), the rest in place. The UCX
+ * data and count that say so; *len becomes the count. */
+static void *land(gdc_rt_msg_t *msg, ucp_request_param_t *param, size_t *len)
+{
+    size_t head = sizeof(msg->tale);
+
+    msg->iov[0].buffer = &msg->tale;
+    msg->iov[0].length = head;
+    msg->iov[1].buffer = (char *)msg->buf + head;
+    msg->iov[1].length = *len > head ? *len - head : 0;
+    param->op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+    param->datatype      = ucp_dt_make_iov();
+    *len                 = *len > head ? 2 : 1;
+    return msg->iov;
+}
+
 gdc_status_t gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, void *buf, size_t len,
                              gdc_rt_memtype_t memtype)
 {
@@ -239,41 +372,162 @@ gdc_status_t gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, vo
     void               *data;
     gdc_status_t        status;
 
-    init_msg(msg, 1, peer_world, tag, len);
+    init_msg(msg, 1, peer_world, tag, buf, len, memtype);
     /* The endpoint is not needed to receive, but it is how UCX tells us the peer died. */
     if (gdc_rt_ucx_ep(peer_world, &status) == NULL) {
         fail_now(msg, status);
         return status;
     }
-    staged = stage(msg, buf, len, memtype, &status);
+    /* a rank of this node may tell instead of send: what comes lands in `tale` first */
+    msg->landed = cma_peer != NULL && cma_peer[peer_world] && memtype == GDC_RT_MEM_HOST &&
+                  !gdc_rt_stage_wanted(memtype);
+    status      = GDC_SUCCESS;
+    staged      = msg->landed ? NULL : stage(msg, buf, len, memtype, &status);
     if (status != GDC_SUCCESS) {
         fail_now(msg, status);
         return status;
     }
     data = staged != NULL ? (void *)staged : buf;
     fill_param(&param, msg, memtype);
-    param.op_attr_mask      |= UCP_OP_ATTR_FIELD_RECV_INFO;
-    if (!ucx_says_length_at_once() && (staged != NULL || gdc_rt_tag_class(tag) == 1)) {
-        param.op_attr_mask |= UCP_OP_ATTR_FLAG_NO_IMM_CMPL; /* the length comes with the callback */
+    if (msg->landed) {
+        data = land(msg, &param, &len);
+    }
+    param.op_attr_mask |= UCP_OP_ATTR_FIELD_RECV_INFO;
+    if (!ucx_says_length_at_once()) {
+        param.op_attr_mask |= UCP_OP_ATTR_FLAG_NO_IMM_CMPL; /* the length and tag come with the callback */
     }
     param.cb.recv            = on_recv_done;
     param.recv_info.tag_info = &info;
     info.length              = 0;
+    info.sender_tag          = 0;
     {
-        ucs_status_ptr_t request = ucp_tag_recv_nbx(gdc_rt_ucx_worker(), data, len, tag,
-                                                    GDC_RT_TAG_FULL_MASK, &param);
+        ucs_status_ptr_t request = ucp_tag_recv_nbx(gdc_rt_ucx_worker(), data, len, tag, GDC_RT_TAG_RECV_MASK,
+                                                    &param);
         if (request == NULL) {
             msg->received = info.length;
+            note_tale(msg, info.sender_tag);
         }
         track(msg, request);
     }
     return msg->done && msg->status != GDC_SUCCESS ? msg->status : GDC_SUCCESS;
 }
 
+/* The tale's bytes into the receive's buffer, by cross-memory attach (into a host copy
+ * first where the buffer is a device's). */
+static gdc_status_t read_tale(const gdc_rt_msg_t *msg, const gdc_rt_msg_told_t *tale)
+{
+    int   on_host = msg->memtype == GDC_RT_MEM_HOST;
+    char *dst     = on_host ? msg->buf : gdc_rt_stage_whole_alloc(tale->length, msg->buf);
+    gdc_status_t status = GDC_SUCCESS;
+
+    if (dst == NULL) {
+        GDC_LOG_ERROR("no memory for a host copy of a message of %zu bytes from rank %d",
+                      (size_t)tale->length, msg->peer_world);
+        return GDC_ERR_NO_MEMORY;
+    }
+    for (size_t done = 0; done < tale->length;) {
+        struct iovec here  = {dst + done, tale->length - done};
+        struct iovec there = {(void *)(uintptr_t)(tale->address + done), tale->length - done};
+        ssize_t      got   = process_vm_readv(tale->pid, &here, 1, &there, 1, 0);
+
+        if (got > 0) {
+            done += (size_t)got;
+        } else if (got < 0 && errno == EINTR) {
+            continue;
+        } else {
+            status = got < 0 && errno == ESRCH ? GDC_ERR_PEER_FAILED : GDC_ERR_TRANSPORT;
+            GDC_LOG_ERROR("reading a message of %zu bytes from rank %d (pid %d) by cross-memory attach failed: %s",
+                          (size_t)tale->length, msg->peer_world, (int)tale->pid,
+                          got < 0 ? strerror(errno) : "nothing read");
+            break;
+        }
+    }
+    if (!on_host) {
+        if (status == GDC_SUCCESS) {
+            status = gdc_rt_stage_copy(msg->buf, dst, tale->length, msg->memtype);
+        }
+        gdc_rt_stage_whole_free(dst, tale->length);
+    }
+    return status;
+}
+
+static void answer(const gdc_rt_msg_t *msg, uint32_t seq, const uint64_t *what)
+{
+    gdc_status_t status;
+    ucp_ep_h     ep = gdc_rt_ucx_ep(msg->peer_world, &status);
+
+    if (ep != NULL) { /* else the sender is gone */
+        (void)send_and_forget(ep, what, sizeof(*what), gdc_rt_tag_cma_done((uint32_t)gdc_rt_boot.rank, seq));
+    }
+}
+
+/* What a receive was told: where it landed, or at its buffer's start. */
+static gdc_status_t fetch_tale(const gdc_rt_msg_t *msg, gdc_rt_msg_told_t *tale)
+{
+    if (msg->landed) {
+        *tale = msg->tale;
+        return GDC_SUCCESS;
+    }
+    return gdc_rt_stage_copy(tale, msg->buf, sizeof(*tale), msg->memtype);
+}
+
+/* A receive that was told where its bytes are: read them, then answer the sender. */
+static void take_tale(gdc_rt_msg_t *msg)
+{
+    gdc_rt_msg_told_t tale;
+    gdc_status_t      status;
+
+    msg->told = 0;
+    status    = fetch_tale(msg, &tale);
+    msg->landed = 0;
+    if (status != GDC_SUCCESS) {
+        msg->status = GDC_ERR_TRANSPORT; /* the sender fails with its timeout or our end */
+        return;
+    }
+    msg->received = 0;
+    if (tale.length > msg->length) {
+        msg->status = GDC_ERR_TRUNCATED; /* the receive's error; the send is done */
+    } else {
+        msg->status   = read_tale(msg, &tale);
+        msg->received = msg->status == GDC_SUCCESS ? tale.length : 0;
+        if (msg->status == GDC_SUCCESS) {
+            tales_read++;
+            bytes_read += tale.length;
+        }
+    }
+    answer(msg, tale.seq,
+           msg->status == GDC_SUCCESS || msg->status == GDC_ERR_TRUNCATED ? &answer_read : &answer_unread);
+}
+
+/* A small receive's bytes, landed in the message, into its buffer. */
+static void deliver_landed(gdc_rt_msg_t *msg)
+{
+    msg->landed = 0;
+    if (msg->received > msg->length) {
+        msg->status = GDC_ERR_TRUNCATED;
+    } else if (msg->received > 0) {
+        memcpy(msg->buf, &msg->tale, msg->received < sizeof(msg->tale) ? msg->received : sizeof(msg->tale));
+    }
+}
+
+/* A send that told: what its reader answered. */
+static void heard(gdc_rt_msg_t *msg)
+{
+    msg->telling = 0;
+    if (msg->status == GDC_SUCCESS && msg->answer != answer_read) {
+        GDC_LOG_ERROR("rank %d could not read a message of %zu bytes from this rank's memory", msg->peer_world,
+                      msg->length);
+        msg->status = GDC_ERR_TRANSPORT;
+    }
+}
+
 int gdc_rt_msg_test(gdc_rt_msg_t *msg)
 {
     if (!msg->done) {
         return 0;
+    }
+    if (msg->telling) {
+        heard(msg);
     }
     if (msg->stage != NULL) {
         if (!gdc_rt_stage_test(msg->stage, msg->is_recv && msg->status == GDC_SUCCESS, msg->received, &msg->status)) {
@@ -288,6 +542,11 @@ int gdc_rt_msg_test(gdc_rt_msg_t *msg)
         }
         gdc_rt_stage_whole_free(msg->staging, msg->length);
         msg->staging = NULL;
+    }
+    if (msg->told && msg->status == GDC_SUCCESS) {
+        take_tale(msg);
+    } else if (msg->landed && msg->status == GDC_SUCCESS) {
+        deliver_landed(msg);
     }
     return 1;
 }
@@ -343,10 +602,18 @@ void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, gdc_status_t status)
 {
     if (msg->done) {
         finish_stage(msg);
+        if (msg->told) { /* never read: the sender learns so now */
+            gdc_rt_msg_told_t tale;
+
+            msg->told = 0;
+            if (fetch_tale(msg, &tale) == GDC_SUCCESS) {
+                answer(msg, tale.seq, &answer_unread);
+            }
+        }
         return;
     }
     msg->status = status;
-    if (msg->ucx_req != NULL && msg->is_recv) {
+    if (msg->ucx_req != NULL && (msg->is_recv || msg->telling)) {
         /* normally completes at once through on_recv_done, keeping our status */
         ucp_request_cancel(gdc_rt_ucx_worker(), msg->ucx_req);
     }

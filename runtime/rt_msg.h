@@ -11,6 +11,16 @@
 
 #include "rt_memtype.h"
 
+/* Where a host message's bytes are, told instead of sent to a rank of the sender's node
+ * (GDC_MSG_CMA): its receiver reads them by cross-memory attach, one copy where UCX's
+ * shared memory makes two, and answers (rt_msg.c). */
+typedef struct gdc_rt_msg_told {
+    uint64_t address;
+    uint64_t length;
+    int32_t  pid; /* the sender's */
+    uint32_t seq; /* the sender's number of it: the answer's tag */
+} gdc_rt_msg_told_t;
+
 typedef struct gdc_rt_msg {
     void              *ucx_req;    /* UCX's request while in flight */
     int                done;       /* set once complete (UCX callback or immediately) */
@@ -26,7 +36,36 @@ typedef struct gdc_rt_msg {
     void              *user_buf;
     gdc_rt_memtype_t   user_memtype; /* of a staged message's buffer */
     size_t             length;
+    void              *buf;        /* the caller's buffer */
+    gdc_rt_memtype_t   memtype;    /* ... and its memory */
+    /* a send told its receiver where its bytes are, and ends with the answer; a receive
+     * from a rank that may tell lands the first bytes of what comes in `tale` (a tale or
+     * the message's start), the rest in place, so that a tale never touches the buffer */
+    int                telling;
+    int                told;
+    int                landed;
+    uint64_t           answer;
+    gdc_rt_msg_told_t  tale;
+    struct {
+        void  *buffer;
+        size_t length;
+    } iov[2]; /* ucp_dt_iov_t's layout */
 } gdc_rt_msg_t;
+
+/* Host messages from this size on to a rank of this node are told, not sent (0: never). */
+extern size_t gdc_rt_msg_cma_bytes;
+
+/* The ranks of this node whose memory cross-memory attach reaches (world ranks of the world
+ * communicator's shared memory, its cma flag); NULL: none. */
+struct gdc_rt_shm;
+void gdc_rt_msg_set_cma_peers(const struct gdc_rt_shm *shm);
+
+/* From now on, tell those ranks (once every rank has its table: receives from them take
+ * tales from its setting on). */
+void gdc_rt_msg_start_telling(void);
+
+/* Say how many messages this rank read by cross-memory attach (info), at gdc_finalize. */
+void gdc_rt_msg_finalize(void);
 
 /* Post a send / receive of len bytes to / from world rank peer. The message is done at
  * once when UCX completes it immediately or when posting fails (check status). */

@@ -176,8 +176,8 @@ static int cma_works(const gdc_rt_shm_t *shm)
         if (process_vm_readv(shm->pids[i], &local, 1, &remote, 1, 0) != (ssize_t)sizeof(magic) ||
             magic != GDC_RT_SHM_MAGIC) {
             GDC_LOG_WARN_ONCE("cross-memory attach to rank %d (pid %d) does not work (%s): collectives inside a "
-                              "node copy through shared memory only (ptrace rights: kernel.yama.ptrace_scope, "
-                              "a container's seccomp profile)",
+                              "node copy through shared memory only, and host messages to the node's ranks go "
+                              "through UCX's (ptrace rights: kernel.yama.ptrace_scope, a container's seccomp profile)",
                               shm->local_ranks[i], (int)shm->pids[i], magic != 0 ? "wrong data" : strerror(errno));
             return 0;
         }

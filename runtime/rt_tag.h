@@ -1,9 +1,9 @@
 /*
  * The 64-bit UCX tag of every gdc message.
  *
- *   63      62 .. 44        43 .. 24         23 .. 0
- *   class   context id      source rank      payload
- *   (1 bit) (19 bits)       (20 bits)        (24 bits)
+ *   63      62              61 .. 44        43 .. 24         23 .. 0
+ *   class   read by cma     context id      source rank      payload
+ *   (1 bit) (1 bit)         (18 bits)       (20 bits)        (24 bits)
  *
  * class 0, point-to-point: payload = internal flag (bit 23) | user tag (23 bits). The
  *          internal flag marks the runtime's own messages (communicator construction).
@@ -12,7 +12,10 @@
  *
  * The context id keeps communicators apart, the source rank (in the communicator) lets a
  * receive name its sender, and the class and sequence keep user messages and concurrent
- * collectives apart. A receive always matches every bit (the full mask).
+ * collectives apart. A receive matches every bit but "read by cma" (GDC_RT_TAG_RECV_MASK):
+ * a message with it set carries where its bytes are, and its receiver reads them from the
+ * sender's memory by cross-memory attach and answers with a message of its own, tagged by
+ * gdc_rt_tag_cma_done in the context id no communicator gets (rt_msg.c).
  */
 #ifndef GDC_RT_TAG_H
 #define GDC_RT_TAG_H
@@ -21,7 +24,7 @@
 
 #define GDC_RT_TAG_CLASS_SHIFT   63
 #define GDC_RT_TAG_CTX_SHIFT     44
-#define GDC_RT_TAG_CTX_BITS      19
+#define GDC_RT_TAG_CTX_BITS      18
 #define GDC_RT_TAG_SRC_SHIFT     24
 #define GDC_RT_TAG_SRC_BITS      20
 #define GDC_RT_TAG_PAYLOAD_BITS  24
@@ -29,7 +32,10 @@
 #define GDC_RT_TAG_SEQ_BITS      12
 #define GDC_RT_TAG_SLOT_BITS     12
 
-#define GDC_RT_TAG_MAX_CTX       ((1u << GDC_RT_TAG_CTX_BITS) - 1)
+#define GDC_RT_TAG_CMA_CTX       ((1u << GDC_RT_TAG_CTX_BITS) - 1) /* the answers to cma reads */
+#define GDC_RT_TAG_MAX_CTX       (GDC_RT_TAG_CMA_CTX - 1)          /* a communicator's highest */
+#define GDC_RT_TAG_CMA_FLAG      ((uint64_t)1 << 62)
+#define GDC_RT_TAG_RECV_MASK     (~GDC_RT_TAG_CMA_FLAG)
 #define GDC_RT_TAG_MAX_RANKS     (1 << GDC_RT_TAG_SRC_BITS)
 #define GDC_RT_TAG_MAX_USER      ((1 << GDC_RT_TAG_USER_BITS) - 1)
 #define GDC_RT_TAG_SEQ_MASK      ((1u << GDC_RT_TAG_SEQ_BITS) - 1)
@@ -40,7 +46,7 @@
 static inline uint64_t gdc_rt_tag_make(unsigned cls, uint32_t ctx, uint32_t src, uint32_t payload)
 {
     return ((uint64_t)(cls & 1u) << GDC_RT_TAG_CLASS_SHIFT) |
-           ((uint64_t)(ctx & GDC_RT_TAG_MAX_CTX) << GDC_RT_TAG_CTX_SHIFT) |
+           ((uint64_t)(ctx & GDC_RT_TAG_CMA_CTX) << GDC_RT_TAG_CTX_SHIFT) |
            ((uint64_t)(src & (GDC_RT_TAG_MAX_RANKS - 1)) << GDC_RT_TAG_SRC_SHIFT) |
            ((uint64_t)payload & ((1u << GDC_RT_TAG_PAYLOAD_BITS) - 1));
 }
@@ -66,6 +72,12 @@ static inline uint64_t gdc_rt_tag_coll(uint32_t ctx, uint32_t src, uint32_t seq,
                                (slot & GDC_RT_TAG_SLOT_MASK));
 }
 
+/* The answer of rank `reader` (world) to the read of the sender's message number seq. */
+static inline uint64_t gdc_rt_tag_cma_done(uint32_t reader, uint32_t seq)
+{
+    return gdc_rt_tag_make(0, GDC_RT_TAG_CMA_CTX, reader, seq);
+}
+
 static inline unsigned gdc_rt_tag_class(uint64_t tag)
 {
     return (unsigned)(tag >> GDC_RT_TAG_CLASS_SHIFT);
@@ -73,7 +85,7 @@ static inline unsigned gdc_rt_tag_class(uint64_t tag)
 
 static inline uint32_t gdc_rt_tag_ctx(uint64_t tag)
 {
-    return (uint32_t)(tag >> GDC_RT_TAG_CTX_SHIFT) & GDC_RT_TAG_MAX_CTX;
+    return (uint32_t)(tag >> GDC_RT_TAG_CTX_SHIFT) & GDC_RT_TAG_CMA_CTX;
 }
 
 static inline uint32_t gdc_rt_tag_src(uint64_t tag)

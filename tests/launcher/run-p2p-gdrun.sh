@@ -26,6 +26,23 @@ for layout in "4 2 ring allpairs nonblocking sizes" "5 3 ring allpairs nonblocki
     done
 done
 
+# Host messages of GDC_MSG_CMA bytes and more between ranks of a node are read by the
+# receiver by cross-memory attach (runtime/rt_msg.c): the ranks' closing count says that
+# they were; with GDC_MSG_CMA=0 none is, and the same cases pass through UCX alone.
+for case in large sizes; do
+    tap_run "GDC_LOG=info gdrun -n 3 p2p_test $case" 120 "$gdrun" -x GDC_LOG=info -n 3 "$bin" "$case"
+    grep -Eq 'info: messages read by cross-memory attach: [1-9][0-9]*, [1-9][0-9]* bytes' "$tap_log"
+    tap_check "$case: messages read by cross-memory attach, counted" $? "$tap_log"
+done
+tap_run "GDC_MSG_CMA=0 gdrun -n 3 p2p_test large" 120 "$gdrun" -x GDC_LOG=info -x GDC_MSG_CMA=0 -n 3 "$bin" large
+! grep -q 'read by cross-memory attach' "$tap_log"
+tap_check "GDC_MSG_CMA=0: no message read by cross-memory attach" $? "$tap_log"
+# a threshold of 1K: messages from 1 KiB on are told, on 2 and 5 ranks
+for n in 2 5; do
+    for case in sizes allpairs truncate; do
+        tap_run "GDC_MSG_CMA=1K gdrun -n $n p2p_test $case" 120 "$gdrun" -x GDC_MSG_CMA=1K -n "$n" "$bin" "$case"
+    done
+done
 
 # The staging pipeline of device messages (runtime/rt_stage.c), run on host buffers with
 # host copies in the device's place (GDC_STAGING_HOST_TEST=1): every byte through the bounce

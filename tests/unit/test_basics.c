@@ -24,7 +24,28 @@ static void test_tag_fields_round_trip(void **state)
     assert_int_equal(gdc_rt_tag_ctx(tag), GDC_RT_TAG_MAX_CTX);
     assert_int_equal(gdc_rt_tag_src(tag), GDC_RT_TAG_MAX_RANKS - 1);
     assert_int_equal(gdc_rt_tag_payload(tag), 0xffffff);
-    assert_true(tag == ~(uint64_t)0);
+    /* every field full and the tale flag: every bit, each in one place */
+    tag = gdc_rt_tag_coll(GDC_RT_TAG_CMA_CTX, GDC_RT_TAG_MAX_RANKS - 1, 4095, 4095);
+    assert_true((tag & GDC_RT_TAG_CMA_FLAG) == 0);
+    assert_true((tag | GDC_RT_TAG_CMA_FLAG) == ~(uint64_t)0);
+}
+
+static void test_tag_tales(void **state)
+{
+    /* a receive's mask ignores the tale flag and nothing else */
+    uint64_t tag = gdc_rt_tag_p2p(GDC_RT_TAG_MAX_CTX, 7, 42);
+
+    assert_true(((tag | GDC_RT_TAG_CMA_FLAG) & GDC_RT_TAG_RECV_MASK) == tag);
+    assert_true((~GDC_RT_TAG_RECV_MASK) == GDC_RT_TAG_CMA_FLAG);
+    assert_int_equal(gdc_rt_tag_ctx(tag | GDC_RT_TAG_CMA_FLAG), GDC_RT_TAG_MAX_CTX);
+    /* the answers to reads sit in a context no communicator gets, numbered per reader */
+    tag = gdc_rt_tag_cma_done(7, 0xffffffu);
+    assert_int_equal(gdc_rt_tag_ctx(tag), GDC_RT_TAG_CMA_CTX);
+    assert_true(GDC_RT_TAG_MAX_CTX < GDC_RT_TAG_CMA_CTX);
+    assert_int_equal(gdc_rt_tag_src(tag), 7);
+    assert_int_equal(gdc_rt_tag_payload(tag), 0xffffff);
+    assert_true(gdc_rt_tag_cma_done(7, 1) != gdc_rt_tag_cma_done(8, 1));
+    assert_true(gdc_rt_tag_cma_done(7, 1) != gdc_rt_tag_cma_done(7, 2));
 }
 
 static void test_tag_spaces_are_disjoint(void **state)
@@ -191,6 +212,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tag_fields_round_trip),
+        cmocka_unit_test(test_tag_tales),
         cmocka_unit_test(test_tag_spaces_are_disjoint),
         cmocka_unit_test(test_tag_fields_do_not_overflow),
         cmocka_unit_test(test_dtype_sizes),
