@@ -262,10 +262,11 @@ static gdc_status_t measure_in_job(struct gdc_comm *world)
 
 /* Host messages to this node's ranks are told, not sent (rt_msg.h), once every rank takes
  * tales: each receives them from here on, and sends them after an allgather that every
- * rank enters only then. */
+ * rank enters only then, which also makes the size they start from everyone's (the
+ * largest GDC_MSG_CMA; none where a rank has 0). */
 static gdc_status_t start_telling(struct gdc_comm *world)
 {
-    int          mine = 1, *all = malloc((size_t)world->size * sizeof(int));
+    uint64_t     mine = gdc_rt_msg_cma_bytes, *all = malloc((size_t)world->size * sizeof(uint64_t)), from = 0;
     gdc_status_t status;
 
     if (all == NULL) {
@@ -273,9 +274,12 @@ static gdc_status_t start_telling(struct gdc_comm *world)
     }
     gdc_rt_msg_set_cma_peers(world->shm);
     status = internal_allgather(world, &mine, all, sizeof(mine));
+    for (int r = 0; r < world->size && status == GDC_SUCCESS; r++) {
+        from = all[r] == 0 || (r > 0 && from == 0) ? 0 : (all[r] > from ? all[r] : from);
+    }
     free(all);
     if (status == GDC_SUCCESS) {
-        gdc_rt_msg_start_telling();
+        gdc_rt_msg_start_telling((size_t)from);
     }
     return status;
 }

@@ -41,9 +41,10 @@ void gdc_rt_msg_finalize(void)
     bytes_read = 0;
 }
 
-void gdc_rt_msg_start_telling(void)
+void gdc_rt_msg_start_telling(size_t from)
 {
-    telling = cma_peer != NULL;
+    gdc_rt_msg_cma_bytes = from;
+    telling              = cma_peer != NULL && from > 0;
     if (telling) {
         GDC_LOG_INFO("host messages of %zu bytes and more to the other ranks of this node: read by the receiver "
                      "from this rank's memory (cross-memory attach, GDC_MSG_CMA); shorter ones through UCX",
@@ -142,6 +143,10 @@ static void on_send_done(void *request, ucs_status_t status, void *user_data)
 static void note_tale(gdc_rt_msg_t *msg, uint64_t sender_tag)
 {
     msg->told = msg->is_recv && (sender_tag & GDC_RT_TAG_CMA_FLAG) != 0;
+    if (msg->told && !msg->landed && msg->memtype == GDC_RT_MEM_HOST && msg->staging == NULL && msg->stage == NULL) {
+        memcpy(&msg->tale, msg->buf, sizeof(msg->tale)); /* a receive too short for the message */
+        msg->landed = 1;
+    }
 }
 
 static void on_recv_done(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
@@ -347,12 +352,16 @@ static int ucx_says_length_at_once(void)
 }
 
 /* A receive from a rank that may tell: the first bytes land in the message (a tale, or
- * the message's start, copied to the buffer when it ends), the rest in place. The UCX
- * data and count that say so; *len becomes the count. */
+ * the message's start, copied to the buffer when it ends), the rest in place; one shorter
+ * than a tale lands whole. The UCX data and count that say so (*len). */
 static void *land(gdc_rt_msg_t *msg, ucp_request_param_t *param, size_t *len)
 {
     size_t head = sizeof(msg->tale);
 
+    if (*len < head) {
+        *len = head;
+        return &msg->tale;
+    }
     msg->iov[0].buffer = &msg->tale;
     msg->iov[0].length = head;
     msg->iov[1].buffer = (char *)msg->buf + head;
@@ -378,9 +387,11 @@ gdc_status_t gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, vo
         fail_now(msg, status);
         return status;
     }
-    /* a rank of this node may tell instead of send: what comes lands in `tale` first */
+    /* a rank of this node may tell instead of send: a receive long enough to be told lands
+     * what comes in `tale` first (one shorter takes a tale only to say it is truncated, and
+     * one shorter than a tale lands whole) */
     msg->landed = cma_peer != NULL && cma_peer[peer_world] && memtype == GDC_RT_MEM_HOST &&
-                  !gdc_rt_stage_wanted(memtype);
+                  !gdc_rt_stage_wanted(memtype) && (len >= gdc_rt_msg_cma_bytes || len < sizeof(msg->tale));
     status      = GDC_SUCCESS;
     staged      = msg->landed ? NULL : stage(msg, buf, len, memtype, &status);
     if (status != GDC_SUCCESS) {

@@ -39,8 +39,9 @@ typedef struct gdc_rt_msg {
     void              *buf;        /* the caller's buffer */
     gdc_rt_memtype_t   memtype;    /* ... and its memory */
     /* a send told its receiver where its bytes are, and ends with the answer; a receive
-     * from a rank that may tell lands the first bytes of what comes in `tale` (a tale or
-     * the message's start), the rest in place, so that a tale never touches the buffer */
+     * from a rank that may tell, long enough to be told, lands the first bytes of what
+     * comes in `tale` (a tale or the message's start), the rest in place, so that a tale
+     * never touches the buffer; one shorter than a tale lands whole there */
     int                telling;
     int                told;
     int                landed;
@@ -60,9 +61,9 @@ extern size_t gdc_rt_msg_cma_bytes;
 struct gdc_rt_shm;
 void gdc_rt_msg_set_cma_peers(const struct gdc_rt_shm *shm);
 
-/* From now on, tell those ranks (once every rank has its table: receives from them take
- * tales from its setting on). */
-void gdc_rt_msg_start_telling(void);
+/* From now on, tell those ranks messages of `from` bytes and more (every rank's size; 0:
+ * none), once every rank has its table (receives from them take tales from its setting on). */
+void gdc_rt_msg_start_telling(size_t from);
 
 /* Say how many messages this rank read by cross-memory attach (info), at gdc_finalize. */
 void gdc_rt_msg_finalize(void);

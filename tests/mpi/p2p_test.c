@@ -142,10 +142,11 @@ static void test_truncate(void)
         CHECK(in[10] == -1, "a short message wrote past its end");
 
         /* blocking truncation (eager and rendezvous sized; a message read by cross-memory
-         * attach into a receive shorter than where-its-bytes-are: 2 elements) */
-        for (int big = 0; big < 3; big++) {
+         * attach into receives shorter than where its bytes are (2 elements) and shorter
+         * than a message told (100) */
+        for (int big = 0; big < 4; big++) {
             size_t   n    = big ? (1 << 20) : 16;
-            size_t   room = big == 2 ? 2 : n / 2;
+            size_t   room = big == 2 ? 2 : big == 3 ? 100 : n / 2;
             int32_t *src  = check_malloc(n * sizeof(int32_t));
             int32_t *dst  = check_malloc(n * sizeof(int32_t));
             memset(src, 1, n * sizeof(int32_t));
