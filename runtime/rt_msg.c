@@ -390,8 +390,9 @@ gdc_status_t gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, vo
     /* a rank of this node may tell instead of send: a receive long enough to be told lands
      * what comes in `tale` first (one shorter takes a tale only to say it is truncated, and
      * one shorter than a tale lands whole) */
-    msg->landed = cma_peer != NULL && cma_peer[peer_world] && memtype == GDC_RT_MEM_HOST &&
-                  !gdc_rt_stage_wanted(memtype) && (len >= gdc_rt_msg_cma_bytes || len < sizeof(msg->tale));
+    msg->landed = cma_peer != NULL && cma_peer[peer_world] &&
+                  ((memtype == GDC_RT_MEM_HOST && !gdc_rt_stage_wanted(memtype) && len >= gdc_rt_msg_cma_bytes) ||
+                   len < sizeof(msg->tale));
     status      = GDC_SUCCESS;
     staged      = msg->landed ? NULL : stage(msg, buf, len, memtype, &status);
     if (status != GDC_SUCCESS) {
@@ -399,7 +400,7 @@ gdc_status_t gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, vo
         return status;
     }
     data = staged != NULL ? (void *)staged : buf;
-    fill_param(&param, msg, memtype);
+    fill_param(&param, msg, msg->landed ? GDC_RT_MEM_HOST : memtype);
     if (msg->landed) {
         data = land(msg, &param, &len);
     }
@@ -510,14 +511,17 @@ static void take_tale(gdc_rt_msg_t *msg)
            msg->status == GDC_SUCCESS || msg->status == GDC_ERR_TRUNCATED ? &answer_read : &answer_unread);
 }
 
-/* A small receive's bytes, landed in the message, into its buffer. */
+/* What landed in the message, into the buffer: the start of a host receive, or the whole of
+ * one shorter than a tale (a device buffer's too). */
 static void deliver_landed(gdc_rt_msg_t *msg)
 {
     msg->landed = 0;
     if (msg->received > msg->length) {
         msg->status = GDC_ERR_TRUNCATED;
-    } else if (msg->received > 0) {
-        memcpy(msg->buf, &msg->tale, msg->received < sizeof(msg->tale) ? msg->received : sizeof(msg->tale));
+    } else if (msg->received > 0) { /* a device buffer's landed whole: it is shorter than a tale */
+        msg->status = gdc_rt_stage_copy(msg->buf, &msg->tale,
+                                        msg->received < sizeof(msg->tale) ? msg->received : sizeof(msg->tale),
+                                        msg->memtype);
     }
 }
 
