@@ -275,7 +275,11 @@ static gdc_status_t start_telling(struct gdc_comm *world)
     gdc_rt_msg_set_cma_peers(world->shm);
     status = internal_allgather(world, &mine, all, sizeof(mine));
     for (int r = 0; r < world->size && status == GDC_SUCCESS; r++) {
-        from = all[r] == 0 || (r > 0 && from == 0) ? 0 : (all[r] > from ? all[r] : from);
+        if (all[r] == 0) {
+            from = 0;
+            break;
+        }
+        from = all[r] > from ? all[r] : from;
     }
     free(all);
     if (status == GDC_SUCCESS) {

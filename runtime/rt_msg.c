@@ -44,7 +44,11 @@ void gdc_rt_msg_finalize(void)
 void gdc_rt_msg_start_telling(size_t from)
 {
     gdc_rt_msg_cma_bytes = from;
-    telling              = cma_peer != NULL && from > 0;
+    if (from == 0) { /* some rank tells none: none comes */
+        free(cma_peer);
+        cma_peer = NULL;
+    }
+    telling = cma_peer != NULL;
     if (telling) {
         GDC_LOG_INFO("host messages of %zu bytes and more to the other ranks of this node: read by the receiver "
                      "from this rank's memory (cross-memory attach, GDC_MSG_CMA); shorter ones through UCX",
@@ -518,7 +522,7 @@ static void deliver_landed(gdc_rt_msg_t *msg)
     msg->landed = 0;
     if (msg->received > msg->length) {
         msg->status = GDC_ERR_TRUNCATED;
-    } else if (msg->received > 0) { /* a device buffer's landed whole: it is shorter than a tale */
+    } else if (msg->received > 0) {
         msg->status = gdc_rt_stage_copy(msg->buf, &msg->tale,
                                         msg->received < sizeof(msg->tale) ? msg->received : sizeof(msg->tale),
                                         msg->memtype);
