@@ -409,8 +409,9 @@ gdc_status_t gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, vo
         data = land(msg, &param, &len);
     }
     param.op_attr_mask |= UCP_OP_ATTR_FIELD_RECV_INFO;
-    if (!ucx_says_length_at_once()) {
-        param.op_attr_mask |= UCP_OP_ATTR_FLAG_NO_IMM_CMPL; /* the length and tag come with the callback */
+    if (!ucx_says_length_at_once() &&
+        (staged != NULL || gdc_rt_tag_class(tag) == 1 || (cma_peer != NULL && cma_peer[peer_world]))) {
+        param.op_attr_mask |= UCP_OP_ATTR_FLAG_NO_IMM_CMPL; /* the length (and a tale's tag) come with the callback */
     }
     param.cb.recv            = on_recv_done;
     param.recv_info.tag_info = &info;
