@@ -37,6 +37,15 @@ done
 tap_run "GDC_MSG_CMA=0 gdrun -n 3 p2p_test large" 120 "$gdrun" -x GDC_LOG=info -x GDC_MSG_CMA=0 -n 3 "$bin" large
 ! grep -q 'read by cross-memory attach' "$tap_log"
 tap_check "GDC_MSG_CMA=0: no message read by cross-memory attach" $? "$tap_log"
+# a send to a rank that never receives ends with GDC_ERR_TIMEOUT naming it, told (waiting
+# for the answer) or sent through UCX
+for setting in 16K 0; do
+    tap_run "GDC_TIMEOUT=2 GDC_MSG_CMA=$setting gdrun -n 3 p2p_test timeout" 60 \
+        "$gdrun" -x GDC_TIMEOUT=2 -x GDC_MSG_CMA=$setting -n 3 "$bin" timeout
+    [ "$(grep -c 'send timed out as expected' "$tap_log")" = 2 ] &&
+        grep -q 'waits for rank 2 to receive it for 2 s: giving up with GDC_ERR_TIMEOUT' "$tap_log"
+    tap_check "GDC_MSG_CMA=$setting: both sends to the absent rank 2 time out, naming it" $? "$tap_log"
+done
 # a threshold of 1K: messages from 1 KiB on are told, on 2 and 5 ranks
 for n in 2 5; do
     for case in sizes allpairs truncate; do

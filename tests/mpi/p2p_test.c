@@ -1,10 +1,14 @@
 /*
  * Multi-rank point-to-point tests, written against gdc.h only. Each case is a subcommand:
- *   p2p_test ring|allpairs|sizes|truncate|nonblocking|large|comms|self|singleton
- * and exits 0 only when every value it received is the one expected.
+ *   p2p_test ring|allpairs|sizes|truncate|nonblocking|large|comms|self|singleton|timeout
+ * and exits 0 only when every value it received is the one expected (timeout: when every
+ * send to a rank that never receives ends with GDC_ERR_TIMEOUT; run with GDC_TIMEOUT set).
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../common/check.h"
 
@@ -374,6 +378,29 @@ static void test_singleton(void)
     test_ring();
 }
 
+/* The last rank receives nothing for 1.5 x GDC_TIMEOUT: each other rank's send of 1 MiB to
+ * it (told, where it shares the node: the answer never comes) must end with
+ * GDC_ERR_TIMEOUT, not wait for ever. */
+static void test_timeout(void)
+{
+    size_t      n       = (size_t)1 << 20;
+    char       *buf     = check_malloc(n);
+    const char *timeout = getenv("GDC_TIMEOUT");
+
+    CHECK(size > 1, "needs two ranks");
+    memset(buf, 7, n);
+    if (rank == size - 1) {
+        usleep((useconds_t)(1.5e6 * (timeout != NULL ? atof(timeout) : 2.0)));
+    } else {
+        int status = gdc_send(buf, n, GDC_BYTE, size - 1, 9, GDC_COMM_WORLD);
+        CHECK(status == GDC_ERR_TIMEOUT, "send returned %d (%s), expected GDC_ERR_TIMEOUT", status,
+              gdc_strerror(status));
+        printf("rank %d: send timed out as expected\n", rank);
+        fflush(stdout);
+    }
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -382,7 +409,7 @@ int main(int argc, char **argv)
     } cases[] = {
         {"ring", test_ring},         {"allpairs", test_allpairs},       {"sizes", test_sizes},
         {"truncate", test_truncate}, {"nonblocking", test_nonblocking}, {"large", test_large}, {"comms", test_comms},
-        {"self", test_self},         {"singleton", test_singleton},
+        {"self", test_self},         {"singleton", test_singleton},     {"timeout", test_timeout},
     };
 
     if (argc != 2) {
