@@ -65,9 +65,10 @@ void gdc_rt_msg_set_cma_peers(const struct gdc_rt_shm *shm)
         return;
     }
     cma_peer = calloc((size_t)gdc_rt_boot.size, 1);
-    if (cma_peer == NULL) {
-        GDC_LOG_WARN("no memory for the table of this node's ranks: host messages to them go through UCX's "
+    if (cma_peer == NULL) { /* this rank could not take tales: it asks for none (start_telling) */
+        GDC_LOG_WARN("no memory for the table of this node's ranks: host messages inside nodes go through UCX's "
                      "shared memory (two copies), not cross-memory attach");
+        gdc_rt_msg_cma_bytes = 0;
         return;
     }
     for (int i = 0; i < shm->local_size; i++) {
