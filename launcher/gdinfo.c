@@ -23,6 +23,7 @@
 #include "config.h"
 #include "gdc_rt.h"
 #include "rt_calib.h"
+#include "rt_msg.h"
 #include "rt_shm.h"
 #include "gdinfo_topo.h"
 #include "rt_topo.h"
@@ -356,6 +357,20 @@ static void print_calibration(void)
     }
 }
 
+/* Which way messages between ranks go (runtime/rt_msg.c); after print_calibration, which
+ * loads the configuration. */
+static void print_messages(void)
+{
+    if (gdc_rt_msg_cma_bytes == 0) {
+        printf("  messages through UCX, inside a node too (GDC_MSG_CMA=0)\n");
+        return;
+    }
+    printf("  messages host ones of %zu bytes and more to a rank of the same node: read by the receiver from the "
+           "sender's\n           buffer (cross-memory attach, GDC_MSG_CMA), where gdc_init finds that it works; "
+           "the others through UCX\n",
+           gdc_rt_msg_cma_bytes);
+}
+
 int main(int argc, char **argv)
 {
     enum { OPT_ALGORITHMS = 256, OPT_PARAMS, OPT_VERSION, OPT_PLAN, OPT_BYTES, OPT_RANKS, OPT_NODES, OPT_PROFILE,
@@ -453,6 +468,7 @@ int main(int argc, char **argv)
     default:
         print_build();
         print_calibration();
+        print_messages();
         return gdinfo_topo_summary();
     }
     return 0;

@@ -14,6 +14,9 @@ trap 'rm -f "$out" "$tap_log"' EXIT
 "$gdinfo" >"$out" 2>&1 &&
     grep -Eq '^  node [^ ]+: [0-9]+ packages?, [0-9]+ NUMA nodes?, [0-9]+ cores? \([0-9]+ PUs?\); GPUs: .+; NICs: .+; UCX CUDA memory: (yes|no)$' "$out"
 tap_check "gdinfo prints the node's topology summary" $? "$out"
+grep -q '^  messages host ones of 16384 bytes and more to a rank of the same node: read by the receiver' "$out" &&
+    GDC_MSG_CMA=0 "$gdinfo" 2>&1 | grep -q '^  messages through UCX, inside a node too (GDC_MSG_CMA=0)$'
+tap_check "gdinfo says how messages inside a node go (GDC_MSG_CMA 16K by default, and 0)" $? "$out"
 no_gpu=0
 grep -q '; GPUs: none;' "$out" && no_gpu=1
 
