@@ -1,9 +1,7 @@
 #include "rt_msg.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <gdc.h>
@@ -434,32 +432,16 @@ gdc_status_t gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, vo
  * first where the buffer is a device's). */
 static gdc_status_t read_tale(const gdc_rt_msg_t *msg, const gdc_rt_msg_told_t *tale)
 {
-    int   on_host = msg->memtype == GDC_RT_MEM_HOST;
-    char *dst     = on_host ? msg->buf : gdc_rt_stage_whole_alloc(tale->length, msg->buf);
-    gdc_status_t status = GDC_SUCCESS;
+    int          on_host = msg->memtype == GDC_RT_MEM_HOST;
+    char        *dst     = on_host ? msg->buf : gdc_rt_stage_whole_alloc(tale->length, msg->buf);
+    gdc_status_t status;
 
     if (dst == NULL) {
         GDC_LOG_ERROR("no memory for a host copy of a message of %zu bytes from rank %d",
                       (size_t)tale->length, msg->peer_world);
         return GDC_ERR_NO_MEMORY;
     }
-    for (size_t done = 0; done < tale->length;) {
-        struct iovec here  = {dst + done, tale->length - done};
-        struct iovec there = {(void *)(uintptr_t)(tale->address + done), tale->length - done};
-        ssize_t      got   = process_vm_readv(tale->pid, &here, 1, &there, 1, 0);
-
-        if (got > 0) {
-            done += (size_t)got;
-        } else if (got < 0 && errno == EINTR) {
-            continue;
-        } else {
-            status = got < 0 && errno == ESRCH ? GDC_ERR_PEER_FAILED : GDC_ERR_TRANSPORT;
-            GDC_LOG_ERROR("reading a message of %zu bytes from rank %d (pid %d) by cross-memory attach failed: %s",
-                          (size_t)tale->length, msg->peer_world, (int)tale->pid,
-                          got < 0 ? strerror(errno) : "nothing read");
-            break;
-        }
-    }
+    status = gdc_rt_shm_cma_move(tale->pid, msg->peer_world, dst, (void *)(uintptr_t)tale->address, tale->length, 0);
     if (!on_host) {
         if (status == GDC_SUCCESS) {
             status = gdc_rt_stage_copy(msg->buf, dst, tale->length, msg->memtype);

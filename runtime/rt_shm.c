@@ -398,27 +398,30 @@ void *gdc_rt_shm_peer_address(const gdc_rt_shm_t *shm, int peer, int which)
     return (void *)(uintptr_t)shm->segments[peer]->user[which];
 }
 
-gdc_status_t gdc_rt_shm_peer_copy(const gdc_rt_shm_t *shm, int peer, int which, size_t offset, void *local,
-                                  size_t length, int into_peer)
+gdc_status_t gdc_rt_shm_cma_move(int pid, int rank, void *local, void *remote, size_t length, int into_peer)
 {
-    char *remote = (char *)(uintptr_t)shm->segments[peer]->user[which] + offset;
-
     while (length > 0) {
         struct iovec mine = {local, length}, theirs = {remote, length};
-        ssize_t      moved = into_peer ? process_vm_writev(shm->pids[peer], &mine, 1, &theirs, 1, 0)
-                                       : process_vm_readv(shm->pids[peer], &mine, 1, &theirs, 1, 0);
+        ssize_t      moved = into_peer ? process_vm_writev(pid, &mine, 1, &theirs, 1, 0)
+                                       : process_vm_readv(pid, &mine, 1, &theirs, 1, 0);
 
         if (moved <= 0) {
             int gone = moved < 0 && errno == ESRCH;
 
             GDC_LOG_ERROR("cross-memory attach %s rank %d (pid %d), %zu bytes: %s", into_peer ? "into" : "from",
-                          shm->local_ranks != NULL ? shm->local_ranks[peer] : peer, (int)shm->pids[peer], length,
-                          moved < 0 ? strerror(errno) : "nothing moved");
+                          rank, pid, length, moved < 0 ? strerror(errno) : "nothing moved");
             return gone ? GDC_ERR_PEER_FAILED : GDC_ERR_TRANSPORT;
         }
-        local = (char *)local + moved;
-        remote += moved;
+        local  = (char *)local + moved;
+        remote = (char *)remote + moved;
         length -= (size_t)moved;
     }
     return GDC_SUCCESS;
+}
+
+gdc_status_t gdc_rt_shm_peer_copy(const gdc_rt_shm_t *shm, int peer, int which, size_t offset, void *local,
+                                  size_t length, int into_peer)
+{
+    return gdc_rt_shm_cma_move(shm->pids[peer], shm->local_ranks != NULL ? shm->local_ranks[peer] : peer, local,
+                               (char *)(uintptr_t)shm->segments[peer]->user[which] + offset, length, into_peer);
 }

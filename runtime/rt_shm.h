@@ -194,9 +194,12 @@ static inline void gdc_rt_shm_finish(const gdc_rt_shm_t *shm, uint64_t value)
  * does not return before that. */
 enum { GDC_RT_SHM_USER_INPUT = 0, GDC_RT_SHM_USER_OUTPUT = 1 };
 void gdc_rt_shm_publish_user(const gdc_rt_shm_t *shm, const void *input, void *output);
-/* Copy length bytes between local and offset of local rank peer's published buffer
- * `which` (into the peer's when into_peer). GDC_ERR_TRANSPORT, logged, if the kernel
- * refuses. */
+/* Copy length bytes between local and remote in process pid (rank `rank`, for the log) by
+ * cross-memory attach, into the other's memory when into_peer: GDC_ERR_PEER_FAILED where
+ * the process is gone, GDC_ERR_TRANSPORT, logged, where the kernel refuses. */
+gdc_status_t gdc_rt_shm_cma_move(int pid, int rank, void *local, void *remote, size_t length, int into_peer);
+/* gdc_rt_shm_cma_move between local and offset of local rank peer's published buffer
+ * `which`. */
 gdc_status_t gdc_rt_shm_peer_copy(const gdc_rt_shm_t *shm, int peer, int which, size_t offset, void *local,
                                   size_t length, int into_peer);
 
