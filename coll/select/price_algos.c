@@ -574,8 +574,12 @@ static double bcast_shm(const gdc_coll_price_t *p)
     double chunks = (double)gdc_coll_shm_chunks(p->args, 1).count, c = bytes / chunks;
 
     /* through the ring, a chunk a slot: the readers, a chunk behind the root, are done with
-     * a slot long before the root comes back to it */
-    return gdc_coll_price_copy_shared(p, c) + chunks * gdc_coll_price_copy_peer(p, c) + (chunks + 1) * p->o + p->sig;
+     * a slot long before the root comes back to it; a pipeline of two stages, the root's
+     * copy in and signal, a reader's copy out and signal, as fast as the slower one (the
+     * root's where a copy into one's shared memory is the slower, as on the development VM) */
+    double in = gdc_coll_price_copy_shared(p, c) + p->o, out = gdc_coll_price_copy_peer(p, c) + p->o;
+
+    return in + p->sig + out + (chunks - 1) * max2(in, out);
 }
 
 /* Through the ring (gdc_coll_shm_chunks), as bcast shm: no reader keeps a writer waiting. */

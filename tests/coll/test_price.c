@@ -14,9 +14,10 @@
  * leaders' allgather sends the largest node's blocks, and a tree's messages queue on one
  * NIC after another through its dependencies, and alltoall pairwise's later windows wait
  * behind the first ones of the ranks that share a NIC, and the rails' rounds of allgather
- * hier_rails carry what the busiest group of nodes holds: 99.97% good choices (3 of
- * 11,420 not), the worst x1.17; 98.8% of the choices and 97.4% of all prices within 10%;
- * the weakest algorithm, allreduce rabenseifner, 92.3% within 10%):
+ * hier_rails carry what the busiest group of nodes holds, and bcast shm's chunks go at the
+ * pace of the slower of the root's copy in and the readers' copy out: 99.97% good choices
+ * (3 of 11,420 not), the worst x1.16; 98.4% of the choices and 97.2% of all prices within
+ * 10%; the weakest algorithm, allgather recursive_doubling, 92.1% within 10%):
  *   - the choice the prices make is the simulator's best or one it prices within 10% of
  *     it in 99.95% of the call shapes at least, and never worse than 1.2 times the best;
  *   - the chosen algorithm's price is within 10% of the simulator's in 98% of the call
