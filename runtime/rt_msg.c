@@ -14,6 +14,7 @@
 #include "rt_ucx.h"
 
 static gdc_rt_msg_t *pending_head;
+static gdc_rt_msg_t *heard_head; /* told receives whose bytes are not read yet */
 
 size_t          gdc_rt_msg_cma_bytes;
 static uint8_t *cma_peer;     /* [world size] 1: a rank of this node that cma reaches */
@@ -142,14 +143,50 @@ static void on_send_done(void *request, ucs_status_t status, void *user_data)
     ucp_request_free(request);
 }
 
-/* Whether a receive was told where its bytes are, not sent them. */
+static void heard_add(gdc_rt_msg_t *msg)
+{
+    if (msg->heard) {
+        return;
+    }
+    msg->heard      = 1;
+    msg->heard_prev = NULL;
+    msg->heard_next = heard_head;
+    if (heard_head != NULL) {
+        heard_head->heard_prev = msg;
+    }
+    heard_head = msg;
+}
+
+static void heard_remove(gdc_rt_msg_t *msg)
+{
+    if (!msg->heard) {
+        return;
+    }
+    if (msg->heard_prev != NULL) {
+        msg->heard_prev->heard_next = msg->heard_next;
+    } else {
+        heard_head = msg->heard_next;
+    }
+    if (msg->heard_next != NULL) {
+        msg->heard_next->heard_prev = msg->heard_prev;
+    }
+    msg->heard      = 0;
+    msg->heard_prev = msg->heard_next = NULL;
+}
+
+/* Whether a receive was told where its bytes are, not sent them; a told one waits on the
+ * heard list for whichever comes first, its owner's test or the next progress round. */
 static void note_tale(gdc_rt_msg_t *msg, uint64_t sender_tag)
 {
     msg->told = msg->is_recv && (sender_tag & GDC_RT_TAG_CMA_FLAG) != 0;
-    if (msg->told && !msg->landed && msg->memtype == GDC_RT_MEM_HOST && msg->staging == NULL && msg->stage == NULL) {
+    if (!msg->told) {
+        return;
+    }
+    if (!msg->landed && msg->memtype == GDC_RT_MEM_HOST && msg->staging == NULL && msg->stage == NULL) {
         memcpy(&msg->tale, msg->buf, sizeof(msg->tale)); /* a receive too short for the message */
         msg->landed = 1;
     }
+    heard_add(msg);
 }
 
 static void on_recv_done(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
@@ -170,6 +207,7 @@ static void on_recv_done(void *request, ucs_status_t status, const ucp_tag_recv_
 static void init_msg(gdc_rt_msg_t *msg, int is_recv, int peer_world, uint64_t tag, void *buf, size_t len,
                      gdc_rt_memtype_t memtype)
 {
+    heard_remove(msg); /* never on it once its owner saw it end: a guard, not a path */
     memset(msg, 0, sizeof(*msg));
     msg->is_recv    = is_recv;
     msg->peer_world = peer_world;
@@ -278,6 +316,36 @@ static ucs_status_t send_and_forget(ucp_ep_h ep, const void *data, size_t len, u
     return UCS_OK;
 }
 
+static void on_tale_sent(void *request, ucs_status_t status, void *user_data)
+{
+    free(user_data);
+    ucp_request_free(request);
+}
+
+/* A tale goes from a copy of its own: a send UCX cannot start at once reads its data later,
+ * when the message may be gone (cancelled by a timeout, its request reused). */
+static ucs_status_t send_tale(ucp_ep_h ep, const gdc_rt_msg_told_t *tale, uint64_t tag)
+{
+    ucp_request_param_t param;
+    ucs_status_ptr_t    request;
+    gdc_rt_msg_told_t  *copy = malloc(sizeof(*copy));
+
+    if (copy == NULL) {
+        return UCS_ERR_NO_MEMORY;
+    }
+    *copy = *tale;
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send      = on_tale_sent;
+    param.user_data    = copy;
+    request            = ucp_tag_send_nbx(ep, copy, sizeof(*copy), tag, &param);
+    if (request == NULL || UCS_PTR_IS_ERR(request)) {
+        free(copy);
+        return UCS_PTR_STATUS(request);
+    }
+    return UCS_OK;
+}
+
 /* A host message to a rank of this node: tell it where the bytes are; the message ends
  * with the reader's answer (received first: it may come before the tale's send returns). */
 static gdc_status_t tell(gdc_rt_msg_t *msg, ucp_ep_h ep)
@@ -286,17 +354,23 @@ static gdc_status_t tell(gdc_rt_msg_t *msg, ucp_ep_h ep)
     ucs_status_t        status;
 
     msg->telling = 1;
-    msg->tale    = (gdc_rt_msg_told_t){(uint64_t)(uintptr_t)msg->buf, msg->length, (int32_t)getpid(),
-                                       next_tale++ & ((1u << GDC_RT_TAG_PAYLOAD_BITS) - 1)};
+    msg->tale    = (gdc_rt_msg_told_t){(uint64_t)(uintptr_t)msg->buf, msg->length, (int32_t)getpid(), 0};
     fill_param(&param, msg, GDC_RT_MEM_HOST);
     param.cb.recv = on_recv_done;
-    track(msg, ucp_tag_recv_nbx(gdc_rt_ucx_worker(), &msg->answer, sizeof(msg->answer),
-                                gdc_rt_tag_cma_done((uint32_t)msg->peer_world, msg->tale.seq), GDC_RT_TAG_FULL_MASK,
-                                &param));
+    do {
+        /* an answer there before its tale is sent is a stale one, to a tale of this number
+         * whose send was cancelled (a timeout) before its reader read it, 2^24 tales ago:
+         * taken off UCX's queue by this receive; the next number then */
+        msg->done     = 0;
+        msg->tale.seq = next_tale++ & ((1u << GDC_RT_TAG_PAYLOAD_BITS) - 1);
+        track(msg, ucp_tag_recv_nbx(gdc_rt_ucx_worker(), &msg->answer, sizeof(msg->answer),
+                                    gdc_rt_tag_cma_done((uint32_t)msg->peer_world, msg->tale.seq),
+                                    GDC_RT_TAG_FULL_MASK, &param));
+    } while (msg->done && msg->status == GDC_SUCCESS);
     if (msg->done) {
         return msg->status;
     }
-    status = send_and_forget(ep, &msg->tale, sizeof(msg->tale), msg->tag | GDC_RT_TAG_CMA_FLAG);
+    status = send_tale(ep, &msg->tale, msg->tag | GDC_RT_TAG_CMA_FLAG);
     if (status != UCS_OK) {
         gdc_rt_msg_cancel(msg, status_from_ucx(msg, status));
         return msg->status;
@@ -499,6 +573,19 @@ static void take_tale(gdc_rt_msg_t *msg)
            msg->status == GDC_SUCCESS || msg->status == GDC_ERR_TRUNCATED ? &answer_read : &answer_unread);
 }
 
+/* A told receive that will not read (it failed before, its staging say): the sender learns
+ * so now, and fails too. */
+static void refuse_tale(gdc_rt_msg_t *msg)
+{
+    gdc_rt_msg_told_t tale;
+
+    msg->told = 0;
+    if (fetch_tale(msg, &tale) == GDC_SUCCESS) {
+        answer(msg, tale.seq, &answer_unread);
+    }
+    msg->landed = 0;
+}
+
 /* What landed in the message, into the buffer: the start of a host receive, or the whole of
  * one shorter than a tale (a device buffer's too). */
 static void deliver_landed(gdc_rt_msg_t *msg)
@@ -546,12 +633,26 @@ int gdc_rt_msg_test(gdc_rt_msg_t *msg)
         gdc_rt_stage_whole_free(msg->staging, msg->length);
         msg->staging = NULL;
     }
-    if (msg->told && msg->status == GDC_SUCCESS) {
-        take_tale(msg);
+    if (msg->told) {
+        if (msg->status == GDC_SUCCESS) {
+            take_tale(msg);
+        } else {
+            refuse_tale(msg);
+        }
     } else if (msg->landed && msg->status == GDC_SUCCESS) {
         deliver_landed(msg);
     }
+    heard_remove(msg);
     return 1;
+}
+
+void gdc_rt_msg_read_heard(void)
+{
+    for (gdc_rt_msg_t *msg = heard_head; msg != NULL;) {
+        gdc_rt_msg_t *next = msg->heard_next; /* a test that ends it takes it off */
+        (void)gdc_rt_msg_test(msg);
+        msg = next;
+    }
 }
 
 /* How long a message UCX goes on moving after its cancel may take to end: a matched
@@ -601,18 +702,22 @@ static void finish_stage(gdc_rt_msg_t *msg)
     }
 }
 
+/* A cancelled message that ended: a told receive reads its bytes (they are the sender's
+ * and are there; not reading would fail a healthy sender, and leave the tale where the
+ * test after the cancel would deliver it as data). */
+static void end_cancelled(gdc_rt_msg_t *msg)
+{
+    finish_stage(msg);
+    if (msg->told) {
+        take_tale(msg);
+    }
+    heard_remove(msg);
+}
+
 void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, gdc_status_t status)
 {
     if (msg->done) {
-        finish_stage(msg);
-        if (msg->told) { /* never read: the sender learns so now */
-            gdc_rt_msg_told_t tale;
-
-            msg->told = 0;
-            if (fetch_tale(msg, &tale) == GDC_SUCCESS) {
-                answer(msg, tale.seq, &answer_unread);
-            }
-        }
+        end_cancelled(msg);
         return;
     }
     msg->status = status;
@@ -624,7 +729,7 @@ void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, gdc_status_t status)
         drain(msg);
     }
     if (msg->done) {
-        finish_stage(msg);
+        end_cancelled(msg);
         return;
     }
     /* Still in UCX's hands: give the request back, so that a late completion calls nobody

@@ -45,6 +45,8 @@ typedef struct gdc_rt_msg {
     int                telling;
     int                told;
     int                landed;
+    int                heard;        /* a tale came: on the list that progress reads */
+    struct gdc_rt_msg *heard_prev, *heard_next;
     uint64_t           answer;
     gdc_rt_msg_told_t  tale;
     struct {
@@ -79,7 +81,14 @@ gdc_status_t gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, vo
  * buffer (a staged message's copies are finished here, never blocking). */
 int gdc_rt_msg_test(gdc_rt_msg_t *msg);
 
-/* End a message still in flight with status (its UCX request is cancelled). */
+/* End a message still in flight with status (its UCX request is cancelled). A receive
+ * that was told where its bytes are reads them now: the bytes are there, and the sender
+ * waits for the answer. */
 void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, gdc_status_t status);
+
+/* Read the tales that came to receives nobody is testing now (a rank waiting for its send
+ * while the receive its peer's send waits for is told): part of every progress round,
+ * outside UCX's callbacks, so that a posted receive always ends the send it matches. */
+void gdc_rt_msg_read_heard(void);
 
 #endif

@@ -230,6 +230,7 @@ int gdc_rt_progress(void)
     while (gdc_rt_ucx_worker_progress() != 0) {
         moved = 1;
     }
+    gdc_rt_msg_read_heard();
     check_failure_reports();
     if (coll_progress_hook != NULL) {
         moved |= coll_progress_hook();

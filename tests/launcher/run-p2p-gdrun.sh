@@ -11,13 +11,13 @@ bin=${top_builddir:-.}/tests/mpi/p2p_test
 ranks="1 2 3 4 5 6 7 8"
 [ "${GDC_TEST_REDUCED:-0}" != 0 ] && ranks="1 2 3 5 8"
 for n in $ranks; do
-    for case in ring allpairs sizes truncate nonblocking large comms self; do
+    for case in ring allpairs sizes truncate nonblocking large comms self progress; do
         tap_run "gdrun -n $n p2p_test $case" 120 "$gdrun" -n "$n" "$bin" "$case"
     done
 done
 # Between emulated nodes UCX goes over TCP, much slower here than shared memory (the
 # comms case takes ~10 s on 2 busy cores): the quick cases on three layouts, sizes on one.
-for layout in "4 2 ring allpairs nonblocking sizes" "5 3 ring allpairs nonblocking" "8 4 ring allpairs nonblocking"; do
+for layout in "4 2 ring allpairs nonblocking sizes progress" "5 3 ring allpairs nonblocking" "8 4 ring allpairs nonblocking"; do
     set -- $layout
     n=$1 nodes=$2
     shift 2
@@ -48,7 +48,7 @@ for setting in 16K 0; do
 done
 # a threshold of 1K: messages from 1 KiB on are told, on 2 and 5 ranks
 for n in 2 5; do
-    for case in sizes allpairs truncate; do
+    for case in sizes allpairs truncate progress; do
         tap_run "GDC_MSG_CMA=1K gdrun -n $n p2p_test $case" 120 "$gdrun" -x GDC_MSG_CMA=1K -n "$n" "$bin" "$case"
     done
 done

@@ -401,6 +401,52 @@ static void test_timeout(void)
     free(buf);
 }
 
+/* Every posted receive ends the send it matches, whatever request its rank waits for:
+ * around the ring each rank posts its send to the right and its receive from the left and
+ * waits for both with the send first (a told send ends only once its receiver has read it,
+ * and the receiver is waiting for its own send); then two receives of a pair waited for in
+ * the reverse of their sends' order. Sizes from under GDC_MSG_CMA to well over it. */
+static void test_progress(void)
+{
+    static const size_t sizes[] = {1000, 16384, 65536, (size_t)1 << 20};
+    int                 right = (rank + 1) % size, left = (rank - 1 + size) % size;
+
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        size_t        n   = sizes[i];
+        uint8_t      *out = check_malloc(n), *in = check_malloc(n), *second = check_malloc(n);
+        gdc_request_t reqs[2];
+
+        fill(out, n, rank, right, (int)i);
+        memset(in, 0xee, n);
+        CHECK_OK(gdc_isend(out, n, GDC_BYTE, right, 40 + (int)i, GDC_COMM_WORLD, &reqs[0]));
+        CHECK_OK(gdc_irecv(in, n, GDC_BYTE, left, 40 + (int)i, GDC_COMM_WORLD, &reqs[1]));
+        CHECK_OK(gdc_waitall(2, reqs));
+        verify(in, n, left, rank, (int)i);
+        /* pairs (0,1), (2,3), ...: the odd one sends A then B, blocking; the even one waits
+         * for B first */
+        if ((rank ^ 1) < size) {
+            int peer = rank ^ 1;
+            if (rank % 2 == 1) {
+                fill(out, n, rank, peer, 100 + (int)i);
+                CHECK_OK(gdc_send(out, n, GDC_BYTE, peer, 60, GDC_COMM_WORLD));
+                fill(out, n, rank, peer, 200 + (int)i);
+                CHECK_OK(gdc_send(out, n, GDC_BYTE, peer, 61, GDC_COMM_WORLD));
+            } else {
+                gdc_request_t a, b;
+                CHECK_OK(gdc_irecv(in, n, GDC_BYTE, peer, 60, GDC_COMM_WORLD, &a));
+                CHECK_OK(gdc_irecv(second, n, GDC_BYTE, peer, 61, GDC_COMM_WORLD, &b));
+                CHECK_OK(gdc_wait(&b));
+                CHECK_OK(gdc_wait(&a));
+                verify(in, n, peer, rank, 100 + (int)i);
+                verify(second, n, peer, rank, 200 + (int)i);
+            }
+        }
+        free(second);
+        free(in);
+        free(out);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -410,6 +456,7 @@ int main(int argc, char **argv)
         {"ring", test_ring},         {"allpairs", test_allpairs},       {"sizes", test_sizes},
         {"truncate", test_truncate}, {"nonblocking", test_nonblocking}, {"large", test_large}, {"comms", test_comms},
         {"self", test_self},         {"singleton", test_singleton},     {"timeout", test_timeout},
+        {"progress", test_progress},
     };
 
     if (argc != 2) {

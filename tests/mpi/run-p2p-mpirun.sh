@@ -14,7 +14,7 @@ mpirun_flags="--oversubscribe --bind-to none"
 [ "$(id -u)" = 0 ] && mpirun_flags="$mpirun_flags --allow-run-as-root"
 
 for n in 1 2 3 8; do
-    for case in ring allpairs sizes truncate nonblocking comms self; do
+    for case in ring allpairs sizes truncate nonblocking comms self progress; do
         # shellcheck disable=SC2086
         tap_run "mpirun -n $n p2p_test $case" 120 "$MPIRUN" $mpirun_flags -n "$n" "$bin" "$case"
     done
