@@ -14,10 +14,13 @@
 #include "rt_ucx.h"
 
 static gdc_rt_msg_t *pending_head;
-static gdc_rt_msg_t *heard_head; /* told receives whose bytes are not read yet */
+static gdc_rt_msg_t *heard_head, *heard_tail; /* told receives whose bytes are not read yet,
+                                                 in the order their tales came */
 
 size_t          gdc_rt_msg_cma_bytes;
 static uint8_t *cma_peer;     /* [world size] 1: a rank of this node that cma reaches */
+static int32_t *tale_local;   /* [world size] its index in tale_shm (tale words) */
+static const struct gdc_rt_shm *tale_shm; /* the world's shared memory: the tale words */
 static int      telling;      /* messages to them from gdc_rt_msg_cma_bytes on are told */
 static uint32_t next_tale;    /* the number of this rank's next tale */
 static unsigned long tales_read; /* and their bytes: said at gdc_finalize */
@@ -29,6 +32,71 @@ _Static_assert(sizeof(((gdc_rt_msg_t *)0)->iov[0]) == sizeof(ucp_dt_iov_t), "the
  * error), or they could not be (the send fails too). Static: an answer is sent and its
  * request given back at once. */
 static const uint64_t answer_read = 0, answer_unread = 1;
+
+/* A send that ends before its tale was read (a timeout, a failure) has its buffer back, and
+ * its reader must not deliver what it read. After reading the bytes the reader looks at
+ * the sender's count of withdrawn tales (in the sender's shared memory, which the node's
+ * ranks map): unchanged since the tale was told, it stands. Only where some tale was
+ * withdrawn since does it look at the tale's own word, which holds a mark and the tale's
+ * number while it stands (0 once the send has ended, a later tale's number once that one
+ * took the word). The count's line changes only on a withdrawal, so a reader finds it in
+ * its cache; the words are the sender's to write. */
+#define GDC_RT_TALE_STANDS 0x7a1e57a1u
+
+static uint64_t tale_stands(uint32_t seq)
+{
+    return (uint64_t)GDC_RT_TALE_STANDS << 32 | seq;
+}
+
+/* A free word of this rank's for a tale, from the one its next number falls on; -1 when
+ * all are taken (as many told sends in flight: this one goes through UCX). */
+static int free_tale_word(void)
+{
+    volatile uint64_t *words = gdc_rt_shm_tale_words(tale_shm, tale_shm->local_index);
+
+    for (unsigned i = 0; i < GDC_RT_SHM_TALES; i++) {
+        unsigned w = (next_tale + i) % GDC_RT_SHM_TALES;
+        if (words[w] == 0) {
+            return (int)w;
+        }
+    }
+    return -1;
+}
+
+/* A telling send's word is free again: read (its answer came), or withdrawn (the send
+ * ends first: counted, before its buffer is its owner's again). */
+static void release_tale_word(gdc_rt_msg_t *msg, int withdrawn)
+{
+    if (msg->tale_word == 0) {
+        return;
+    }
+    __atomic_store_n(&gdc_rt_shm_tale_words(tale_shm, tale_shm->local_index)[msg->tale_word - 1], 0,
+                     __ATOMIC_SEQ_CST);
+    if (withdrawn) {
+        __atomic_fetch_add(gdc_rt_shm_tale_withdrawals(tale_shm, tale_shm->local_index), 1, __ATOMIC_SEQ_CST);
+    }
+    msg->tale_word = 0;
+}
+
+#define GDC_RT_TALE_WORD_BITS 16
+#define GDC_RT_TALE_COUNT_MASK ((UINT64_C(1) << (64 - GDC_RT_TALE_WORD_BITS)) - 1)
+
+/* Whether a told message's tale still stood once its bytes were read. */
+static int tale_still_stands(const gdc_rt_msg_t *msg, const gdc_rt_msg_told_t *tale)
+{
+    int      peer = tale_local[msg->peer_world];
+    uint64_t word = tale->stands & ((1u << GDC_RT_TALE_WORD_BITS) - 1), since = tale->stands >> GDC_RT_TALE_WORD_BITS;
+
+    if (word >= GDC_RT_SHM_TALES) {
+        return 0;
+    }
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* after the bytes */
+    if ((__atomic_load_n(gdc_rt_shm_tale_withdrawals(tale_shm, peer), __ATOMIC_ACQUIRE) & GDC_RT_TALE_COUNT_MASK) ==
+        since) {
+        return 1;
+    }
+    return __atomic_load_n(&gdc_rt_shm_tale_words(tale_shm, peer)[word], __ATOMIC_ACQUIRE) == tale_stands(tale->seq);
+}
 
 void gdc_rt_msg_finalize(void)
 {
@@ -45,7 +113,10 @@ void gdc_rt_msg_start_telling(size_t from)
     gdc_rt_msg_cma_bytes = from;
     if (from == 0) { /* some rank tells none: none comes */
         free(cma_peer);
-        cma_peer = NULL;
+        free(tale_local);
+        cma_peer   = NULL;
+        tale_local = NULL;
+        tale_shm   = NULL;
     }
     telling = cma_peer != NULL;
     if (telling) {
@@ -58,21 +129,31 @@ void gdc_rt_msg_start_telling(size_t from)
 void gdc_rt_msg_set_cma_peers(const struct gdc_rt_shm *shm)
 {
     free(cma_peer);
-    cma_peer = NULL;
-    telling  = 0;
+    free(tale_local);
+    cma_peer   = NULL;
+    tale_local = NULL;
+    tale_shm   = NULL;
+    telling    = 0;
     if (shm == NULL || !shm->cma || gdc_rt_msg_cma_bytes == 0) {
         return;
     }
-    cma_peer = calloc((size_t)gdc_rt_boot.size, 1);
-    if (cma_peer == NULL) { /* this rank could not take tales: it asks for none (start_telling) */
+    cma_peer   = calloc((size_t)gdc_rt_boot.size, 1);
+    tale_local = calloc((size_t)gdc_rt_boot.size, sizeof(*tale_local));
+    if (cma_peer == NULL || tale_local == NULL) { /* this rank could not take tales: it asks for none */
+        free(cma_peer);
+        free(tale_local);
+        cma_peer   = NULL;
+        tale_local = NULL;
         GDC_LOG_WARN("no memory for the table of this node's ranks: host messages inside nodes go through UCX's "
                      "shared memory (two copies), not cross-memory attach");
         gdc_rt_msg_cma_bytes = 0;
         return;
     }
     for (int i = 0; i < shm->local_size; i++) {
-        cma_peer[shm->local_ranks[i]] = shm->local_ranks[i] != gdc_rt_boot.rank;
+        cma_peer[shm->local_ranks[i]]   = shm->local_ranks[i] != gdc_rt_boot.rank;
+        tale_local[shm->local_ranks[i]] = i;
     }
+    tale_shm = shm;
 }
 
 void gdc_rt_msg_pending_add(gdc_rt_msg_t *msg)
@@ -149,12 +230,14 @@ static void heard_add(gdc_rt_msg_t *msg)
         return;
     }
     msg->heard      = 1;
-    msg->heard_prev = NULL;
-    msg->heard_next = heard_head;
-    if (heard_head != NULL) {
-        heard_head->heard_prev = msg;
+    msg->heard_next = NULL;
+    msg->heard_prev = heard_tail;
+    if (heard_tail != NULL) {
+        heard_tail->heard_next = msg;
+    } else {
+        heard_head = msg;
     }
-    heard_head = msg;
+    heard_tail = msg;
 }
 
 static void heard_remove(gdc_rt_msg_t *msg)
@@ -169,6 +252,8 @@ static void heard_remove(gdc_rt_msg_t *msg)
     }
     if (msg->heard_next != NULL) {
         msg->heard_next->heard_prev = msg->heard_prev;
+    } else {
+        heard_tail = msg->heard_prev;
     }
     msg->heard      = 0;
     msg->heard_prev = msg->heard_next = NULL;
@@ -182,7 +267,10 @@ static void note_tale(gdc_rt_msg_t *msg, uint64_t sender_tag)
     if (!msg->told) {
         return;
     }
-    if (!msg->landed && msg->memtype == GDC_RT_MEM_HOST && msg->staging == NULL && msg->stage == NULL) {
+    if (!msg->landed && msg->staging != NULL) {
+        memcpy(&msg->tale, msg->staging, sizeof(msg->tale)); /* a device receive's host copy */
+        msg->landed = 1;
+    } else if (!msg->landed && msg->memtype == GDC_RT_MEM_HOST && msg->stage == NULL) {
         memcpy(&msg->tale, msg->buf, sizeof(msg->tale)); /* a receive too short for the message */
         msg->landed = 1;
     }
@@ -217,14 +305,19 @@ static void init_msg(gdc_rt_msg_t *msg, int is_recv, int peer_world, uint64_t ta
     msg->memtype    = memtype;
 }
 
+static void free_staging(gdc_rt_msg_t *msg)
+{
+    gdc_rt_stage_whole_free(msg->staging, msg->length);
+    msg->staging = NULL;
+}
+
 static void fail_now(gdc_rt_msg_t *msg, gdc_status_t status)
 {
     if (msg->stage != NULL) {
         gdc_rt_stage_end(msg->stage);
         msg->stage = NULL;
     }
-    gdc_rt_stage_whole_free(msg->staging, msg->length);
-    msg->staging = NULL;
+    free_staging(msg);
     msg->status  = status;
     msg->done    = 1;
 }
@@ -276,8 +369,7 @@ static void track(gdc_rt_msg_t *msg, ucs_status_ptr_t request)
 {
     if (request == NULL) {
         if (!msg->is_recv) {
-            gdc_rt_stage_whole_free(msg->staging, msg->length);
-            msg->staging = NULL;
+            free_staging(msg);
         }
         msg->done = 1;
         return;
@@ -285,8 +377,7 @@ static void track(gdc_rt_msg_t *msg, ucs_status_ptr_t request)
     if (UCS_PTR_IS_ERR(request)) {
         finish(msg, UCS_PTR_STATUS(request));
         if (!msg->is_recv) {
-            gdc_rt_stage_whole_free(msg->staging, msg->length);
-            msg->staging = NULL;
+            free_staging(msg);
         }
         return;
     }
@@ -348,13 +439,17 @@ static ucs_status_t send_tale(ucp_ep_h ep, const gdc_rt_msg_told_t *tale, uint64
 
 /* A host message to a rank of this node: tell it where the bytes are; the message ends
  * with the reader's answer (received first: it may come before the tale's send returns). */
-static gdc_status_t tell(gdc_rt_msg_t *msg, ucp_ep_h ep)
+static gdc_status_t tell(gdc_rt_msg_t *msg, ucp_ep_h ep, int word)
 {
     ucp_request_param_t param;
     ucs_status_t        status;
 
     msg->telling = 1;
-    msg->tale    = (gdc_rt_msg_told_t){(uint64_t)(uintptr_t)msg->buf, msg->length, (int32_t)getpid(), 0};
+    msg->tale    = (gdc_rt_msg_told_t){
+        (uint64_t)(uintptr_t)msg->buf, msg->length,
+        (*gdc_rt_shm_tale_withdrawals(tale_shm, tale_shm->local_index) & GDC_RT_TALE_COUNT_MASK) << GDC_RT_TALE_WORD_BITS |
+            (uint64_t)word,
+        (int32_t)getpid(), 0};
     fill_param(&param, msg, GDC_RT_MEM_HOST);
     param.cb.recv = on_recv_done;
     do {
@@ -370,7 +465,10 @@ static gdc_status_t tell(gdc_rt_msg_t *msg, ucp_ep_h ep)
     if (msg->done) {
         return msg->status;
     }
-    status = send_tale(ep, &msg->tale, msg->tag | GDC_RT_TAG_CMA_FLAG);
+    __atomic_store_n(&gdc_rt_shm_tale_words(tale_shm, tale_shm->local_index)[word], tale_stands(msg->tale.seq),
+                     __ATOMIC_RELEASE);
+    msg->tale_word = word + 1;
+    status         = send_tale(ep, &msg->tale, msg->tag | GDC_RT_TAG_CMA_FLAG);
     if (status != UCS_OK) {
         gdc_rt_msg_cancel(msg, status_from_ucx(msg, status));
         return msg->status;
@@ -394,7 +492,10 @@ gdc_status_t gdc_rt_msg_send(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, co
     }
     if (telling && memtype == GDC_RT_MEM_HOST && cma_peer[peer_world] && len >= gdc_rt_msg_cma_bytes &&
         !gdc_rt_stage_wanted(memtype)) {
-        return tell(msg, ep);
+        int word = free_tale_word();
+        if (word >= 0) {
+            return tell(msg, ep, word);
+        }
     }
     staged = stage(msg, (void *)buf, len, memtype, &status);
     if (status != GDC_SUCCESS) {
@@ -503,19 +604,29 @@ gdc_status_t gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, vo
 }
 
 /* The tale's bytes into the receive's buffer, by cross-memory attach (into a host copy
- * first where the buffer is a device's). */
-static gdc_status_t read_tale(const gdc_rt_msg_t *msg, const gdc_rt_msg_told_t *tale)
+ * first where the buffer is a device's), then the sender's word for the tale: if it no
+ * longer stands, the send ended first (a timeout, a failure) and its buffer was the
+ * sender's again while it was read (*withdrawn: nobody waits for an answer). */
+static gdc_status_t read_tale(const gdc_rt_msg_t *msg, const gdc_rt_msg_told_t *tale, int *withdrawn)
 {
     int          on_host = msg->memtype == GDC_RT_MEM_HOST;
     char        *dst     = on_host ? msg->buf : gdc_rt_stage_whole_alloc(tale->length, msg->buf);
     gdc_status_t status;
 
+    *withdrawn = 0;
     if (dst == NULL) {
         GDC_LOG_ERROR("no memory for a host copy of a message of %zu bytes from rank %d",
                       (size_t)tale->length, msg->peer_world);
         return GDC_ERR_NO_MEMORY;
     }
     status = gdc_rt_shm_cma_move(tale->pid, msg->peer_world, dst, (void *)(uintptr_t)tale->address, tale->length, 0);
+    if (status == GDC_SUCCESS && !tale_still_stands(msg, tale)) {
+        GDC_LOG_ERROR("rank %d withdrew a message of %zu bytes before this rank read it (its send ended first, "
+                      "with a timeout or a failure): not delivered",
+                      msg->peer_world, (size_t)tale->length);
+        *withdrawn = 1;
+        status     = GDC_ERR_TRANSPORT;
+    }
     if (!on_host) {
         if (status == GDC_SUCCESS) {
             status = gdc_rt_stage_copy(msg->buf, dst, tale->length, msg->memtype);
@@ -550,6 +661,7 @@ static void take_tale(gdc_rt_msg_t *msg)
 {
     gdc_rt_msg_told_t tale;
     gdc_status_t      status;
+    int               withdrawn = 0;
 
     msg->told = 0;
     status    = fetch_tale(msg, &tale);
@@ -562,15 +674,17 @@ static void take_tale(gdc_rt_msg_t *msg)
     if (tale.length > msg->length) {
         msg->status = GDC_ERR_TRUNCATED; /* the receive's error; the send is done */
     } else {
-        msg->status   = read_tale(msg, &tale);
+        msg->status   = read_tale(msg, &tale, &withdrawn);
         msg->received = msg->status == GDC_SUCCESS ? tale.length : 0;
         if (msg->status == GDC_SUCCESS) {
             tales_read++;
             bytes_read += tale.length;
         }
     }
-    answer(msg, tale.seq,
-           msg->status == GDC_SUCCESS || msg->status == GDC_ERR_TRUNCATED ? &answer_read : &answer_unread);
+    if (!withdrawn) {
+        answer(msg, tale.seq,
+               msg->status == GDC_SUCCESS || msg->status == GDC_ERR_TRUNCATED ? &answer_read : &answer_unread);
+    }
 }
 
 /* A told receive that will not read (it failed before, its staging say): the sender learns
@@ -604,6 +718,7 @@ static void deliver_landed(gdc_rt_msg_t *msg)
 static void heard(gdc_rt_msg_t *msg)
 {
     msg->telling = 0;
+    release_tale_word(msg, 0);
     if (msg->status == GDC_SUCCESS && msg->answer != answer_read) {
         GDC_LOG_ERROR("rank %d could not read a message of %zu bytes from this rank's memory", msg->peer_world,
                       msg->length);
@@ -627,11 +742,11 @@ int gdc_rt_msg_test(gdc_rt_msg_t *msg)
         msg->stage = NULL;
     }
     if (msg->staging != NULL) {
-        if (msg->status == GDC_SUCCESS && msg->is_recv && msg->received > 0) {
+        /* (a tale in it was taken out when it came: it is not the message) */
+        if (msg->status == GDC_SUCCESS && msg->is_recv && msg->received > 0 && !msg->told) {
             msg->status = gdc_rt_stage_copy(msg->user_buf, msg->staging, msg->received, msg->user_memtype);
         }
-        gdc_rt_stage_whole_free(msg->staging, msg->length);
-        msg->staging = NULL;
+        free_staging(msg);
     }
     if (msg->told) {
         if (msg->status == GDC_SUCCESS) {
@@ -646,13 +761,16 @@ int gdc_rt_msg_test(gdc_rt_msg_t *msg)
     return 1;
 }
 
-void gdc_rt_msg_read_heard(void)
+int gdc_rt_msg_read_heard(void)
 {
+    int read = 0;
+
     for (gdc_rt_msg_t *msg = heard_head; msg != NULL;) {
         gdc_rt_msg_t *next = msg->heard_next; /* a test that ends it takes it off */
-        (void)gdc_rt_msg_test(msg);
+        read |= gdc_rt_msg_test(msg);
         msg = next;
     }
+    return read;
 }
 
 /* How long a message UCX goes on moving after its cancel may take to end: a matched
@@ -709,6 +827,7 @@ static void end_cancelled(gdc_rt_msg_t *msg)
 {
     finish_stage(msg);
     if (msg->told) {
+        free_staging(msg); /* the tale was taken out of it; the bytes go to the buffer */
         take_tale(msg);
     }
     heard_remove(msg);
@@ -716,6 +835,7 @@ static void end_cancelled(gdc_rt_msg_t *msg)
 
 void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, gdc_status_t status)
 {
+    release_tale_word(msg, 1); /* a telling send's tale, withdrawn before its buffer is the owner's again */
     if (msg->done) {
         end_cancelled(msg);
         return;

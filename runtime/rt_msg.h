@@ -17,8 +17,9 @@
 typedef struct gdc_rt_msg_told {
     uint64_t address;
     uint64_t length;
-    int32_t  pid; /* the sender's */
-    uint32_t seq; /* the sender's number of it: the answer's tag */
+    uint64_t stands; /* the sender's withdrawals so far << 16 | its word for the tale (rt_msg.c) */
+    int32_t  pid;    /* the sender's */
+    uint32_t seq;    /* the sender's number of it: the answer's tag */
 } gdc_rt_msg_told_t;
 
 typedef struct gdc_rt_msg {
@@ -46,6 +47,7 @@ typedef struct gdc_rt_msg {
     int                told;
     int                landed;
     int                heard;        /* a tale came: on the list that progress reads */
+    int                tale_word;    /* a telling send's word in its shared memory, + 1 (0: none) */
     struct gdc_rt_msg *heard_prev, *heard_next;
     uint64_t           answer;
     gdc_rt_msg_told_t  tale;
@@ -89,6 +91,6 @@ void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, gdc_status_t status);
 /* Read the tales that came to receives nobody is testing now (a rank waiting for its send
  * while the receive its peer's send waits for is told): part of every progress round,
  * outside UCX's callbacks, so that a posted receive always ends the send it matches. */
-void gdc_rt_msg_read_heard(void);
+int gdc_rt_msg_read_heard(void); /* nonzero when one was read */
 
 #endif

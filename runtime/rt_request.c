@@ -158,6 +158,9 @@ gdc_status_t gdc_rt_stall_check(gdc_rt_stall_t *stall, double now, double idle,
 /* Stall warnings and timeouts of one request. */
 static void watch(struct gdc_request *req, double now)
 {
+    if (!req->completed && req->ops->progress != NULL) {
+        req->ops->progress(req); /* done already (a tale read this round, say): no timeout */
+    }
     if (req->completed) {
         return;
     }
@@ -230,8 +233,10 @@ int gdc_rt_progress(void)
     while (gdc_rt_ucx_worker_progress() != 0) {
         moved = 1;
     }
-    gdc_rt_msg_read_heard();
     check_failure_reports();
+    if (!moved) {
+        moved = gdc_rt_msg_read_heard();
+    }
     if (coll_progress_hook != NULL) {
         moved |= coll_progress_hook();
     }

@@ -40,6 +40,13 @@ struct gdc_rt_shm_segment {
         int32_t                  pad;
         gdc_rt_cuda_ipc_export_t exp;
     } user_ipc[2];
+    /* the owner's told messages (rt_msg.c): how many it has withdrawn, on a line of its own
+     * (written only then: its readers keep it cached), and the words of those in flight */
+    struct {
+        volatile uint64_t count;
+        char              pad[56];
+    } withdrawals;
+    volatile uint64_t tales[GDC_RT_SHM_TALES];
 };
 _Static_assert(sizeof(struct gdc_rt_shm_segment) <= 4096, "the segment's header fits before its data area");
 
@@ -417,6 +424,16 @@ gdc_status_t gdc_rt_shm_cma_move(int pid, int rank, void *local, void *remote, s
         length -= (size_t)moved;
     }
     return GDC_SUCCESS;
+}
+
+volatile uint64_t *gdc_rt_shm_tale_words(const gdc_rt_shm_t *shm, int local_index)
+{
+    return shm->segments[local_index]->tales;
+}
+
+volatile uint64_t *gdc_rt_shm_tale_withdrawals(const gdc_rt_shm_t *shm, int local_index)
+{
+    return &shm->segments[local_index]->withdrawals.count;
 }
 
 gdc_status_t gdc_rt_shm_peer_copy(const gdc_rt_shm_t *shm, int peer, int which, size_t offset, void *local,

@@ -198,6 +198,12 @@ void gdc_rt_shm_publish_user(const gdc_rt_shm_t *shm, const void *input, void *o
  * cross-memory attach, into the other's memory when into_peer: GDC_ERR_PEER_FAILED where
  * the process is gone, GDC_ERR_TRANSPORT, logged, where the kernel refuses. */
 gdc_status_t gdc_rt_shm_cma_move(int pid, int rank, void *local, void *remote, size_t length, int into_peer);
+/* Local rank local_index's words for its told messages (GDC_RT_SHM_TALES of them, in its
+ * segment's header): while one holds a tale's mark, that tale stands (rt_msg.c). */
+#define GDC_RT_SHM_TALES 256
+volatile uint64_t *gdc_rt_shm_tale_words(const gdc_rt_shm_t *shm, int local_index);
+/* ... and how many of its told messages it has withdrawn (their sends ended first). */
+volatile uint64_t *gdc_rt_shm_tale_withdrawals(const gdc_rt_shm_t *shm, int local_index);
 /* gdc_rt_shm_cma_move between local and offset of local rank peer's published buffer
  * `which`. */
 gdc_status_t gdc_rt_shm_peer_copy(const gdc_rt_shm_t *shm, int peer, int which, size_t offset, void *local,

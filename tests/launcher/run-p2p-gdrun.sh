@@ -46,6 +46,12 @@ for setting in 16K 0; do
         grep -q 'waits for rank 2 to receive it for 2 s: giving up with GDC_ERR_TIMEOUT' "$tap_log"
     tap_check "GDC_MSG_CMA=$setting: both sends to the absent rank 2 time out, naming it" $? "$tap_log"
 done
+# a told send that timed out withdraws its tale: the late receive fails, saying so, and does
+# not deliver the buffer the sender has had back since
+tap_run "GDC_TIMEOUT=3 gdrun -n 2 p2p_test withdrawn" 60 "$gdrun" -x GDC_TIMEOUT=3 -n 2 "$bin" withdrawn
+grep -q 'rank 0 withdrew a message of 65536 bytes before this rank read it' "$tap_log" &&
+    grep -q 'send timed out as expected' "$tap_log" && grep -q 'withdrawn message was refused as expected' "$tap_log"
+tap_check "a timed-out told send's late receive fails, naming the withdrawal" $? "$tap_log"
 # a threshold of 1K: messages from 1 KiB on are told, on 2 and 5 ranks
 for n in 2 5; do
     for case in sizes allpairs truncate progress; do

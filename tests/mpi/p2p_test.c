@@ -401,6 +401,37 @@ static void test_timeout(void)
     free(buf);
 }
 
+/* A told send that times out withdraws its tale: the receive posted after it, which reads
+ * a buffer the sender has had back since, must fail, not deliver what is there now (run
+ * with GDC_TIMEOUT on 2 ranks; the receiver posts at 1.6 times it). */
+static void test_withdrawn(void)
+{
+    size_t      n       = 65536;
+    char       *buf     = check_malloc(n);
+    const char *timeout = getenv("GDC_TIMEOUT");
+    double      t       = timeout != NULL ? atof(timeout) : 3.0;
+
+    CHECK(size == 2, "needs two ranks");
+    if (rank == 0) {
+        int status;
+        memset(buf, 'A', n);
+        status = gdc_send(buf, n, GDC_BYTE, 1, 9, GDC_COMM_WORLD);
+        CHECK(status == GDC_ERR_TIMEOUT, "send returned %d (%s), expected GDC_ERR_TIMEOUT", status,
+              gdc_strerror(status));
+        memset(buf, 'Z', n); /* the sender's again */
+        printf("rank 0: send timed out as expected\n");
+    } else {
+        int status;
+        usleep((useconds_t)(1.6e6 * t));
+        status = gdc_recv(buf, n, GDC_BYTE, 0, 9, GDC_COMM_WORLD);
+        CHECK(status == GDC_ERR_TRANSPORT, "the receive of a withdrawn message returned %d (%s), byte 0 '%c'", status,
+              gdc_strerror(status), buf[0]);
+        printf("rank 1: the withdrawn message was refused as expected\n");
+    }
+    fflush(stdout);
+    free(buf);
+}
+
 /* Every posted receive ends the send it matches, whatever request its rank waits for:
  * around the ring each rank posts its send to the right and its receive from the left and
  * waits for both with the send first (a told send ends only once its receiver has read it,
@@ -456,7 +487,7 @@ int main(int argc, char **argv)
         {"ring", test_ring},         {"allpairs", test_allpairs},       {"sizes", test_sizes},
         {"truncate", test_truncate}, {"nonblocking", test_nonblocking}, {"large", test_large}, {"comms", test_comms},
         {"self", test_self},         {"singleton", test_singleton},     {"timeout", test_timeout},
-        {"progress", test_progress},
+        {"progress", test_progress}, {"withdrawn", test_withdrawn},
     };
 
     if (argc != 2) {
