@@ -46,6 +46,13 @@ for setting in 16K 0; do
         grep -q 'waits for rank 2 to receive it for 2 s: giving up with GDC_ERR_TIMEOUT' "$tap_log"
     tap_check "GDC_MSG_CMA=$setting: both sends to the absent rank 2 time out, naming it" $? "$tap_log"
 done
+# more told sends in flight than a rank has words for tales (256): those past them go through
+# UCX, and all 300 arrive in order (each rank reads exactly 256)
+for n in 2 3; do
+    tap_run "GDC_LOG=info gdrun -n $n p2p_test inflight" 120 "$gdrun" -x GDC_LOG=info -n "$n" "$bin" inflight
+    [ "$(grep -c 'info: messages read by cross-memory attach: 256, 4194304 bytes$' "$tap_log")" = "$n" ]
+    tap_check "$n ranks: 256 of 300 sends in flight told, the rest through UCX" $? "$tap_log"
+done
 # a told send that timed out withdraws its tale: the late receive fails, saying so, and does
 # not deliver the buffer the sender has had back since
 tap_run "GDC_TIMEOUT=3 gdrun -n 2 p2p_test withdrawn" 60 "$gdrun" -x GDC_TIMEOUT=3 -n 2 "$bin" withdrawn

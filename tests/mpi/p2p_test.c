@@ -432,6 +432,35 @@ static void test_withdrawn(void)
     free(buf);
 }
 
+/* More told sends in flight than a rank has words for its tales (GDC_RT_SHM_TALES, 256):
+ * 300 messages of 16 KiB with one tag around the ring, all posted before their receives;
+ * the ones past the words go through UCX, and all must arrive, in order. */
+static void test_inflight(void)
+{
+    enum { COUNT = 300 };
+    size_t         n     = 16384;
+    int            right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    uint8_t       *out   = check_malloc(COUNT * n), *in = check_malloc(COUNT * n);
+    gdc_request_t *reqs  = check_malloc(2 * COUNT * sizeof(*reqs));
+
+    for (int k = 0; k < COUNT; k++) {
+        fill(out + (size_t)k * n, n, rank, right, k);
+        CHECK_OK(gdc_isend(out + (size_t)k * n, n, GDC_BYTE, right, 70, GDC_COMM_WORLD, &reqs[k]));
+    }
+    CHECK_OK(gdc_barrier(GDC_COMM_WORLD)); /* every tale told before any receive */
+    memset(in, 0xee, COUNT * n);
+    for (int k = 0; k < COUNT; k++) {
+        CHECK_OK(gdc_irecv(in + (size_t)k * n, n, GDC_BYTE, left, 70, GDC_COMM_WORLD, &reqs[COUNT + k]));
+    }
+    CHECK_OK(gdc_waitall(2 * COUNT, reqs));
+    for (int k = 0; k < COUNT; k++) {
+        verify(in + (size_t)k * n, n, left, rank, k);
+    }
+    free(reqs);
+    free(in);
+    free(out);
+}
+
 /* Every posted receive ends the send it matches, whatever request its rank waits for:
  * around the ring each rank posts its send to the right and its receive from the left and
  * waits for both with the send first (a told send ends only once its receiver has read it,
@@ -487,7 +516,7 @@ int main(int argc, char **argv)
         {"ring", test_ring},         {"allpairs", test_allpairs},       {"sizes", test_sizes},
         {"truncate", test_truncate}, {"nonblocking", test_nonblocking}, {"large", test_large}, {"comms", test_comms},
         {"self", test_self},         {"singleton", test_singleton},     {"timeout", test_timeout},
-        {"progress", test_progress}, {"withdrawn", test_withdrawn},
+        {"progress", test_progress}, {"withdrawn", test_withdrawn}, {"inflight", test_inflight},
     };
 
     if (argc != 2) {
