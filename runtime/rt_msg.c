@@ -67,13 +67,16 @@ static int free_tale_word(void)
  * ends first: counted, before its buffer is its owner's again). */
 static void release_tale_word(gdc_rt_msg_t *msg, int withdrawn)
 {
-    if (msg->tale_word == 0) {
+    if (msg->tale_word == 0 || tale_shm == NULL) {
         return;
     }
     __atomic_store_n(&gdc_rt_shm_tale_words(tale_shm, tale_shm->local_index)[msg->tale_word - 1], 0,
                      __ATOMIC_SEQ_CST);
     if (withdrawn) {
         __atomic_fetch_add(gdc_rt_shm_tale_withdrawals(tale_shm, tale_shm->local_index), 1, __ATOMIC_SEQ_CST);
+        /* before any later write of the buffer (a seq_cst read-modify-write alone does not
+         * order later plain stores on every architecture: arm64 without LSE) */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
     }
     msg->tale_word = 0;
 }
@@ -457,7 +460,7 @@ static gdc_status_t tell(gdc_rt_msg_t *msg, ucp_ep_h ep, int word)
          * whose send was cancelled (a timeout) before its reader read it, 2^24 tales ago:
          * taken off UCX's queue by this receive; the next number then */
         msg->done     = 0;
-        msg->tale.seq = next_tale++ & ((1u << GDC_RT_TAG_PAYLOAD_BITS) - 1);
+        msg->tale.seq = next_tale++; /* its answer's tag keeps the low 24 bits; its word all 32 */
         track(msg, ucp_tag_recv_nbx(gdc_rt_ucx_worker(), &msg->answer, sizeof(msg->answer),
                                     gdc_rt_tag_cma_done((uint32_t)msg->peer_world, msg->tale.seq),
                                     GDC_RT_TAG_FULL_MASK, &param));
@@ -620,7 +623,7 @@ static gdc_status_t read_tale(const gdc_rt_msg_t *msg, const gdc_rt_msg_told_t *
         return GDC_ERR_NO_MEMORY;
     }
     status = gdc_rt_shm_cma_move(tale->pid, msg->peer_world, dst, (void *)(uintptr_t)tale->address, tale->length, 0);
-    if (status == GDC_SUCCESS && !tale_still_stands(msg, tale)) {
+    if (status != GDC_ERR_PEER_FAILED && !tale_still_stands(msg, tale)) { /* read, or its buffer gone since */
         GDC_LOG_ERROR("rank %d withdrew a message of %zu bytes before this rank read it (its send ended first, "
                       "with a timeout or a failure): not delivered",
                       msg->peer_world, (size_t)tale->length);
@@ -718,7 +721,7 @@ static void deliver_landed(gdc_rt_msg_t *msg)
 static void heard(gdc_rt_msg_t *msg)
 {
     msg->telling = 0;
-    release_tale_word(msg, 0);
+    release_tale_word(msg, msg->status != GDC_SUCCESS); /* an answer that did not come: withdrawn */
     if (msg->status == GDC_SUCCESS && msg->answer != answer_read) {
         GDC_LOG_ERROR("rank %d could not read a message of %zu bytes from this rank's memory", msg->peer_world,
                       msg->length);

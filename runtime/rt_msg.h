@@ -19,7 +19,7 @@ typedef struct gdc_rt_msg_told {
     uint64_t length;
     uint64_t stands; /* the sender's withdrawals so far << 16 | its word for the tale (rt_msg.c) */
     int32_t  pid;    /* the sender's */
-    uint32_t seq;    /* the sender's number of it: the answer's tag */
+    uint32_t seq;    /* the sender's number of it: its word's, and its answer's tag (low 24 bits) */
 } gdc_rt_msg_told_t;
 
 typedef struct gdc_rt_msg {
@@ -89,8 +89,8 @@ int gdc_rt_msg_test(gdc_rt_msg_t *msg);
 void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, gdc_status_t status);
 
 /* Read the tales that came to receives nobody is testing now (a rank waiting for its send
- * while the receive its peer's send waits for is told): part of every progress round,
- * outside UCX's callbacks, so that a posted receive always ends the send it matches. */
+ * while the receive its peer's send waits for is told): from the progress rounds, outside
+ * UCX's callbacks, so that a posted receive always ends the send it matches. */
 int gdc_rt_msg_read_heard(void); /* nonzero when one was read */
 
 #endif

@@ -43,8 +43,8 @@ struct gdc_rt_shm_segment {
     /* the owner's told messages (rt_msg.c): how many it has withdrawn, on a line of its own
      * (written only then: its readers keep it cached), and the words of those in flight */
     struct {
-        volatile uint64_t count;
-        char              pad[56];
+        _Alignas(64) volatile uint64_t count;
+        char                           pad[56];
     } withdrawals;
     volatile uint64_t tales[GDC_RT_SHM_TALES];
 };
