@@ -18,8 +18,8 @@ static gdc_rt_msg_t *heard_head, *heard_tail; /* told receives whose bytes are n
                                                  in the order their tales came */
 
 size_t          gdc_rt_msg_cma_bytes;
-static uint8_t *cma_peer;     /* [world size] 1: a rank of this node that cma reaches */
-static int32_t *tale_local;   /* [world size] its index in tale_shm (tale words) */
+static int32_t *cma_local;    /* [world size] a rank of this node that cma reaches: its index in
+                                 tale_shm (its tale words); -1 for the others and this rank */
 static const struct gdc_rt_shm *tale_shm; /* the world's shared memory: the tale words */
 static int      telling;      /* messages to them from gdc_rt_msg_cma_bytes on are told */
 static uint32_t next_tale;    /* the number of this rank's next tale */
@@ -87,7 +87,7 @@ static void release_tale_word(gdc_rt_msg_t *msg, int withdrawn)
 /* Whether a told message's tale still stood once its bytes were read. */
 static int tale_still_stands(const gdc_rt_msg_t *msg, const gdc_rt_msg_told_t *tale)
 {
-    int      peer = tale_local[msg->peer_world];
+    int      peer = cma_local[msg->peer_world];
     uint64_t word = tale->stands & ((1u << GDC_RT_TALE_WORD_BITS) - 1), since = tale->stands >> GDC_RT_TALE_WORD_BITS;
 
     if (word >= GDC_RT_SHM_TALES) {
@@ -115,13 +115,11 @@ void gdc_rt_msg_start_telling(size_t from)
 {
     gdc_rt_msg_cma_bytes = from;
     if (from == 0) { /* some rank tells none: none comes */
-        free(cma_peer);
-        free(tale_local);
-        cma_peer   = NULL;
-        tale_local = NULL;
-        tale_shm   = NULL;
+        free(cma_local);
+        cma_local = NULL;
+        tale_shm  = NULL;
     }
-    telling = cma_peer != NULL;
+    telling = cma_local != NULL;
     if (telling) {
         GDC_LOG_INFO("host messages of %zu bytes and more to the other ranks of this node: read by the receiver "
                      "from this rank's memory (cross-memory attach, GDC_MSG_CMA); shorter ones through UCX",
@@ -131,32 +129,40 @@ void gdc_rt_msg_start_telling(size_t from)
 
 void gdc_rt_msg_set_cma_peers(const struct gdc_rt_shm *shm)
 {
-    free(cma_peer);
-    free(tale_local);
-    cma_peer   = NULL;
-    tale_local = NULL;
-    tale_shm   = NULL;
-    telling    = 0;
+    free(cma_local);
+    cma_local = NULL;
+    tale_shm  = NULL;
+    telling   = 0;
     if (shm == NULL || !shm->cma || gdc_rt_msg_cma_bytes == 0) {
         return;
     }
-    cma_peer   = calloc((size_t)gdc_rt_boot.size, 1);
-    tale_local = calloc((size_t)gdc_rt_boot.size, sizeof(*tale_local));
-    if (cma_peer == NULL || tale_local == NULL) { /* this rank could not take tales: it asks for none */
-        free(cma_peer);
-        free(tale_local);
-        cma_peer   = NULL;
-        tale_local = NULL;
+    cma_local = malloc((size_t)gdc_rt_boot.size * sizeof(*cma_local));
+    if (cma_local == NULL) { /* this rank could not take tales: it asks for none (start_telling) */
         GDC_LOG_WARN("no memory for the table of this node's ranks: host messages inside nodes go through UCX's "
                      "shared memory (two copies), not cross-memory attach");
         gdc_rt_msg_cma_bytes = 0;
         return;
     }
+    for (int r = 0; r < gdc_rt_boot.size; r++) {
+        cma_local[r] = -1;
+    }
     for (int i = 0; i < shm->local_size; i++) {
-        cma_peer[shm->local_ranks[i]]   = shm->local_ranks[i] != gdc_rt_boot.rank;
-        tale_local[shm->local_ranks[i]] = i;
+        cma_local[shm->local_ranks[i]] = shm->local_ranks[i] != gdc_rt_boot.rank ? i : -1;
     }
     tale_shm = shm;
+}
+
+/* A rank of this node that may tell this one, or be told. */
+static int cma_peer(int peer_world)
+{
+    return cma_local != NULL && cma_local[peer_world] >= 0;
+}
+
+/* A message long enough to be told, of host memory, to or from such a rank. */
+static int tellable(int peer_world, size_t len, gdc_rt_memtype_t memtype)
+{
+    return cma_peer(peer_world) && memtype == GDC_RT_MEM_HOST && !gdc_rt_stage_wanted(memtype) &&
+           len >= gdc_rt_msg_cma_bytes;
 }
 
 void gdc_rt_msg_pending_add(gdc_rt_msg_t *msg)
@@ -493,8 +499,7 @@ gdc_status_t gdc_rt_msg_send(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, co
         fail_now(msg, status);
         return status;
     }
-    if (telling && memtype == GDC_RT_MEM_HOST && cma_peer[peer_world] && len >= gdc_rt_msg_cma_bytes &&
-        !gdc_rt_stage_wanted(memtype)) {
+    if (telling && tellable(peer_world, len, memtype)) {
         int word = free_tale_word();
         if (word >= 0) {
             return tell(msg, ep, word);
@@ -571,9 +576,7 @@ gdc_status_t gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, vo
     /* a rank of this node may tell instead of send: a receive long enough to be told lands
      * what comes in `tale` first (one shorter takes a tale only to say it is truncated, and
      * one shorter than a tale lands whole) */
-    msg->landed = cma_peer != NULL && cma_peer[peer_world] &&
-                  ((memtype == GDC_RT_MEM_HOST && !gdc_rt_stage_wanted(memtype) && len >= gdc_rt_msg_cma_bytes) ||
-                   len < sizeof(msg->tale));
+    msg->landed = tellable(peer_world, len, memtype) || (cma_peer(peer_world) && len < sizeof(msg->tale));
     status      = GDC_SUCCESS;
     staged      = msg->landed ? NULL : stage(msg, buf, len, memtype, &status);
     if (status != GDC_SUCCESS) {
@@ -587,7 +590,7 @@ gdc_status_t gdc_rt_msg_recv(gdc_rt_msg_t *msg, int peer_world, uint64_t tag, vo
     }
     param.op_attr_mask |= UCP_OP_ATTR_FIELD_RECV_INFO;
     if (!ucx_says_length_at_once() &&
-        (staged != NULL || gdc_rt_tag_class(tag) == 1 || (cma_peer != NULL && cma_peer[peer_world]))) {
+        (staged != NULL || gdc_rt_tag_class(tag) == 1 || cma_peer(peer_world))) {
         param.op_attr_mask |= UCP_OP_ATTR_FLAG_NO_IMM_CMPL; /* the length (and a tale's tag) come with the callback */
     }
     param.cb.recv            = on_recv_done;
