@@ -182,7 +182,9 @@ enum {
                                               kernel copy beats two memcpys differs from host to host
                                               (bench/RESULTS.md), and the built-in numbers cannot tell */
     GDC_COLL_ALGO_FLAG_OWN_CORES = 1u << 6 /* a choice the measured numbers make only where a node's
-                                              ranks do not outnumber its cores (select.c) */
+                                              ranks do not outnumber its cores, or where its
+                                              copies outgrow a core's cache while the call's
+                                              buffers fit half the last-level one (select.c) */
 };
 
 struct gdc_coll_sched;

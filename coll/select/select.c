@@ -40,14 +40,26 @@ static int cma_measured;
  * blocks of 1 MiB pass through them; alltoall cma and gather cma, which spare the cores
  * half their copies or more, took 0.57 to 0.82 of the built-in choice's time from 128 KiB
  * to 8 MiB and 0.35 to 0.91 from 128 KiB (bench/RESULTS.md 2026-12-06 08:16-08:55: the
- * first A/B run for allgather and bcast, the second for alltoall and gather). */
+ * first A/B run for allgather and bcast, the second for alltoall and gather).
+ * A copy larger than a core's cache does not run in it whichever algorithm makes it: there,
+ * while the call's buffers fill at most half the last-level cache, the measured choice
+ * stands, and cma reads what it copies out of that cache (the same 4 ranks, a core's cache
+ * 2 MiB, the last-level cache 260 MiB; 7 and 9 interleaved runs: bcast cma 0.95 to 0.90 of
+ * shm's time from 4 to 16 MiB (16 to 64 MiB of buffers), 1.13 and 1.12 at 1 and 2 MiB;
+ * allgather cma 0.94 and 0.97 at blocks of 4 MiB (80 MiB), 1.05 to 1.59 from 128 KiB to
+ * 2 MiB, 1.16 and 1.10 at 8 and 16 MiB (160 and 320 MiB), where shm's ring spares the
+ * memory a read of every block; bench/RESULTS.md 2026-12-06 18:45-19:00 UTC). */
 static gdc_coll_machine_t built_in_machine;
 static int                calibrated;
 #define CALIBRATED_GAIN 0.9
 
 static int measured_choice_stands(const gdc_coll_algo_t *algo, const gdc_coll_args_t *args)
 {
-    return !(algo->flags & GDC_COLL_ALGO_FLAG_OWN_CORES) || !gdc_coll_oversubscribed(args);
+    double copy = (double)args->count * (double)args->dsize; /* bcast's vector, allgather's block */
+    double llc  = (double)gdc_coll_machine.llc_mib * 1024 * 1024;
+
+    return !(algo->flags & GDC_COLL_ALGO_FLAG_OWN_CORES) || !gdc_coll_oversubscribed(args) ||
+           (args->core_cache > 0 && copy > (double)args->core_cache && gdc_coll_node_buffer_bytes(args) <= llc / 2);
 }
 
 static int supports(const gdc_coll_algo_t *algo, const gdc_coll_args_t *args)

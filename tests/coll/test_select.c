@@ -530,16 +530,24 @@ static void test_oversubscribed_node(void **state)
  * cache, a peer's lines copied at 17.5 and reduced at 16.6), 2 ranks of a node of 2 cores
  * take the cma algorithms of GDC_COLL_ALGO_FLAG_MEASURED for blocks of 1 MiB; 4 ranks of it
  * too, but for those of GDC_COLL_ALGO_FLAG_OWN_CORES (allgather, bcast), where they keep the
- * built-in numbers' choice (shm); without measured numbers, no MEASURED one. */
-static const char *chosen_on_node(gdc_coll_type_t coll, int n)
+ * built-in numbers' choice (shm) while a copy fits a core's cache (2 MiB) or the call's
+ * buffers fill more than half the last-level cache; without measured numbers, no MEASURED
+ * one. */
+static const char *chosen_on_node_of(gdc_coll_type_t coll, int n, size_t bytes)
 {
-    gdc_coll_args_t a = call(coll, 1 << 20, n, 1);
+    gdc_coll_args_t a = call(coll, bytes, n, 1);
 
     a.shm_bytes  = 2 << 20;
     a.shm_cma    = 1;
     a.node_cores = 2;
+    a.core_cache = 2 << 20;
     gdc_coll_select_chunks(&a);
     return gdc_coll_select(&a)->name;
+}
+
+static const char *chosen_on_node(gdc_coll_type_t coll, int n)
+{
+    return chosen_on_node_of(coll, n, 1 << 20);
 }
 
 static void test_measured_choices_on_shared_cores(void **state)
@@ -564,6 +572,11 @@ static void test_measured_choices_on_shared_cores(void **state)
     assert_string_equal(chosen_on_node(GDC_COLL_GATHER, 4), "cma");
     assert_string_equal(chosen_on_node(GDC_COLL_ALLGATHER, 4), "shm");
     assert_string_equal(chosen_on_node(GDC_COLL_BCAST, 4), "shm");
+    assert_string_equal(chosen_on_node_of(GDC_COLL_BCAST, 4, 2 << 20), "shm");
+    assert_string_equal(chosen_on_node_of(GDC_COLL_BCAST, 4, 4 << 20), "cma");
+    assert_string_equal(chosen_on_node_of(GDC_COLL_ALLGATHER, 4, 4 << 20), "cma"); /* 80 of 256 MiB */
+    assert_string_equal(chosen_on_node_of(GDC_COLL_ALLGATHER, 4, 8 << 20), "shm"); /* 160 */
+    assert_string_equal(chosen_on_node_of(GDC_COLL_BCAST, 4, 16 << 20), "cma");    /* 64 */
     gdc_rt_calib = kept;
     assert_int_equal(gdc_coll_select_init(&sel), GDC_SUCCESS);
     gdc_coll_select_node_counts(0, 0, 0);
