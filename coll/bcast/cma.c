@@ -16,6 +16,8 @@
 
 #include "phase/shm.h"
 
+#include <stdlib.h>
+
 size_t gdc_coll_bcast_cma_root_part(const gdc_coll_args_t *args)
 {
     if (!args->on_device && args->count * args->dsize < GDC_COLL_BCAST_CMA_SPLIT_FROM) {
@@ -28,17 +30,27 @@ static void build_root(gdc_coll_sched_t *sched, const gdc_coll_args_t *args)
 {
     int    n = args->size, me = args->rank, wrote = -1;
     size_t part = gdc_coll_bcast_cma_root_part(args), first = args->count - part;
+    int   *writes = malloc((size_t)n * sizeof(*writes));
 
+    if (writes == NULL) {
+        sched->status = GDC_ERR_NO_MEMORY;
+        return;
+    }
     gdc_coll_cma_publish(sched);
+    /* one core makes them, one after another, each once its rank has published (a late
+     * one holds up no other: gdc_coll_cma_read_blocks) */
     for (int i = 1; i < n && part > 0; i++) {
         int p = (me + i) % n;
 
-        /* one core makes them, one after another */
-        wrote = gdc_coll_cma_copy(sched, p,
-                                  gdc_coll_rgn_peer_user(GDC_COLL_PEER_OUTPUT, p, first * args->dsize,
-                                                         part * args->dsize),
-                                  gdc_coll_rgn(sched, GDC_COLL_INPUT, first, part), wrote);
+        writes[i - 1] = gdc_coll_cma_copy(sched, p,
+                                          gdc_coll_rgn_peer_user(GDC_COLL_PEER_OUTPUT, p, first * args->dsize,
+                                                                 part * args->dsize),
+                                          gdc_coll_rgn(sched, GDC_COLL_INPUT, first, part), -1);
     }
+    if (part > 0) {
+        wrote = gdc_coll_join(sched, writes, n - 1);
+    }
+    free(writes);
     gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, wrote);
     gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, 1, -1); /* every rank has read */
 }
