@@ -48,7 +48,8 @@ struct gdrun_io;
 #define GDRUN_EXIT_TIMEOUT  124
 #define GDRUN_EXIT_NOEXEC   127
 
-typedef enum { GDRUN_BIND_NONE = 0, GDRUN_BIND_CORE, GDRUN_BIND_NUMA } gdrun_bind_t;
+/* AUTO (the default): CORE where the ranks outnumber the cores, NONE otherwise (gdrun_bind.c). */
+typedef enum { GDRUN_BIND_AUTO = 0, GDRUN_BIND_NONE, GDRUN_BIND_CORE, GDRUN_BIND_NUMA } gdrun_bind_t;
 
 /* Who starts the ranks: gdrun itself (its own PMIx server, this node), or Slurm's srun. */
 typedef enum { GDRUN_LAUNCHER_AUTO = 0, GDRUN_LAUNCHER_LOCAL, GDRUN_LAUNCHER_SLURM } gdrun_launcher_t;

@@ -1,5 +1,6 @@
 /* --bind-to core|numa: spread the ranks over the cores (or NUMA nodes) of this machine,
- * as far apart as their number allows, and say where each went (--report-bindings). The
+ * as far apart as their number allows, and say where each went (--report-bindings);
+ * --bind-to auto: cores, where the ranks outnumber them (auto_binds). The
  * plan is made in gdrun; the child only applies a ready cpu mask (a system call), since a
  * child of a threaded process must not allocate. */
 #include <errno.h>
@@ -36,17 +37,44 @@ static int plan_one(hwloc_topology_t topo, hwloc_obj_t obj, gdrun_binding_t *b)
     return 0;
 }
 
+/* --bind-to auto: a rank to a core where the ranks outnumber the cores. gdc's waits yield
+ * the core there, and a rank that yields never leaves its core idle: the kernel, which moves
+ * a rank to a core when that goes idle, can then keep three of four ranks on one of two
+ * cores for the rest of the job (an alltoall of 512 KiB on the development VM took 1.4 to
+ * 1.5 times as long in one job of three, 1 MiB in one of four; bound, in none of six:
+ * bench/RESULTS.md 2026-12-06 19:35 UTC). Not where gdrun itself is bound to part of the
+ * machine (taskset, numactl): its ranks keep to that. */
+static int auto_binds(const gdrun_job_t *job, hwloc_topology_t topo, int cores)
+{
+    hwloc_bitmap_t mine = hwloc_bitmap_alloc();
+    int            whole;
+
+    if (mine == NULL || job->opt.np <= cores) {
+        hwloc_bitmap_free(mine);
+        return 0;
+    }
+    whole = hwloc_get_cpubind(topo, mine, HWLOC_CPUBIND_PROCESS) == 0 &&
+            hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(topo), mine);
+    hwloc_bitmap_free(mine);
+    return whole;
+}
+
 int gdrun_bind_plan(gdrun_job_t *job)
 {
     hwloc_obj_type_t type = job->opt.bind == GDRUN_BIND_NUMA ? HWLOC_OBJ_NUMANODE : HWLOC_OBJ_CORE;
     hwloc_topology_t topo;
-    int              nobj, np = job->opt.np;
+    int              nobj, np = job->opt.np, automatic = job->opt.bind == GDRUN_BIND_AUTO;
     int              status = -1;
 
     if (job->opt.bind == GDRUN_BIND_NONE) {
         return 0;
     }
     if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
+        if (automatic) { /* nothing asked for: the ranks run unbound */
+            gdrun_info(&job->opt, "--bind-to auto: hwloc cannot read this machine's topology (%s): ranks unbound",
+                       strerror(errno));
+            return 0;
+        }
         gdrun_msg("--bind-to %s: hwloc cannot read this machine's topology: %s",
                   bind_unit(job->opt.bind), strerror(errno));
         return -1;
@@ -56,15 +84,21 @@ int gdrun_bind_plan(gdrun_job_t *job)
         type = HWLOC_OBJ_PU; /* some virtual machines report no cores */
         nobj = hwloc_get_nbobjs_by_type(topo, type);
     }
-    if (nobj <= 0) {
+    if (automatic) {
+        status = 0;
+        if (nobj <= 0 || !auto_binds(job, topo, nobj)) {
+            goto out;
+        }
+        gdrun_info(&job->opt, "--bind-to auto: %d ranks on %d cores: each rank bound to one, in turn", np, nobj);
+    } else if (nobj <= 0) {
         gdrun_msg("--bind-to %s: hwloc finds no %s on this machine", bind_unit(job->opt.bind),
                   bind_unit(job->opt.bind));
         goto out;
-    }
-    if (np > nobj) {
+    } else if (np > nobj) {
         gdrun_msg("warning: --bind-to %s with %d ranks on %d %s%s: ranks share them", bind_unit(job->opt.bind),
                   np, nobj, bind_unit(job->opt.bind), nobj > 1 ? "s" : "");
     }
+    status        = -1;
     job->bindings = calloc((size_t)np, sizeof(gdrun_binding_t));
     if (job->bindings == NULL) {
         goto out;
@@ -97,7 +131,8 @@ void gdrun_bind_report(const gdrun_job_t *job)
             gdrun_msg("rank %d (node %s) bound to %s: cpus %s", r, node, job->bindings[r].what,
                       job->bindings[r].cpulist);
         } else {
-            gdrun_msg("rank %d (node %s) not bound (--bind-to none)", r, node);
+            gdrun_msg("rank %d (node %s) not bound (--bind-to %s)", r, node,
+                      job->opt.bind == GDRUN_BIND_AUTO ? "auto: no more ranks than cores, or gdrun bound" : "none");
         }
     }
 }

@@ -33,8 +33,10 @@ static const char usage_text[] =
     "      --output-dir DIR   write each rank's output to DIR/rank.R.stdout and\n"
     "                         DIR/rank.R.stderr instead of gdrun's stdout and stderr\n"
     "      --timeout SEC      end the job after SEC seconds (exit status 124)\n"
-    "      --bind-to WHAT     none (default), core or numa: bind each rank to one core or\n"
-    "                         NUMA node, spreading the ranks across this machine\n"
+    "      --bind-to WHAT     auto (default), none, core or numa: bind each rank to one core\n"
+    "                         or NUMA node, spreading the ranks across this machine; auto\n"
+    "                         binds to cores where the ranks outnumber them and gdrun itself\n"
+    "                         is not bound, and leaves the ranks unbound otherwise\n"
     "      --report-bindings  print where each rank is bound\n"
     "      --emulate-nodes K  split the ranks into K emulated nodes (blocks of consecutive\n"
     "                         ranks; the first N %% K nodes get one rank more), each with its\n"
@@ -195,14 +197,16 @@ static gdrun_options_result_t parse_timeout(options_reader_t *r, const char *tex
 
 static gdrun_options_result_t parse_bind(options_reader_t *r, const char *text)
 {
-    if (strcmp(text, "none") == 0) {
+    if (strcmp(text, "auto") == 0) {
+        r->opt->bind = GDRUN_BIND_AUTO;
+    } else if (strcmp(text, "none") == 0) {
         r->opt->bind = GDRUN_BIND_NONE;
     } else if (strcmp(text, "core") == 0) {
         r->opt->bind = GDRUN_BIND_CORE;
     } else if (strcmp(text, "numa") == 0) {
         r->opt->bind = GDRUN_BIND_NUMA;
     } else {
-        return usage_error(r, "--bind-to: '%s' is not one of none, core, numa", text);
+        return usage_error(r, "--bind-to: '%s' is not one of auto, none, core, numa", text);
     }
     return GDRUN_OPTIONS_RUN;
 }

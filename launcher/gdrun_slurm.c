@@ -80,7 +80,7 @@ static int refuse_options(const gdrun_options_t *opt)
 {
     const char *what = NULL;
 
-    if (opt->bind != GDRUN_BIND_NONE) {
+    if (opt->bind == GDRUN_BIND_CORE || opt->bind == GDRUN_BIND_NUMA) {
         what = "--bind-to core|numa (srun binds with --cpu-bind: run srun yourself, or bind with --launcher local)";
     } else if (opt->report_bindings) {
         what = "--report-bindings (srun reports with --cpu-bind=verbose: run srun yourself)";

@@ -40,7 +40,7 @@ bad "-n abc" "-n: 'abc' is not a whole number" -n abc "$probe" hello "$marker"
 bad "-n 99999" "-n: '99999' is not a whole number from 1 to 4096" -n 99999 "$probe" hello "$marker"
 bad "--timeout 0" "--timeout: '0' is not a positive number" --timeout 0 "$probe" hello "$marker"
 bad "--timeout soon" "--timeout: 'soon'" --timeout soon "$probe" hello "$marker"
-bad "--bind-to socket" "--bind-to: 'socket' is not one of none, core, numa" --bind-to socket "$probe" hello "$marker"
+bad "--bind-to socket" "--bind-to: 'socket' is not one of auto, none, core, numa" --bind-to socket "$probe" hello "$marker"
 bad "-x with a bad name" "-x 1X=y: not a valid variable name" -x 1X=y "$probe" hello "$marker"
 bad "--emulate-nodes more than ranks" "--emulate-nodes 3: more nodes than ranks" -n 2 --emulate-nodes 3 \
     "$probe" hello "$marker"
@@ -186,9 +186,24 @@ check_binding $((cores + 1)) core
 ok_if "--bind-to core with more ranks than cores ($((cores + 1)) on $cores): they share, as reported"
 check_binding 2 numa
 ok_if "--bind-to numa, 2 ranks"
-run 30 "$gdrun" -n 2 "$probe" binding "$marker"
+run 30 "$gdrun" -n 2 --bind-to none "$probe" binding "$marker"
 [ "$rc" = 0 ] && [ "$(grep -c 'locality none$' "$work/out")" = 2 ]
-ok_if "--bind-to none (default): no locality string"
+ok_if "--bind-to none: no locality string"
+# auto (the default): bound to cores where the ranks outnumber them, as core does; else
+# unbound, and unbound where gdrun itself is bound to part of the machine
+check_binding $((cores + 1)) auto
+ok_if "--bind-to auto with more ranks than cores ($((cores + 1)) on $cores): each bound, as reported"
+run 30 "$gdrun" -n $((cores + 1)) --report-bindings "$probe" binding "$marker"
+[ "$rc" = 0 ] && [ "$(grep -c '^gdrun: rank [0-9]* (node [^)]*) bound to core ' "$work/err")" = $((cores + 1)) ]
+ok_if "no --bind-to is auto: $((cores + 1)) ranks on $cores cores bound"
+run 30 "$gdrun" -n 1 --report-bindings "$probe" binding "$marker"
+[ "$rc" = 0 ] && grep -q 'locality none$' "$work/out" &&
+    grep -q '^gdrun: rank 0 (node [^)]*) not bound (--bind-to auto' "$work/err"
+ok_if "--bind-to auto, no more ranks than cores: unbound, no locality string"
+run 30 taskset -c 0 "$gdrun" -n $((cores + 1)) --report-bindings "$probe" binding "$marker"
+[ "$rc" = 0 ] && [ "$(grep -c 'locality none$' "$work/out")" = $((cores + 1)) ] &&
+    [ "$(grep -c '^gdrun: rank [0-9]* (node [^)]*) not bound (--bind-to auto' "$work/err")" = $((cores + 1)) ]
+ok_if "--bind-to auto under taskset -c 0: the ranks keep to gdrun's cpu, unbound"
 
 # --emulate-nodes: what PMIx and gdc_rt_boot tell each rank (node id, host name, local
 # rank/size/peers, the number of nodes) matches the block distribution.
