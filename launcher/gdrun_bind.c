@@ -40,10 +40,10 @@ static int plan_one(hwloc_topology_t topo, hwloc_obj_t obj, gdrun_binding_t *b)
 /* --bind-to auto: a rank to a core where the ranks outnumber the cores. gdc's waits yield
  * the core there, and a rank that yields never leaves its core idle: the kernel, which moves
  * a rank to a core when that goes idle, can then keep three of four ranks on one of two
- * cores for the rest of the job (an alltoall of 512 KiB on the development VM took 1.4 to
- * 1.5 times as long in one job of three, 1 MiB in one of four; bound, in none of six:
- * bench/RESULTS.md 2026-12-06 19:35 UTC). Not where gdrun itself is bound to part of the
- * machine (taskset, numactl): its ranks keep to that. */
+ * cores for the rest of the job (4 ranks of the development VM: an alltoall of 512 KiB
+ * took 1.4 to 1.5 times as long in four jobs of eight, of 1 MiB in two; bound, in none of
+ * six: bench/RESULTS.md 2026-12-06 18:45-20:12 UTC). Not where gdrun itself is bound to
+ * part of the machine (taskset, numactl): its ranks keep to that. */
 static int auto_binds(const gdrun_job_t *job, hwloc_topology_t topo, int cores)
 {
     hwloc_bitmap_t mine = hwloc_bitmap_alloc();

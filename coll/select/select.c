@@ -48,7 +48,7 @@ static int cma_measured;
  * shm's time from 4 to 16 MiB (16 to 64 MiB of buffers), 1.13 and 1.12 at 1 and 2 MiB;
  * allgather cma 0.94 and 0.97 at blocks of 4 MiB (80 MiB), 1.05 to 1.59 from 128 KiB to
  * 2 MiB, 1.16 and 1.10 at 8 and 16 MiB (160 and 320 MiB), where shm's ring spares the
- * memory a read of every block; bench/RESULTS.md 2026-12-06 18:45-19:00 UTC). */
+ * memory a read of every block; bench/RESULTS.md 2026-12-06 18:45-20:12 UTC). */
 static gdc_coll_machine_t built_in_machine;
 static int                calibrated;
 #define CALIBRATED_GAIN 0.9
