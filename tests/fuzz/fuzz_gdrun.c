@@ -57,7 +57,8 @@ static void check_runnable(const gdrun_options_t *opt, int argc, char **argv)
     FUZZ_CHECK(opt->emulate_nodes >= 1 && opt->emulate_nodes <= opt->np);
     FUZZ_CHECK(opt->app_argv > argv && opt->app_argv < argv + argc && opt->app_argv[0] != NULL);
     FUZZ_CHECK(opt->timeout_s == 0 || (isfinite(opt->timeout_s) && opt->timeout_s > 0));
-    FUZZ_CHECK(opt->bind == GDRUN_BIND_NONE || opt->bind == GDRUN_BIND_CORE || opt->bind == GDRUN_BIND_NUMA);
+    FUZZ_CHECK(opt->bind == GDRUN_BIND_AUTO || opt->bind == GDRUN_BIND_NONE || opt->bind == GDRUN_BIND_CORE ||
+               opt->bind == GDRUN_BIND_NUMA);
     FUZZ_CHECK(opt->launcher == GDRUN_LAUNCHER_AUTO || opt->launcher == GDRUN_LAUNCHER_LOCAL ||
                opt->launcher == GDRUN_LAUNCHER_SLURM);
     check_env(opt->env);
