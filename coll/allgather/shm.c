@@ -5,8 +5,6 @@
  */
 #include "algos.h"
 
-#include <string.h>
-
 #include "engine/fast.h"
 #include "phase/shm.h"
 
@@ -69,12 +67,12 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_allgather_shm_run_blocking)
         return 0;
     }
     if (!args->in_place) {
-        memcpy((char *)bufs->output + block_of(args, me), bufs->input, bytes);
+        gdc_coll_copy_host((char *)bufs->output + block_of(args, me), bufs->input, bytes);
     }
     if ((*status = gdc_coll_fast_wait_free(fast, ring)) != GDC_SUCCESS) {
         return 1;
     }
-    memcpy(gdc_coll_fast_place(fast, me, ring), bufs->input, bytes);
+    gdc_coll_copy_host(gdc_coll_fast_place(fast, me, ring), bufs->input, bytes);
     gdc_coll_fast_publish(fast, ring);
     *status = gdc_coll_fast_collect(fast, args, bufs->output, ring, slot_start, block_of);
     return 1;

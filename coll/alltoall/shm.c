@@ -6,8 +6,6 @@
  */
 #include "algos.h"
 
-#include <string.h>
-
 #include <stdlib.h>
 
 #include "gdc_rt.h"
@@ -92,14 +90,15 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_alltoall_shm_run_blocking)
         return 0;
     }
     if (!args->in_place) {
-        memcpy((char *)bufs->output + block_of(args, me), (const char *)bufs->input + block_of(args, me), bytes);
+        gdc_coll_copy_host((char *)bufs->output + block_of(args, me), (const char *)bufs->input + block_of(args, me),
+                           bytes);
     }
     if ((*status = gdc_coll_fast_wait_free(fast, ring)) != GDC_SUCCESS) {
         return 1;
     }
     for (int p = 0; p < fast->shm->local_size; p++) {
         if (p != me) {
-            memcpy(mine + c.room * (size_t)p, (const char *)bufs->input + block_of(args, p), bytes);
+            gdc_coll_copy_host(mine + c.room * (size_t)p, (const char *)bufs->input + block_of(args, p), bytes);
         }
     }
     gdc_coll_fast_publish(fast, ring);

@@ -6,8 +6,6 @@
  */
 #include "algos.h"
 
-#include <string.h>
-
 #include "engine/fast.h"
 #include "phase/shm.h"
 
@@ -89,20 +87,20 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_bcast_shm_run_blocking)
     }
     for (unsigned j = 1; at + piece < bytes; at += piece, j++) {
         if (me == root) {
-            memcpy(place + at, user + at, piece);
+            gdc_coll_copy_host(place + at, user + at, piece);
             gdc_coll_fast_publish_pieces(fast, j);
         } else if ((*status = gdc_coll_fast_wait_pieces(fast, root, j)) == GDC_SUCCESS) {
-            memcpy(user + at, place + at, piece);
+            gdc_coll_copy_host(user + at, place + at, piece);
         } else {
             return 1;
         }
     }
     if (me == root) {
-        memcpy(place + at, user + at, bytes - at);
+        gdc_coll_copy_host(place + at, user + at, bytes - at);
         gdc_coll_fast_publish(fast, 1);
         *status = GDC_SUCCESS;
     } else if ((*status = gdc_coll_fast_wait_published(fast, root, 1, start + at, bytes - at)) == GDC_SUCCESS) {
-        memcpy(user + at, place + at, bytes - at);
+        gdc_coll_copy_host(user + at, place + at, bytes - at);
     }
     return 1;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "builder.h"
+#include "kernels/copy_host.h"
 #include "kernels/copy_stream.h"
 #include "gdc_rt.h"
 #include "kernels/reduce.h"
@@ -343,7 +344,7 @@ static gdc_status_t reduce_all(gdc_coll_exec_t *exec, const gdc_coll_step_t *ste
         gdc_coll_avg_finish_host(dst[0], count, args->dtype, n);
     }
     for (int d = 1; d < ndst; d++) {
-        memcpy(dst[d], dst[0], step->a.length);
+        gdc_coll_copy_host(dst[d], dst[0], step->a.length);
     }
     return GDC_SUCCESS;
 }
@@ -416,7 +417,7 @@ static gdc_status_t run_local(gdc_coll_exec_t *exec, const gdc_coll_step_t *step
         if (exec->stream_output && step->a.buf == GDC_COLL_OUTPUT) {
             gdc_coll_copy_stream(dst, region_ptr(exec, &step->b), step->a.length);
         } else {
-            memcpy(dst, region_ptr(exec, &step->b), step->a.length);
+            gdc_coll_copy_host(dst, region_ptr(exec, &step->b), step->a.length);
         }
         return GDC_SUCCESS;
     case GDC_COLL_STEP_AVG:

@@ -1,8 +1,6 @@
 /* What the blocking fast paths share (see fast.h). */
 #include "engine/fast.h"
 
-#include <string.h>
-
 #include "kernels/reduce.h"
 #include "phase/shm.h"
 
@@ -39,10 +37,10 @@ gdc_status_t gdc_coll_fast_share_all(const gdc_coll_fast_t *fast, const void *in
         return status;
     }
     if (mine_unread) {
-        memcpy(place, input, at);
-        memcpy(place + at + reads, (const char *)input + at + reads, bytes - at - reads);
+        gdc_coll_copy_host(place, input, at);
+        gdc_coll_copy_host(place + at + reads, (const char *)input + at + reads, bytes - at - reads);
     } else {
-        memcpy(place, input, bytes);
+        gdc_coll_copy_host(place, input, bytes);
     }
     gdc_coll_fast_publish(fast, ring);
     return gdc_coll_fast_wait_published(fast, -1, ring, at, reads);
@@ -82,7 +80,8 @@ gdc_status_t gdc_coll_fast_collect(const gdc_coll_fast_t *fast, const gdc_coll_a
         if ((status = gdc_coll_fast_wait_published(fast, p, ring, from(args, p), bytes)) != GDC_SUCCESS) {
             return status;
         }
-        memcpy((char *)output + to(args, p), (char *)gdc_coll_fast_place(fast, p, ring) + from(args, p), bytes);
+        gdc_coll_copy_host((char *)output + to(args, p), (char *)gdc_coll_fast_place(fast, p, ring) + from(args, p),
+                           bytes);
     }
     return GDC_SUCCESS;
 }

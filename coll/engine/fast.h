@@ -14,6 +14,7 @@
 #define GDC_COLL_FAST_H
 
 #include "coll.h"
+#include "kernels/copy_host.h"
 #include "rt_shm.h"
 
 /* What a fast path waits for: local rank `peer`'s counter `counter` to reach `target`

@@ -7,8 +7,6 @@
  */
 #include "algos.h"
 
-#include <string.h>
-
 #include "engine/fast.h"
 #include "phase/shm.h"
 
@@ -107,13 +105,13 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_gather_shm_run_blocking)
     }
     if (me != args->root) {
         if ((*status = gdc_coll_fast_wait_free(fast, ring)) == GDC_SUCCESS) {
-            memcpy(gdc_coll_fast_place(fast, me, ring), bufs->input, bytes);
+            gdc_coll_copy_host(gdc_coll_fast_place(fast, me, ring), bufs->input, bytes);
             gdc_coll_fast_publish(fast, ring);
         }
         return 1;
     }
     if (!args->in_place) {
-        memcpy((char *)bufs->output + block_of(args, me), bufs->input, bytes);
+        gdc_coll_copy_host((char *)bufs->output + block_of(args, me), bufs->input, bytes);
     }
     *status = gdc_coll_fast_collect(fast, args, bufs->output, ring, slot_start, block_of);
     return 1;

@@ -6,8 +6,6 @@
  */
 #include "algos.h"
 
-#include <string.h>
-
 #include "engine/fast.h"
 #include "phase/shm.h"
 
@@ -83,8 +81,8 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_scatter_shm_run_blocking)
     }
     if (me != root) {
         if ((*status = gdc_coll_fast_wait_published(fast, root, ring, c.room * (size_t)me, bytes)) == GDC_SUCCESS) {
-            memcpy(bufs->output, (const char *)gdc_coll_fast_place(fast, root, ring) + c.room * (size_t)me,
-                   bytes);
+            gdc_coll_copy_host(bufs->output,
+                               (const char *)gdc_coll_fast_place(fast, root, ring) + c.room * (size_t)me, bytes);
         }
         return 1;
     }
@@ -93,13 +91,13 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_scatter_shm_run_blocking)
     }
     for (int p = 0; p < fast->shm->local_size; p++) {
         if (p != me) {
-            memcpy((char *)gdc_coll_fast_place(fast, me, ring) + c.room * (size_t)p,
-                   (const char *)bufs->input + bytes * (size_t)p, bytes);
+            gdc_coll_copy_host((char *)gdc_coll_fast_place(fast, me, ring) + c.room * (size_t)p,
+                               (const char *)bufs->input + bytes * (size_t)p, bytes);
         }
     }
     gdc_coll_fast_publish(fast, ring);
     if (!args->in_place) {
-        memcpy(bufs->output, (const char *)bufs->input + bytes * (size_t)me, bytes);
+        gdc_coll_copy_host(bufs->output, (const char *)bufs->input + bytes * (size_t)me, bytes);
     }
     return 1;
 }
