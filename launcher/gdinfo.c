@@ -311,7 +311,7 @@ static int plan(const plan_opts_t *o)
 static int calibrate(void)
 {
     gdc_rt_calib_numbers_t n;
-    char                   path[PATH_MAX], line[256];
+    char                   path[PATH_MAX], line[512];
 
     if (gdc_rt_config_load() != GDC_SUCCESS) {
         return 1;
@@ -335,7 +335,7 @@ static int calibrate(void)
 /* What the cost model prices this host with, and where the numbers come from. */
 static void print_calibration(void)
 {
-    char line[256];
+    char line[512];
 
     if (gdc_rt_config_load() != GDC_SUCCESS) {
         return;

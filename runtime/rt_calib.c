@@ -57,6 +57,7 @@ static const calib_field_t fields[] = {
     CALIB_FIELD("ucx_shm_GBs", ucx_shm_gbs, 0, 0),
     CALIB_FIELD("copy_shared_cached_GBs", copy_shared_cached_gbs, 0, 1),
     CALIB_FIELD("copy_peer_small_GBs", copy_peer_small_gbs, 0, 1),
+    CALIB_FIELD("cma_copy_ratio", cma_copy_ratio, 1, 1),
 };
 #define NUM_FIELDS ((int)(sizeof(fields) / sizeof(fields[0])))
 
@@ -87,10 +88,10 @@ void gdc_rt_calib_format(const gdc_rt_calib_numbers_t *n, char *buf, size_t len)
     snprintf(buf, len,
              "memcpy %.1f GB/s (in cache %.1f out of a peer's shared memory, %.1f of a few KiB; %.1f into "
              "one's own), reduce %.1f GB/s (in cache %.1f), signal %.2f us, cross-memory attach %.2f us and %.1f "
-             "GB/s (in cache %.1f), UCX shared memory %.2f us and %.1f GB/s",
+             "GB/s (in cache %.1f, of 4 MiB %.2f times a copy's time), UCX shared memory %.2f us and %.1f GB/s",
              n->copy_gbs, n->copy_cached_gbs, n->copy_peer_small_gbs, n->copy_shared_cached_gbs, n->reduce_gbs,
-             n->reduce_cached_gbs, n->signal_us, n->cma_us, n->cma_gbs, n->cma_cached_gbs, n->ucx_shm_us,
-             n->ucx_shm_gbs);
+             n->reduce_cached_gbs, n->signal_us, n->cma_us, n->cma_gbs, n->cma_cached_gbs, n->cma_copy_ratio,
+             n->ucx_shm_us, n->ucx_shm_gbs);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -396,7 +397,7 @@ void gdc_rt_calib_agree(void)
 {
     calib_record_t rec;
     int            from = 0;
-    char           line[256];
+    char           line[512];
 
     if (calibration_off()) {
         return;
@@ -484,7 +485,7 @@ int gdc_rt_calib_job_measure(const gdc_rt_shm_t *shm, gdc_rt_calib_job_record_t 
     int         index = shm != NULL ? shm->local_index : gdc_rt_boot.local_rank;
     const char *why   = job_cannot_measure(shm);
     double      start = gdc_wtime();
-    char        line[256];
+    char        line[512];
 
     memset(rec, 0, sizeof(*rec));
     rec->magic = CALIB_MAGIC;
@@ -520,7 +521,7 @@ int gdc_rt_calib_job_measure(const gdc_rt_shm_t *shm, gdc_rt_calib_job_record_t 
 void gdc_rt_calib_job_agree(const gdc_rt_calib_job_record_t *all, int size)
 {
     int  measured = 0;
-    char line[256];
+    char line[512];
 
     memset(&gdc_rt_calib, 0, sizeof(gdc_rt_calib));
     for (int r = 0; r < size; r++) {
@@ -549,9 +550,10 @@ void gdc_rt_calib_job_agree(const gdc_rt_calib_job_record_t *all, int size)
     snprintf(gdc_rt_calib.source, sizeof(gdc_rt_calib.source),
              "measured by this job at gdc_init, the worst of %d node(s); the rest built in", measured);
     snprintf(line, sizeof(line),
-             "cross-memory attach %.4g us (in cache %.4g GB/s); out of a peer's shared memory in cache: copy %.4g "
-             "GB/s (%.4g GB/s of a few KiB), reduction %.4g GB/s; into one's own: copy %.4g GB/s",
-             gdc_rt_calib.n.cma_us, gdc_rt_calib.n.cma_cached_gbs, gdc_rt_calib.n.copy_cached_gbs,
+             "cross-memory attach %.4g us (in cache %.4g GB/s, of 4 MiB %.4g times a copy's time); out of a peer's "
+             "shared memory in cache: copy %.4g GB/s (%.4g GB/s of a few KiB), reduction %.4g GB/s; into one's own: "
+             "copy %.4g GB/s",
+             gdc_rt_calib.n.cma_us, gdc_rt_calib.n.cma_cached_gbs, gdc_rt_calib.n.cma_copy_ratio, gdc_rt_calib.n.copy_cached_gbs,
              gdc_rt_calib.n.copy_peer_small_gbs, gdc_rt_calib.n.reduce_cached_gbs, gdc_rt_calib.n.copy_shared_cached_gbs);
     if (gdc_rt_boot.rank == 0) {
         GDC_LOG_INFO("calibration in force (%s): %s", gdc_rt_calib.source, line);

@@ -63,8 +63,12 @@ typedef struct gdc_rt_calib_numbers {
     double copy_peer_small_gbs; /* memcpy of 16 KiB the other process has just written into shared
                                    memory: a copy of a few KiB, whose lines come out of the writer's
                                    first-level cache */
+    double cma_copy_ratio; /* process_vm_readv's time of 4 MiB over memcpy's: what a job measures of
+                              the rates from memory, whose ratio decides between one copy across and
+                              two through shared memory for large calls */
     /* (optional in a file, 0 where it lacks them: cma_us and the cached rates from gdc 0.1.0
-     * of 2026-12-06 06:00, the last two from 12:00) */
+     * of 2026-12-06 06:00, copy_shared_cached and copy_peer_small from 12:00, cma_copy_ratio
+     * from 22:00) */
 } gdc_rt_calib_numbers_t;
 
 /* The numbers in force (after gdc_rt_init, or gdc_rt_calib_local for tools). */

@@ -39,6 +39,7 @@ typedef struct probe_shared {
     _Alignas(64) atomic_int   child_ready;
     atomic_int                parent_done;
     atomic_uintptr_t          buffer[2];   /* in a job: each one's buffer, in its process */
+    atomic_uintptr_t          large[2];    /* in a job: each one's LARGE_BYTES, in its process */
     atomic_int                cpu[2];      /* in a job: the CPU each one ran on at its last step */
     atomic_int                last_round;  /* in a job: local rank 0 says the round is the last */
     atomic_size_t             addr_len[2]; /* UCX worker addresses: [0] parent, [1] child */
@@ -312,6 +313,11 @@ static double cma_parent(probe_shared_t *sh, pid_t child, void *arg)
 #define CMA_CALL_REPEATS 200
 #define CACHED_BYTES     ((size_t)256 << 10)
 #define HANDOFF_BYTES    ((size_t)16 << 10) /* under GDC_COLL_PEER_SMALL_BYTES */
+/* Larger than a core's own cache: a copy of it pays what a large call's copies pay, and a
+ * read across the page pinning of every page (bench/membw --cma: 1.26 times memcpy's time
+ * at 4 and 16 MiB on the development VM of 2026-12-06 21:30, 2.2 to 3.4 on an earlier one) */
+#define LARGE_BYTES      ((size_t)4 << 20)
+#define LARGE_REPEATS    2
 
 /* ---------------------------------------------------------------------------------------
  * UCX between two processes: what gdc's UCX does inside a node for host buffers
@@ -713,6 +719,53 @@ static double median_of(const pair_times_t *t, int rounds, size_t field)
     return median(v, rounds);
 }
 
+/* Local rank 0's large copy of its own and read of the other's, fastest of LARGE_REPEATS:
+ * the read's time over the copy's; 0 where it could not be taken, -1 on failure. */
+static double pair_large(pair_side_t *s)
+{
+    char  *src = malloc(LARGE_BYTES), *dst = s->me == 0 ? malloc(LARGE_BYTES) : NULL, *theirs;
+    double copy = 0, read = 0, ratio = 0;
+    int    ok = src != NULL && (s->me != 0 || dst != NULL);
+
+    if (ok) {
+        memset(src, s->me + 1, LARGE_BYTES);
+    }
+    atomic_store_explicit(&s->sh->large[s->me], ok ? (uintptr_t)src : 0, memory_order_relaxed);
+    if (pair_meet(s) != 0) {
+        ratio = -1;
+        goto out;
+    }
+    theirs = (char *)atomic_load_explicit(&s->sh->large[!s->me], memory_order_relaxed);
+    if (s->me == 0 && ok && theirs != NULL) {
+        memset(dst, 0, LARGE_BYTES);
+        for (int i = 0; i < LARGE_REPEATS; i++) {
+            struct iovec local = {dst, LARGE_BYTES}, remote = {theirs, LARGE_BYTES};
+            double       start = gdc_wtime(), took;
+            ssize_t      got;
+
+            memcpy(dst, src, LARGE_BYTES);
+            took  = gdc_wtime() - start;
+            copy  = i == 0 || took < copy ? took : copy;
+            start = gdc_wtime();
+            got   = process_vm_readv(s->peer, &local, 1, &remote, 1, 0);
+            took  = gdc_wtime() - start;
+            read  = i == 0 || took < read ? took : read;
+            if (got != (ssize_t)LARGE_BYTES) {
+                ratio = -1;
+            }
+        }
+        ratio = ratio < 0 || copy <= 0 ? ratio : read / copy;
+    }
+    /* the other's buffer stays until the read is done */
+    if (pair_meet(s) != 0) {
+        ratio = -1;
+    }
+out:
+    free(dst);
+    free(src);
+    return ratio;
+}
+
 static void pair_numbers(const pair_times_t *t, int rounds, double call, gdc_rt_calib_numbers_t *out)
 {
     out->cma_us                 = call;
@@ -726,7 +779,7 @@ static void pair_numbers(const pair_times_t *t, int rounds, double call, gdc_rt_
 static int pair_run(pair_side_t *s, gdc_rt_calib_numbers_t *out)
 {
     pair_times_t t[PAIR_ROUNDS];
-    double       call = 0, start;
+    double       call = 0, start, large;
     int          rounds;
 
     for (size_t i = 0; i < CACHED_BYTES / sizeof(float); i++) {
@@ -760,8 +813,12 @@ static int pair_run(pair_side_t *s, gdc_rt_calib_numbers_t *out)
                      s->shared_cpu, s->step);
         return PAIR_ONE_CORE;
     }
+    if ((large = pair_large(s)) < 0) {
+        return -1;
+    }
     if (s->me == 0) {
         pair_numbers(t, rounds, call, out);
+        out->cma_copy_ratio = large;
     }
     return 0;
 }
@@ -891,6 +948,7 @@ static void probe_cached(gdc_rt_calib_numbers_t *out)
         out->reduce_cached_gbs      = fp.n.reduce_cached_gbs;
         out->copy_shared_cached_gbs = fp.n.copy_shared_cached_gbs;
         out->copy_peer_small_gbs    = fp.n.copy_peer_small_gbs;
+        out->cma_copy_ratio         = fp.n.cma_copy_ratio;
     }
     munmap(fp.area, bytes);
 }

@@ -117,8 +117,9 @@ static const gdc_rt_param_t runtime_params[] = {
      "memory (cross-memory attach: one copy, where UCX's shared memory makes two); 0: never",
      parse_msg_cma, &gdc_rt_msg_cma_bytes},
     {"GDC_CALIBRATION", "job",
-     "the cost model's host numbers: job (each node's first two ranks measure cross-memory attach and the copies "
-     "in cache at gdc_init, in a few milliseconds, and every rank prices with the worst node's; the rest built in), "
+     "the cost model's host numbers: job (each node's first two ranks measure cross-memory attach, the copies "
+     "in cache and a read across of 4 MiB against a copy at gdc_init, in about 15 milliseconds, and every rank "
+     "prices with the worst node's; the rest built in), "
      "off (the built-in or GDC_PROFILE's), auto (every number, measured at the first gdc_init on a host, or by "
      "gdinfo --calibrate, and kept in $XDG_CACHE_HOME/gdc or ~/.cache/gdc), or the path of a calibration file",
      parse_calibration, &gdc_rt_calib_setting},

@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gdc_rt_calib_numbers_t              n, worst = example;
     FILE                               *f = fuzz_stream(data, size);
     gdc_status_t                        status;
-    char                                line[256];
+    char                                line[512];
 
     if (f == NULL) {
         return 0;

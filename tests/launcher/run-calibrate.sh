@@ -13,7 +13,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gdc-calib.XXXXXX") || exit 1
 trap 'rm -rf "$work"; rm -f "$tap_log"' EXIT
 unset GDC_CALIBRATION
 
-numbers_of() { # FILE: the ten numbers of a calibration file, one line
+numbers_of() { # FILE: the numbers of a calibration file, one line
     awk '!/^#/ && NF == 2 {printf "%s=%s ", $1, $2}' "$1"
 }
 
@@ -24,9 +24,9 @@ st=$?
 file=$(ls "$work"/c1/gdc/calibration-* 2>/dev/null | grep -v '\.lock$' | head -1)
 good=$(awk '!/^#/ && NF == 2 && ($2 > 0 || $1 ~ /^cma_|_cached_|_small_/) {n++} END {print n + 0}' \
     "${file:-/dev/null}")
-[ "$st" = 0 ] && [ -n "$file" ] && [ "$good" = 12 ] && grep -q "kept in $file" "$work/out" &&
+[ "$st" = 0 ] && [ -n "$file" ] && [ "$good" = 13 ] && grep -q "kept in $file" "$work/out" &&
     ! ls "$work"/c1/gdc/*.tmp.* >/dev/null 2>&1
-tap_check "gdinfo --calibrate writes twelve measured numbers ($(numbers_of "${file:-/dev/null}"))" $? "$work/out"
+tap_check "gdinfo --calibrate writes thirteen measured numbers ($(numbers_of "${file:-/dev/null}"))" $? "$work/out"
 
 # 2. gdinfo says what is in force and where from.
 XDG_CACHE_HOME=$work/c1 GDC_CALIBRATION=auto "$gdinfo" >"$work/out" 2>&1
@@ -72,7 +72,7 @@ st=$?
 want="memcpy 10.0 GB/s (in cache 0.0 out of a peer's shared memory, 0.0 of a few KiB; 0.0 into one's own), reduce"
 want="$want 5.0 GB/s (in cache 0.0), signal 0.30 us, cross-memory attach 0.00 us"
 want="$want and 0.0 GB/s"
-want="$want (in cache 0.0), UCX shared memory 0.50 us and 6.0 GB/s"
+want="$want (in cache 0.0, of 4 MiB 0.00 times a copy's time), UCX shared memory 0.50 us and 6.0 GB/s"
 ranks=$(grep "calibration in force" "$work/out" | grep -c "$want\$")
 [ "$st" = 0 ] && [ "$ranks" = 4 ] && grep -q "the worst of 2 nodes' calibrations" "$work/out"
 tap_check "two nodes' numbers: all 4 ranks price with the worst of each (got $ranks)" $? "$work/out"
@@ -131,6 +131,23 @@ st=$?
 tap_check "measured in-cache rates let the model take allgather cma: $(chosen_ag "$work/out.cma-rates-no")without, $(
     chosen_ag "$work/out.cma-rates-yes")with" $st "$work/out.cma-rates-yes"
 
+# 7b. Where cross-memory attach's rate from memory is not measured (a job's case), the read
+#     of 4 MiB against a copy prices it: the built-in copy's rate over that ratio. A 2-rank
+#     alltoall of 256 MiB (buffers past any cache) takes cma at 1.2, shm at 4.
+rates='copy_GBs 20\nreduce_GBs 12\nsignal_us 0.1\ncma_GBs 0\ncma_us 0.7\ncopy_cached_GBs 18\ncma_cached_GBs 20\n'
+rates="${rates}reduce_cached_GBs 18\nucx_shm_us 0.4\nucx_shm_GBs 5\n"
+ratio_plan="" ratio_ok=0
+for ratio in 1.2 4; do
+    printf "${rates}cma_copy_ratio $ratio\n" >"$work/ratio-$ratio"
+    GDC_CALIBRATION=$work/ratio-$ratio "$gdinfo" --plan alltoall --bytes 256M --ranks 2 >"$work/out.ratio-$ratio" 2>&1 ||
+        ratio_ok=1
+    ratio_plan="$ratio_plan$ratio:$(awk '$1 == "*" {print $2}' "$work/out.ratio-$ratio") "
+done
+[ "$ratio_ok" = 0 ] && [ "$ratio_plan" = "1.2:cma 4:shm " ] &&
+    grep -q "cross-memory attach 0.70 us and 16.7 GB/s" "$work/out.ratio-1.2" &&
+    grep -q "cross-memory attach 0.70 us and 5.0 GB/s" "$work/out.ratio-4"
+tap_check "the read across of 4 MiB against a copy prices cma from memory: $ratio_plan" $? "$work/out.ratio-4"
+
 # 8. By default (GDC_CALIBRATION=job) a job measures cross-memory attach and the copies
 #    out of a peer's shared memory itself: on 2 ranks both price with one set of numbers,
 #    and choose as gdinfo --plan chooses with those numbers in a file beside the built-in
@@ -149,14 +166,15 @@ rank0_numbers() { # LOG: the line of the numbers rank 0 of the job of LOG measur
 # job_numbers LOG FILE: those numbers, as words, and FILE a calibration file of them beside
 # the built-in ones
 job_numbers() {
-    set -- "$1" "$2" $(rank0_numbers "$1" | sed -n "s/^cross-memory attach $num us (in cache $num GB\/s); out of a peer.s \
-shared memory in cache: copy $num GB\/s ($num GB\/s of a few KiB), reduction $num GB\/s; into one.s own: copy $num \
-GB\/s\$/\\1 \\2 \\3 \\4 \\5 \\6/p")
+    set -- "$1" "$2" $(rank0_numbers "$1" | sed -n "s/^cross-memory attach $num us (in cache $num GB\/s, of 4 MiB $num \
+times a copy.s time); out of a peer.s shared memory in cache: copy $num GB\/s ($num GB\/s of a few KiB), reduction \
+$num GB\/s; into one.s own: copy $num GB\/s\$/\\1 \\2 \\3 \\4 \\5 \\6 \\7/p")
     builtin=$(echo "$hdr" | sed -n "s/^#   reduce $num GB\/s (GPU [0-9]*), copy $num GB\/s (GPU [0-9]*), cross-memory \
-attach [0-9.]* us and $num GB\/s, .*shared-memory signal $num us.*/reduce_GBs \\1 copy_GBs \\2 cma_GBs \\3 signal_us \\4/p")
+attach [0-9.]* us and $num GB\/s, .*shared-memory signal $num us.*/reduce_GBs \\1 copy_GBs \\2 signal_us \\4/p")
     shm=$(echo "$hdr" | awk '$1 == "#" && $2 == "shm" {print "ucx_shm_us", $3, "ucx_shm_GBs", $5}')
-    echo "$builtin $shm cma_us $3 cma_cached_GBs $4 copy_cached_GBs $5 copy_peer_small_GBs $6 reduce_cached_GBs $7 \
-copy_shared_cached_GBs $8" | xargs -n 2 >"$2"
+    # cma_GBs 0: not measured, as in the job, which prices the read from memory at the ratio
+    echo "$builtin $shm cma_GBs 0 cma_us $3 cma_cached_GBs $4 cma_copy_ratio $5 copy_cached_GBs $6 copy_peer_small_GBs $7 \
+reduce_cached_GBs $8 copy_shared_cached_GBs $9" | xargs -n 2 >"$2"
     shift 2
     echo "$*"
 }
@@ -172,7 +190,7 @@ for size in 16384 32768 65536 131072 262144 524288 1048576; do
     [ -n "$ran" ] && [ "$ran" = "$planned" ] || differ="$differ $size:$ran/$planned"
     chosen_job="${chosen_job:-}$ran "
 done
-[ "$st" = 0 ] && [ $# = 6 ] && [ "$mine" = "$theirs" ] && [ -z "$differ" ] && [ "$(wc -l <"$work/as-job")" = 12 ]
+[ "$st" = 0 ] && [ $# = 7 ] && [ "$mine" = "$theirs" ] && [ -z "$differ" ] && [ "$(wc -l <"$work/as-job")" = 13 ]
 tap_check "a job's own numbers ($*), on both ranks, chose as the plan does with them: \
 $chosen_job${differ:+(differ:$differ)}" $? "$work/out.job"
 
@@ -225,7 +243,7 @@ if [ -n "$cores" ] && [ "$cores" -le 4 ]; then
         chosen_over="$chosen_over$ran "
     done
     [ "$st" = 0 ] && grep -q "calibration: node .* measured in" "$work/out.over" && [ "$ranks" = "$over" ] &&
-        [ "$agreed" = 1 ] && [ $# = 6 ] && [ -z "$differ" ]
+        [ "$agreed" = 1 ] && [ $# = 7 ] && [ -z "$differ" ]
     tap_check "$over ranks on $cores cores: measured, $ranks ranks price with $agreed set(s) of numbers, alltoall \
 chose as the plan does: $chosen_over${differ:+(differ:$differ)}" $? "$work/out.over"
 else
