@@ -315,7 +315,7 @@ static double cma_parent(probe_shared_t *sh, pid_t child, void *arg)
 #define HANDOFF_BYTES    ((size_t)16 << 10) /* under GDC_COLL_PEER_SMALL_BYTES */
 /* Larger than a core's own cache: a copy of it pays what a large call's copies pay, and a
  * read across the page pinning of every page (bench/membw --cma: 1.26 times memcpy's time
- * at 4 and 16 MiB on the development VM of 2026-12-06 21:30, 2.2 to 3.4 on an earlier one) */
+ * at 4 and 16 MiB on the development VM of bench/RESULTS.md 2026-12-06 20:56, 2.2 to 3.4 on an earlier one) */
 #define LARGE_BYTES      ((size_t)4 << 20)
 #define LARGE_REPEATS    2
 

@@ -7,7 +7,7 @@
  * copied into a call's ring slot (8 bytes into a line, slots a line apart) are all such
  * copies: on 2 ranks of the development VM, alltoall of 2 KiB took 1.09 to 1.13 us with
  * them, 0.82 to 0.88 by the string instruction, which moves whole lines and has no such
- * wait (bench/RESULTS.md 2026-12-06 21:20). Below 1 KiB its start costs more than it saves.
+ * wait (bench/RESULTS.md 2026-12-06 20:56). Below 1 KiB its start costs more than it saves.
  */
 #include "kernels/copy_host.h"
 

@@ -9,7 +9,7 @@
 
 /* The sizes where the C library's memcpy runs its vector loop on this kind of CPU (below
  * its string-instruction threshold: 2112 B on the development VM, up to 8 KiB elsewhere)
- * and a page-aliased destination costs it most (bench/RESULTS.md 2026-12-06 21:20). */
+ * and a page-aliased destination costs it most (bench/RESULTS.md 2026-12-06 20:56). */
 #define GDC_COLL_COPY_ALIASED_MIN   1024
 #define GDC_COLL_COPY_ALIASED_MAX   16384
 /* How far ahead of the source (modulo 4 KiB) a destination is aliased: about the bytes of
