@@ -45,7 +45,10 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_allreduce_shm_direct_run_blocking)
     int    ring  = gdc_coll_shm_in_ring(args);
 
     if ((*status = gdc_coll_fast_share_all(fast, bufs->input, bytes, ring, 0, bytes, 0)) == GDC_SUCCESS) {
-        gdc_coll_fast_reduce_places(fast, args, bufs->output, ring, 0, NULL);
+        /* my own vector from my input, not from my place (2 ranks, 1 to 32 KiB: 0.71 to 0.89 of
+         * the time, bench/RESULTS.md 2026-12-06 20:56); in place, the output the reduction
+         * writes first is the input, which a rank after the first two reads later */
+        gdc_coll_fast_reduce_places(fast, args, bufs->output, ring, 0, args->in_place ? NULL : bufs->input);
     }
     return 1;
 }
