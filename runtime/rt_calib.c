@@ -553,7 +553,8 @@ void gdc_rt_calib_job_agree(const gdc_rt_calib_job_record_t *all, int size)
              "cross-memory attach %.4g us (in cache %.4g GB/s, of 4 MiB %.4g times a copy's time); out of a peer's "
              "shared memory in cache: copy %.4g GB/s (%.4g GB/s of a few KiB), reduction %.4g GB/s; into one's own: "
              "copy %.4g GB/s",
-             gdc_rt_calib.n.cma_us, gdc_rt_calib.n.cma_cached_gbs, gdc_rt_calib.n.cma_copy_ratio, gdc_rt_calib.n.copy_cached_gbs,
+             gdc_rt_calib.n.cma_us, gdc_rt_calib.n.cma_cached_gbs, gdc_rt_calib.n.cma_copy_ratio,
+             gdc_rt_calib.n.copy_cached_gbs,
              gdc_rt_calib.n.copy_peer_small_gbs, gdc_rt_calib.n.reduce_cached_gbs, gdc_rt_calib.n.copy_shared_cached_gbs);
     if (gdc_rt_boot.rank == 0) {
         GDC_LOG_INFO("calibration in force (%s): %s", gdc_rt_calib.source, line);

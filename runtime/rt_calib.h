@@ -68,7 +68,7 @@ typedef struct gdc_rt_calib_numbers {
                               two through shared memory for large calls */
     /* (optional in a file, 0 where it lacks them: cma_us and the cached rates from gdc 0.1.0
      * of 2026-12-06 06:00, copy_shared_cached and copy_peer_small from 12:00, cma_copy_ratio
-     * from 22:00) */
+     * from 21:30) */
 } gdc_rt_calib_numbers_t;
 
 /* The numbers in force (after gdc_rt_init, or gdc_rt_calib_local for tools). */
