@@ -84,8 +84,9 @@ int gdc_coll_cma_own_last(const gdc_coll_args_t *args)
 void gdc_coll_cma_read_blocks(gdc_coll_sched_t *sched, size_t at, const gdc_coll_own_copy_t *own)
 {
     const gdc_coll_args_t *args = &sched->args;
-    int                    n = args->size, me = args->rank, said, first;
+    int                    n = args->size, me = args->rank, said;
     int                    own_last = gdc_coll_cma_own_last(args);
+    int                    first    = own != NULL && !own_last ? 0 : 1; /* reads[0]: my own block's copy */
     size_t                 blk      = args->count;
     int                   *reads    = malloc((size_t)n * sizeof(*reads));
 
@@ -93,7 +94,7 @@ void gdc_coll_cma_read_blocks(gdc_coll_sched_t *sched, size_t at, const gdc_coll
         sched->status = GDC_ERR_NO_MEMORY;
         return;
     }
-    if (own != NULL && !own_last) {
+    if (first == 0) {
         reads[0] = gdc_coll_copy(sched, own->dst, own->src, -1);
     }
     /* each read waits for its own peer alone: a peer that comes late (its rank not running,
@@ -105,10 +106,8 @@ void gdc_coll_cma_read_blocks(gdc_coll_sched_t *sched, size_t at, const gdc_coll
         reads[i] = gdc_coll_cma_copy(sched, p, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, blk * (size_t)p, blk),
                                      gdc_coll_rgn_peer_user(GDC_COLL_PEER_INPUT, p, at, blk * args->dsize), -1);
     }
-    first = own != NULL && !own_last ? 0 : 1;
-    said  = gdc_coll_join(sched, reads + first, n - first);
+    said = gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, gdc_coll_join(sched, reads + first, n - first));
     free(reads);
-    said = gdc_coll_signal(sched, GDC_COLL_SHM_DONE, 1, said);
     if (own != NULL && own_last) {
         gdc_coll_copy(sched, own->dst, own->src, said);
     }

@@ -128,10 +128,11 @@ static void apply_calibration(gdc_coll_machine_t *m, const gdc_rt_calib_t *calib
 
     m->copy_bw        = n->copy_gbs > 0 ? n->copy_gbs * 1e9 : m->copy_bw;
     m->reduce_bw      = n->reduce_gbs > 0 ? n->reduce_gbs * 1e9 : m->reduce_bw;
-    m->cma_bw         = n->cma_gbs > 0 ? n->cma_gbs * 1e9 : m->cma_bw;
     /* a job measures the read across of a large buffer against a copy, not either's rate
-     * from memory: the built-in copy's at that ratio */
-    m->cma_bw         = n->cma_gbs == 0 && n->cma_copy_ratio > 0 ? m->copy_bw / n->cma_copy_ratio : m->cma_bw;
+     * from memory: then the copy's at that ratio */
+    m->cma_bw         = n->cma_gbs > 0          ? n->cma_gbs * 1e9
+                        : n->cma_copy_ratio > 0 ? m->copy_bw / n->cma_copy_ratio
+                                                : m->cma_bw;
     m->cma_latency    = n->cma_us > 0 ? n->cma_us * 1e-6 : m->cma_latency;
     /* measured as what it is: a copy of lines another process has just written */
     m->copy_bw_peer_cached   = n->copy_cached_gbs > 0 ? n->copy_cached_gbs * 1e9 : m->copy_bw_peer_cached;
