@@ -28,10 +28,33 @@ static uint64_t      bytes_read;
 
 _Static_assert(sizeof(((gdc_rt_msg_t *)0)->iov[0]) == sizeof(ucp_dt_iov_t), "the landing's iov is UCX's");
 
+/* Why a message's side ended before the other (a reader that answers it could not read, a
+ * sender that withdrew its tale): the other side fails with the same status where that is
+ * a failed peer or a timeout, for a call that ended on a rank's death fails its peers'
+ * calls in turn, and they must say so, not report a transport error. */
+enum { ENDED_OTHER = 1, ENDED_PEER_FAILED = 2, ENDED_TIMEOUT = 3 };
+
+static uint64_t ended_reason(gdc_status_t status)
+{
+    return status == GDC_ERR_PEER_FAILED ? ENDED_PEER_FAILED : status == GDC_ERR_TIMEOUT ? ENDED_TIMEOUT : ENDED_OTHER;
+}
+
+static gdc_status_t ended_status(uint64_t reason)
+{
+    return reason == ENDED_PEER_FAILED ? GDC_ERR_PEER_FAILED : reason == ENDED_TIMEOUT ? GDC_ERR_TIMEOUT
+                                                                                       : GDC_ERR_TRANSPORT;
+}
+
 /* What a reader answers: the bytes are read (or the receive was too short for them, its
- * error), or they could not be (the send fails too). Static: an answer is sent and its
- * request given back at once. */
-static const uint64_t answer_read = 0, answer_unread = 1;
+ * error), or they could not be, and why (the send fails too). Static: an answer is sent and
+ * its request given back at once. */
+static const uint64_t answers[] = {0, ENDED_OTHER, ENDED_PEER_FAILED, ENDED_TIMEOUT};
+#define ANSWER_READ 0
+
+static const uint64_t *answer_for(gdc_status_t status)
+{
+    return &answers[status == GDC_SUCCESS || status == GDC_ERR_TRUNCATED ? ANSWER_READ : ended_reason(status)];
+}
 
 /* A send that ends before its tale was read (a timeout, a failure) has its buffer back, and
  * its reader must not deliver what it read. After reading the bytes the reader looks at
@@ -40,8 +63,11 @@ static const uint64_t answer_read = 0, answer_unread = 1;
  * withdrawn since does it look at the tale's own word, which holds a mark and the tale's
  * number while it stands (0 once the send has ended, a later tale's number once that one
  * took the word). The count's line changes only on a withdrawal, so a reader finds it in
- * its cache; the words are the sender's to write. */
+ * its cache; the words are the sender's to write. The count's top bits hold why the latest
+ * withdrawal was (ended_reason): what the reader of a withdrawn tale fails with. */
 #define GDC_RT_TALE_STANDS 0x7a1e57a1u
+#define GDC_RT_TALE_WORD_BITS 16
+#define GDC_RT_TALE_COUNT_MASK ((UINT64_C(1) << (64 - GDC_RT_TALE_WORD_BITS)) - 1)
 
 static uint64_t tale_stands(uint32_t seq)
 {
@@ -64,41 +90,47 @@ static int free_tale_word(void)
 }
 
 /* A telling send's word is free again: read (its answer came), or withdrawn (the send
- * ends first: counted, before its buffer is its owner's again). */
-static void release_tale_word(gdc_rt_msg_t *msg, int withdrawn)
+ * ends first, for why: counted, before its buffer is its owner's again). */
+static void release_tale_word(gdc_rt_msg_t *msg, gdc_status_t withdrawn_for)
 {
+    volatile uint64_t *withdrawals;
+
     if (msg->tale_word == 0 || tale_shm == NULL) {
         return;
     }
     __atomic_store_n(&gdc_rt_shm_tale_words(tale_shm, tale_shm->local_index)[msg->tale_word - 1], 0,
                      __ATOMIC_SEQ_CST);
-    if (withdrawn) {
-        __atomic_fetch_add(gdc_rt_shm_tale_withdrawals(tale_shm, tale_shm->local_index), 1, __ATOMIC_SEQ_CST);
-        /* before any later write of the buffer (a seq_cst read-modify-write alone does not
-         * order later plain stores on every architecture: arm64 without LSE) */
+    if (withdrawn_for != GDC_SUCCESS) {
+        withdrawals = gdc_rt_shm_tale_withdrawals(tale_shm, tale_shm->local_index); /* this rank's alone */
+        __atomic_store_n(withdrawals,
+                         ((*withdrawals + 1) & GDC_RT_TALE_COUNT_MASK) |
+                             ended_reason(withdrawn_for) << (64 - GDC_RT_TALE_WORD_BITS),
+                         __ATOMIC_SEQ_CST);
+        /* before any later write of the buffer (a seq_cst store alone does not order later
+         * plain stores on every architecture) */
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
     }
     msg->tale_word = 0;
 }
 
-#define GDC_RT_TALE_WORD_BITS 16
-#define GDC_RT_TALE_COUNT_MASK ((UINT64_C(1) << (64 - GDC_RT_TALE_WORD_BITS)) - 1)
-
-/* Whether a told message's tale still stood once its bytes were read. */
-static int tale_still_stands(const gdc_rt_msg_t *msg, const gdc_rt_msg_told_t *tale)
+/* GDC_SUCCESS where a told message's tale still stood once its bytes were read, else the
+ * status its sender's withdrawal gives the reader. */
+static gdc_status_t withdrawal_status(const gdc_rt_msg_t *msg, const gdc_rt_msg_told_t *tale)
 {
     int      peer = cma_local[msg->peer_world];
     uint64_t word = tale->stands & ((1u << GDC_RT_TALE_WORD_BITS) - 1), since = tale->stands >> GDC_RT_TALE_WORD_BITS;
+    uint64_t withdrawals;
 
     if (word >= GDC_RT_SHM_TALES) {
-        return 0;
+        return GDC_ERR_TRANSPORT;
     }
     __atomic_thread_fence(__ATOMIC_SEQ_CST); /* after the bytes */
-    if ((__atomic_load_n(gdc_rt_shm_tale_withdrawals(tale_shm, peer), __ATOMIC_ACQUIRE) & GDC_RT_TALE_COUNT_MASK) ==
-        since) {
-        return 1;
+    withdrawals = __atomic_load_n(gdc_rt_shm_tale_withdrawals(tale_shm, peer), __ATOMIC_ACQUIRE);
+    if ((withdrawals & GDC_RT_TALE_COUNT_MASK) == since ||
+        __atomic_load_n(&gdc_rt_shm_tale_words(tale_shm, peer)[word], __ATOMIC_ACQUIRE) == tale_stands(tale->seq)) {
+        return GDC_SUCCESS;
     }
-    return __atomic_load_n(&gdc_rt_shm_tale_words(tale_shm, peer)[word], __ATOMIC_ACQUIRE) == tale_stands(tale->seq);
+    return ended_status(withdrawals >> (64 - GDC_RT_TALE_WORD_BITS));
 }
 
 void gdc_rt_msg_finalize(void)
@@ -617,7 +649,7 @@ static gdc_status_t read_tale(const gdc_rt_msg_t *msg, const gdc_rt_msg_told_t *
 {
     int          on_host = msg->memtype == GDC_RT_MEM_HOST;
     char        *dst     = on_host ? msg->buf : gdc_rt_stage_whole_alloc(tale->length, msg->buf);
-    gdc_status_t status;
+    gdc_status_t status, withdrawal;
 
     *withdrawn = 0;
     if (dst == NULL) {
@@ -626,12 +658,13 @@ static gdc_status_t read_tale(const gdc_rt_msg_t *msg, const gdc_rt_msg_told_t *
         return GDC_ERR_NO_MEMORY;
     }
     status = gdc_rt_shm_cma_move(tale->pid, msg->peer_world, dst, (void *)(uintptr_t)tale->address, tale->length, 0);
-    if (status != GDC_ERR_PEER_FAILED && !tale_still_stands(msg, tale)) { /* read, or its buffer gone since */
-        GDC_LOG_ERROR("rank %d withdrew a message of %zu bytes before this rank read it (its send ended first, "
-                      "with a timeout or a failure): not delivered",
-                      msg->peer_world, (size_t)tale->length);
+    if (status != GDC_ERR_PEER_FAILED && (withdrawal = withdrawal_status(msg, tale)) != GDC_SUCCESS) {
+        /* read, or its buffer gone since */
+        GDC_LOG_ERROR("rank %d withdrew a message of %zu bytes before this rank read it (its send ended first: "
+                      "%s): not delivered",
+                      msg->peer_world, (size_t)tale->length, gdc_strerror(withdrawal));
         *withdrawn = 1;
-        status     = GDC_ERR_TRANSPORT;
+        status     = withdrawal;
     }
     if (!on_host) {
         if (status == GDC_SUCCESS) {
@@ -688,8 +721,7 @@ static void take_tale(gdc_rt_msg_t *msg)
         }
     }
     if (!withdrawn) {
-        answer(msg, tale.seq,
-               msg->status == GDC_SUCCESS || msg->status == GDC_ERR_TRUNCATED ? &answer_read : &answer_unread);
+        answer(msg, tale.seq, answer_for(msg->status));
     }
 }
 
@@ -701,7 +733,7 @@ static void refuse_tale(gdc_rt_msg_t *msg)
 
     msg->told = 0;
     if (fetch_tale(msg, &tale) == GDC_SUCCESS) {
-        answer(msg, tale.seq, &answer_unread);
+        answer(msg, tale.seq, answer_for(msg->status != GDC_SUCCESS ? msg->status : GDC_ERR_TRANSPORT));
     }
     msg->landed = 0;
 }
@@ -724,11 +756,11 @@ static void deliver_landed(gdc_rt_msg_t *msg)
 static void heard(gdc_rt_msg_t *msg)
 {
     msg->telling = 0;
-    release_tale_word(msg, msg->status != GDC_SUCCESS); /* an answer that did not come: withdrawn */
-    if (msg->status == GDC_SUCCESS && msg->answer != answer_read) {
-        GDC_LOG_ERROR("rank %d could not read a message of %zu bytes from this rank's memory", msg->peer_world,
-                      msg->length);
-        msg->status = GDC_ERR_TRANSPORT;
+    release_tale_word(msg, msg->status); /* an answer that did not come: withdrawn */
+    if (msg->status == GDC_SUCCESS && msg->answer != answers[ANSWER_READ]) {
+        msg->status = ended_status(msg->answer);
+        GDC_LOG_ERROR("rank %d could not read a message of %zu bytes from this rank's memory (%s)", msg->peer_world,
+                      msg->length, gdc_strerror(msg->status));
     }
 }
 
@@ -841,7 +873,8 @@ static void end_cancelled(gdc_rt_msg_t *msg)
 
 void gdc_rt_msg_cancel(gdc_rt_msg_t *msg, gdc_status_t status)
 {
-    release_tale_word(msg, 1); /* a telling send's tale, withdrawn before its buffer is the owner's again */
+    /* a telling send's tale, withdrawn before its buffer is the owner's again */
+    release_tale_word(msg, status != GDC_SUCCESS ? status : GDC_ERR_INTERNAL);
     if (msg->done) {
         end_cancelled(msg);
         return;

@@ -53,12 +53,12 @@ for n in 2 3; do
     [ "$(grep -c 'info: messages read by cross-memory attach: 256, 4194304 bytes$' "$tap_log")" = "$n" ]
     tap_check "$n ranks: 256 of 300 sends in flight told, the rest through UCX" $? "$tap_log"
 done
-# a told send that timed out withdraws its tale: the late receive fails, saying so, and does
-# not deliver the buffer the sender has had back since
+# a told send that timed out withdraws its tale: the late receive fails, saying so, with the
+# send's reason (GDC_ERR_TIMEOUT), and does not deliver the buffer the sender has had back since
 tap_run "GDC_TIMEOUT=3 gdrun -n 2 p2p_test withdrawn" 60 "$gdrun" -x GDC_TIMEOUT=3 -n 2 "$bin" withdrawn
-grep -q 'rank 0 withdrew a message of 65536 bytes before this rank read it' "$tap_log" &&
+grep -q 'rank 0 withdrew a message of 65536 bytes before this rank read it (its send ended first: timed out without progress)' "$tap_log" &&
     grep -q 'send timed out as expected' "$tap_log" && grep -q 'withdrawn message was refused as expected' "$tap_log"
-tap_check "a timed-out told send's late receive fails, naming the withdrawal" $? "$tap_log"
+tap_check "a timed-out told send's late receive fails with GDC_ERR_TIMEOUT, naming the withdrawal" $? "$tap_log"
 # a threshold of 1K: messages from 1 KiB on are told, on 2 and 5 ranks
 for n in 2 5; do
     for case in sizes allpairs truncate progress; do

@@ -402,8 +402,9 @@ static void test_timeout(void)
 }
 
 /* A told send that times out withdraws its tale: the receive posted after it, which reads
- * a buffer the sender has had back since, must fail, not deliver what is there now (run
- * with GDC_TIMEOUT on 2 ranks; the receiver posts at 1.6 times it). */
+ * a buffer the sender has had back since, must fail, not deliver what is there now, and
+ * with the send's reason, GDC_ERR_TIMEOUT (run with GDC_TIMEOUT on 2 ranks; the receiver
+ * posts at 1.6 times it). */
 static void test_withdrawn(void)
 {
     size_t      n       = 65536;
@@ -424,7 +425,7 @@ static void test_withdrawn(void)
         int status;
         usleep((useconds_t)(1.6e6 * t));
         status = gdc_recv(buf, n, GDC_BYTE, 0, 9, GDC_COMM_WORLD);
-        CHECK(status == GDC_ERR_TRANSPORT, "the receive of a withdrawn message returned %d (%s), byte 0 '%c'", status,
+        CHECK(status == GDC_ERR_TIMEOUT, "the receive of a withdrawn message returned %d (%s), byte 0 '%c'", status,
               gdc_strerror(status), buf[0]);
         printf("rank 1: the withdrawn message was refused as expected\n");
     }
