@@ -16,10 +16,13 @@
  * another process: what a single-copy algorithm reading a peer's buffer would pay, against
  * a copy through shared memory. Lines "cma BYTES memcpy_us cma_us cma/memcpy", best of 200.
  * `membw --handoff` times what a shared-memory collective's copies cost between two cores
- * (the first two CPUs of the set, one process pinned to each), from 2 KiB to 256 KiB: each
- * side copies BYTES into its shared place (which the other read the round before), both
- * meet, and each copies the other's out. Lines "handoff BYTES into_us out_us private_us",
- * medians of 2000 rounds; private_us is a memcpy between two of one process's own buffers.
+ * (the first two CPUs of the set, one process pinned to each), from 2 KiB to 256 KiB (powers
+ * of two, and halfway between them from 32 KiB: where a copy's rate may step, as the
+ * string instruction's does between 88 and 96 KiB on one VM, bench/RESULTS.md 2026-12-06):
+ * each side copies BYTES into its shared place (which the other read the round before),
+ * both meet, and each copies the other's out. Lines "handoff BYTES into_us out_us
+ * private_us", medians of 2000 rounds; private_us is a memcpy between two of one process's
+ * own buffers.
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -247,6 +250,15 @@ static double median_us(double *t, int n)
     return t[n / 2] * 1e6;
 }
 
+/* Powers of two, and from 32 KiB the sizes halfway between them too. */
+static size_t handoff_next(size_t bytes)
+{
+    if ((bytes & (bytes - 1)) != 0) {
+        return bytes / 3 * 4;
+    }
+    return bytes >= ((size_t)32 << 10) ? bytes + bytes / 2 : bytes * 2;
+}
+
 /* One side: side 0 prints. */
 static void handoff_side(handoff_t *h, int me, int cpu)
 {
@@ -264,7 +276,7 @@ static void handoff_side(handoff_t *h, int me, int cpu)
         printf("# membw --handoff: bytes, into one's shared place us, out of the other's us, private memcpy us; "
                "medians of %d\n", HANDOFF_ROUNDS);
     }
-    for (size_t bytes = 2048; bytes <= HANDOFF_MAX; bytes *= 2) {
+    for (size_t bytes = 2048; bytes <= HANDOFF_MAX; bytes = handoff_next(bytes)) {
         for (int r = 0; r < HANDOFF_ROUNDS; r++) {
             double t0 = now();
             memcpy(h->place[me], src, bytes);
