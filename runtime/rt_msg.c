@@ -67,7 +67,8 @@ static const uint64_t *answer_for(gdc_status_t status)
  * withdrawal was (ended_reason): what the reader of a withdrawn tale fails with. */
 #define GDC_RT_TALE_STANDS 0x7a1e57a1u
 #define GDC_RT_TALE_WORD_BITS 16
-#define GDC_RT_TALE_COUNT_MASK ((UINT64_C(1) << (64 - GDC_RT_TALE_WORD_BITS)) - 1)
+#define GDC_RT_TALE_REASON_SHIFT (64 - GDC_RT_TALE_WORD_BITS) /* above the count, as wide as a tale's word */
+#define GDC_RT_TALE_COUNT_MASK ((UINT64_C(1) << GDC_RT_TALE_REASON_SHIFT) - 1)
 
 static uint64_t tale_stands(uint32_t seq)
 {
@@ -104,7 +105,7 @@ static void release_tale_word(gdc_rt_msg_t *msg, gdc_status_t withdrawn_for)
         withdrawals = gdc_rt_shm_tale_withdrawals(tale_shm, tale_shm->local_index); /* this rank's alone */
         __atomic_store_n(withdrawals,
                          ((*withdrawals + 1) & GDC_RT_TALE_COUNT_MASK) |
-                             ended_reason(withdrawn_for) << (64 - GDC_RT_TALE_WORD_BITS),
+                             ended_reason(withdrawn_for) << GDC_RT_TALE_REASON_SHIFT,
                          __ATOMIC_SEQ_CST);
         /* before any later write of the buffer (a seq_cst store alone does not order later
          * plain stores on every architecture) */
@@ -130,7 +131,7 @@ static gdc_status_t withdrawal_status(const gdc_rt_msg_t *msg, const gdc_rt_msg_
         __atomic_load_n(&gdc_rt_shm_tale_words(tale_shm, peer)[word], __ATOMIC_ACQUIRE) == tale_stands(tale->seq)) {
         return GDC_SUCCESS;
     }
-    return ended_status(withdrawals >> (64 - GDC_RT_TALE_WORD_BITS));
+    return ended_status(withdrawals >> GDC_RT_TALE_REASON_SHIFT);
 }
 
 void gdc_rt_msg_finalize(void)
@@ -757,7 +758,7 @@ static void heard(gdc_rt_msg_t *msg)
 {
     msg->telling = 0;
     release_tale_word(msg, msg->status); /* an answer that did not come: withdrawn */
-    if (msg->status == GDC_SUCCESS && msg->answer != answers[ANSWER_READ]) {
+    if (msg->status == GDC_SUCCESS && msg->answer != ANSWER_READ) {
         msg->status = ended_status(msg->answer);
         GDC_LOG_ERROR("rank %d could not read a message of %zu bytes from this rank's memory (%s)", msg->peer_world,
                       msg->length, gdc_strerror(msg->status));
