@@ -9,7 +9,9 @@
  * messages inside a node.
  *
  * Segment layout, double buffered by chunk parity s: in[s][p] (part p of the chunk, as
- * copied for its owner p) then res[s] (my part's result).
+ * copied for its owner p) then res[s] (my part's result). A call of one chunk whose ring
+ * fits a core's cache goes in its ring slot instead, in[p] then res, each part on lines of
+ * its own (gdc_coll_shm_allreduce_in_ring).
  */
 #include "algos.h"
 
@@ -21,17 +23,27 @@
 typedef struct layout {
     size_t chunk; /* elements per chunk */
     size_t part;  /* bytes of the largest part */
-    int    n;
+    size_t room;  /* in the ring: bytes between two parts (a part on lines of its own) */
+    int    n, me;
+    int    ring;  /* the call in its ring slot (gdc_coll_shm_allreduce_in_ring) */
 } layout_t;
 
-static size_t in_slot(const layout_t *l, int s, int p)
+/* Part p of chunk parity s as copied for its owner p, in owner's shared memory. */
+static gdc_coll_region_t in_slot(const layout_t *l, int owner, int s, int p, size_t length)
 {
-    return ((size_t)s * (size_t)l->n + (size_t)p) * l->part;
+    if (l->ring) {
+        return gdc_coll_rgn_ring(owner, l->me, 0, GDC_RT_SHM_RING_ALIGNED + (size_t)p * l->room, length);
+    }
+    return gdc_coll_rgn_shm(owner, l->me, ((size_t)s * (size_t)l->n + (size_t)p) * l->part, length);
 }
 
-static size_t res_slot(const layout_t *l, int s)
+/* owner's result of chunk parity s. */
+static gdc_coll_region_t res_slot(const layout_t *l, int owner, int s, size_t length)
 {
-    return (2 * (size_t)l->n + (size_t)s) * l->part;
+    if (l->ring) {
+        return gdc_coll_rgn_ring(owner, l->me, 0, GDC_RT_SHM_RING_ALIGNED + (size_t)l->n * l->room, length);
+    }
+    return gdc_coll_rgn_shm(owner, l->me, (2 * (size_t)l->n + (size_t)s) * l->part, length);
 }
 
 GDC_COLL_BUILDER(gdc_coll_allreduce_shm)
@@ -45,12 +57,17 @@ GDC_COLL_BUILDER(gdc_coll_allreduce_shm)
         return GDC_ERR_NO_MEMORY;
     }
     l.n     = n;
+    l.me    = me;
     l.chunk = gdc_coll_shm_allreduce_chunk_elems(args);
     l.part  = gdc_coll_block_count(l.chunk, n, 0) * args->dsize;
+    l.room  = gdc_coll_shm_allreduce_room(args);
+    l.ring  = gdc_coll_shm_allreduce_in_ring(args);
     nchunks = (args->count + l.chunk - 1) / l.chunk;
     /* before writing anything in my segment: everyone is done reading it in the calls
-     * before (any rank may have read any part of it there) */
-    int earlier = gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, 0, -1);
+     * before (any rank may have read any part of it there); in the ring, in the call a
+     * ring before */
+    int earlier = l.ring ? gdc_coll_shm_wait_free(sched, 1, 0, -1)
+                         : gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, 0, -1);
 
     for (size_t j = 0; j < nchunks; j++) {
         int      s     = (int)(j % 2);
@@ -71,15 +88,15 @@ GDC_COLL_BUILDER(gdc_coll_allreduce_shm)
             }
             /* in this call only p reads my in[s][p]: it has, for chunk j-2, once it reduced it */
             step      = j >= 2 ? gdc_coll_wait(sched, p, GDC_COLL_SHM_REDUCED, prior, -1) : earlier;
-            copied[p] = gdc_coll_copy(sched, gdc_coll_rgn_shm(me, me, in_slot(&l, s, p), cnt * args->dsize),
+            copied[p] = gdc_coll_copy(sched, in_slot(&l, me, s, p, cnt * args->dsize),
                                       gdc_coll_rgn(sched, GDC_COLL_INPUT, off, cnt), step);
         }
         gdc_coll_signal(sched, GDC_COLL_SHM_COPIED, now, gdc_coll_join(sched, copied, n));
 
         /* 2. reduce my part; res[s] is free once everyone copied chunk j-2's result out */
-        reduced = gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, prior, -1);
+        reduced = l.ring ? earlier : gdc_coll_shm_wait_all(sched, GDC_COLL_SHM_DONE, prior, -1);
         {
-            gdc_coll_region_t res = gdc_coll_rgn_shm(me, me, res_slot(&l, s), mlen * args->dsize);
+            gdc_coll_region_t res = res_slot(&l, me, s, mlen * args->dsize);
             gdc_coll_region_t acc = gdc_coll_rgn(sched, GDC_COLL_INPUT, mine, mlen);
             for (int p = 0; p < n; p++) {
                 int arrived;
@@ -87,7 +104,7 @@ GDC_COLL_BUILDER(gdc_coll_allreduce_shm)
                     continue;
                 }
                 arrived = gdc_coll_wait(sched, p, GDC_COLL_SHM_COPIED, now, -1);
-                step    = gdc_coll_reduce(sched, res, acc, gdc_coll_rgn_shm(p, me, in_slot(&l, s, me), res.length),
+                step    = gdc_coll_reduce(sched, res, acc, in_slot(&l, p, s, me, res.length),
                                           arrived);
                 gdc_coll_after(sched, step, reduced);
                 reduced = step;
@@ -111,7 +128,7 @@ GDC_COLL_BUILDER(gdc_coll_allreduce_shm)
             }
             ready     = gdc_coll_wait(sched, p, GDC_COLL_SHM_REDUCED, now, copied[p]);
             copied[p] = cnt > 0 ? gdc_coll_copy(sched, gdc_coll_rgn(sched, GDC_COLL_OUTPUT, off, cnt),
-                                                gdc_coll_rgn_shm(p, me, res_slot(&l, s), cnt * args->dsize), ready)
+                                                res_slot(&l, p, s, cnt * args->dsize), ready)
                                 : ready;
         }
         gdc_coll_signal(sched, GDC_COLL_SHM_DONE, now, gdc_coll_join(sched, copied, n));

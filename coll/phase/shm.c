@@ -57,6 +57,23 @@ size_t gdc_coll_shm_allreduce_chunk_elems(const gdc_coll_args_t *args)
     return gdc_coll_shm_chunk_elems(args, (size_t)args->size + 1) * (size_t)args->size;
 }
 
+size_t gdc_coll_shm_allreduce_room(const gdc_coll_args_t *args)
+{
+    size_t chunk = gdc_coll_shm_allreduce_chunk_elems(args);
+    size_t part  = gdc_coll_block_count(args->count < chunk ? args->count : chunk, args->size, 0) * args->dsize;
+
+    return (part + 63) / 64 * 64;
+}
+
+int gdc_coll_shm_allreduce_in_ring(const gdc_coll_args_t *args)
+{
+    double slot = ((double)args->size + 1) * (double)gdc_coll_shm_allreduce_room(args);
+
+    return args->count <= gdc_coll_shm_allreduce_chunk_elems(args) &&
+           GDC_RT_SHM_RING_ALIGNED + slot <= (double)GDC_RT_SHM_RING_SLOT_BYTES &&
+           (double)GDC_RT_SHM_RING_SLOTS * args->size * slot <= (double)args->core_cache;
+}
+
 int gdc_coll_shm_wait_all(gdc_coll_sched_t *sched, int counter, uint32_t value, int dep)
 {
     return wait_all_back(sched, counter, value, 0, dep);

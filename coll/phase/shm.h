@@ -158,5 +158,18 @@ size_t gdc_coll_shm_chunk_elems(const gdc_coll_args_t *args, size_t slots_per_ch
  * rank copies, reduces and collects whole parts), n + 1 slots of a part fitting twice in
  * the segment. A multiple of the rank count. */
 size_t gdc_coll_shm_allreduce_chunk_elems(const gdc_coll_args_t *args);
+/* Whether allreduce shm's call goes in its ring slot: one chunk whose n + 1 parts (the
+ * peers' copies, the result), each on lines of its own (gdc_coll_shm_allreduce_room bytes
+ * apart), fit the slot, and the ring of every rank of the call, as far as the call fills
+ * it, fits one core's cache (args->core_cache; 0, unknown: never). In its data area a rank
+ * writes the lines its peers read in the call before, which their cores still hold; in its
+ * ring slot, lines they read a ring of calls before. On the development VM (2 cores, 2 MiB
+ * of cache each) a copy into lines the other core holds runs at half the rate below 96 KiB
+ * (bench/membw --handoff), and forced allreduce shm took 0.63 to 0.90 of the data area's
+ * time from 1 to 64 KiB on 2 ranks, 0.73 to 0.79 from 1 to 32 KiB on 4; where the ring
+ * outgrows the cache it took 1.10 and 1.13 at 96 and 128 KiB on 2 ranks (bench/RESULTS.md
+ * 2026-12-07). */
+int    gdc_coll_shm_allreduce_in_ring(const gdc_coll_args_t *args);
+size_t gdc_coll_shm_allreduce_room(const gdc_coll_args_t *args);
 
 #endif

@@ -860,9 +860,12 @@ static double allreduce_shm(const gdc_coll_price_t *p)
                  (owners - 1) * gdc_coll_price_copy_peer(p, part) +
                  (p->n - 1) * gdc_coll_price_reduce_peer(p, part) + 3 * p->o;
 
-    /* never in a ring slot: it first waits for the readers of the call before, and from
-     * chunk 2 on for its peers' reductions of the chunk two back (double buffering) */
-    return (1 + (chunks > 2 ? chunks - 2 : 0)) * gdc_coll_machine_wait(p->m, p->args) + chunks * per + 2 * p->sig +
+    /* in the data area it first waits for the readers of the call before, and from chunk 2
+     * on for its peers' reductions of the chunk two back (double buffering); in its ring
+     * slot for the readers a ring before, long done */
+    double waits = gdc_coll_shm_allreduce_in_ring(p->args) ? 0 : 1 + (chunks > 2 ? chunks - 2 : 0);
+
+    return waits * gdc_coll_machine_wait(p->m, p->args) + chunks * per + 2 * p->sig +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, part) * chunks : 0);
 }
 

@@ -571,6 +571,7 @@ static int setup_rank(sim_t *w, sim_rank_t *sr, const sim_case_t *c, int call, i
     sr->args.shm_one_gpu = sr->args.shm_ipc && (c->algo->flags & GDC_COLL_ALGO_FLAG_ONE_GPU) != 0;
     sr->args.on_device = (c->algo->flags & GDC_COLL_ALGO_FLAG_IPC) != 0;
     sr->args.node_cores = c->node_cores;
+    sr->args.core_cache = c->core_cache;
     sr->args.config    = c->config != NULL ? c->config : &gdc_coll_config_defaults;
     sr->args.in_place  = c->in_place && (c->algo->coll == GDC_COLL_SCATTER
                                             ? gdc_coll_is_in_place(c->algo->coll, r, c->root, NULL, GDC_IN_PLACE)

@@ -44,6 +44,9 @@ typedef struct sim_case {
     int                    node_cores;  /* the node's cores (args->node_cores; 0: unknown): fewer
                                            than the ranks, where an algorithm has a protocol for
                                            oversubscribed nodes */
+    size_t                 core_cache;  /* bytes of a core's own cache (args->core_cache; 0:
+                                           unknown), which puts the smaller allreduce shm calls
+                                           in their ring slots */
 } sim_case_t;
 
 /* The node of rank r in case c. */

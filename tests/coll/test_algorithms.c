@@ -82,9 +82,10 @@ static void sweep_algorithm(const gdc_coll_algo_t *algo)
             for (int ri = 0; ri < nroots; ri++) {
                 for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
                     for (unsigned seed = 0; seed < 2; seed++) {
-                        /* seed 1: on 2 cores, where the algorithm has a protocol for oversubscribed nodes */
+                        /* seed 1: on 2 cores of 2 MiB of cache each, where the algorithm has a
+                         * protocol for oversubscribed nodes or for calls that fit the cache */
                         sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, roots[ri], in_place, seed, 1, 0, &cfg, 0, 0,
-                                        seed == 1 ? 2 : 0};
+                                        seed == 1 ? 2 : 0, seed == 1 ? (size_t)2 << 20 : 0};
                         run_case(&c);
                     }
                 }
@@ -116,7 +117,7 @@ static void sweep_dtypes(const gdc_coll_algo_t *algo)
             size_t counts[] = {1, (size_t)n + 1, 1000};
             for (int ci = 0; ci < 3; ci++) {
                 for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
-                    sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, n > 2 ? 1 : 0, in_place, 3, 1, 0, &cfg, 0, 0, 0};
+                    sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, n > 2 ? 1 : 0, in_place, 3, 1, 0, &cfg, 0, 0, 0, 0};
                     if (sim_reduces(algo->coll)) {
                         c.dtype = reductions[t].dtype;
                         c.op    = reductions[t].op;
@@ -224,6 +225,9 @@ static void test_shm_sequences(void **state)
         {GDC_COLL_REDUCE_SCATTER, "cma", GDC_FLOAT32, GDC_AVG},
     };
     static const int sizes_seq[] = {2, 3, 4, 5, 8};
+    /* allreduce shm's calls of one chunk: in the data area, in their ring slots, or as
+     * their ranks and size have it (gdc_coll_shm_allreduce_in_ring) */
+    static const size_t ring_cache[] = {0, 256 << 10, 32 << 10};
     enum { CALLS = 12 };
     char     why[512];
     unsigned pick = 12345;
@@ -241,7 +245,7 @@ static void test_shm_sequences(void **state)
                                         (size_t)(1 + (pick >> 4) % 700), menu[m].dtype, menu[m].op,
                                         (int)((pick >> 12) % (unsigned)n), in_place_if_any(menu[m].coll, menu[m].name, pick),
                                         seed, 1, 0, &cfg, 0, seed % 4 == 3 ? 1u << (seed % (unsigned)n) : 0,
-                                        (int)(seed % 3)};
+                                        (int)(seed % 3), ring_cache[seed % 3]};
                 assert_non_null(calls[i].algo);
             }
             runs++;
@@ -314,7 +318,7 @@ static void test_fast_paths(void **state)
                     count = count > 0 ? count : past_ring(at->coll, n);
                     calls[i] = (sim_case_t){at, n, count, GDC_INT32, GDC_SUM,
                                             (int)((pick >> 12) % (unsigned)n), in_place_if_any(at->coll, at->name, pick),
-                                            (unsigned)mi, 1, 0, &cfg, masks[mi], 0, (int)((pick >> 20) % 3)};
+                                            (unsigned)mi, 1, 0, &cfg, masks[mi], 0, (int)((pick >> 20) % 3), 0};
                 }
                 runs++;
                 if (sim_run_calls(calls, CALLS, why, sizeof(why)) != 0) {
@@ -330,6 +334,33 @@ static void test_fast_paths(void **state)
     print_message("# fast paths: %lu calls ran on them, mixed with schedule ranks\n",
                   sim_total_fast_runs - fast_before);
     assert_true(sim_total_fast_runs - fast_before >= 500);
+}
+
+/* allreduce shm in its ring slot, the call after bcasts whose root ran a ring ahead of its
+ * readers: the root must not write its parts where a reader has yet to read a bcast's. */
+static void allreduce_after_a_writer_ran_ahead(void)
+{
+    enum { CALLS = 3 * GDC_RT_SHM_RING_SLOTS };
+    const gdc_coll_algo_t *bcast = gdc_coll_algo_find(GDC_COLL_BCAST, "shm");
+    const gdc_coll_algo_t *shm   = gdc_coll_algo_find(GDC_COLL_ALLREDUCE, "shm");
+    sim_case_t             calls[CALLS];
+    char                   why[512];
+
+    for (int n = 2; n <= 4; n++) {
+        for (int i = 0; i < CALLS; i++) {
+            int reduce = i % GDC_RT_SHM_RING_SLOTS == GDC_RT_SHM_RING_SLOTS - 1;
+            calls[i]   = (sim_case_t){reduce ? shm : bcast, n, 33, GDC_INT32, GDC_SUM, 0, 0, (unsigned)i, 1, 0, &cfg, 0,
+                                      ~1u, 0, (size_t)2 << 20};
+        }
+        assert_true(gdc_coll_shm_allreduce_in_ring(&(gdc_coll_args_t){.coll = GDC_COLL_ALLREDUCE, .size = n,
+                                                                       .count = 33, .dsize = 4, .config = &cfg,
+                                                                       .shm_bytes = SIM_SHM_BYTES,
+                                                                       .core_cache = (size_t)2 << 20}));
+        runs++;
+        if (sim_run_calls(calls, CALLS, why, sizeof(why)) != 0) {
+            fail_msg("bcast(shm) and allreduce(shm), %d calls on %d ranks: %s", CALLS, n, why);
+        }
+    }
 }
 
 /* A writer that runs ahead: many calls in a row, where rank 0 publishes (the root) or is the
@@ -361,7 +392,7 @@ static void test_ring_runs_ahead(void **state)
                     size_t     count = counts[ci]; /* a rank's block, where each has one */
                     for (int i = 0; i < ncalls; i++) {
                         calls[i] = (sim_case_t){algo, n, count, GDC_INT32, GDC_SUM, 0, 0,
-                                                (unsigned)(i + 7 * (int)mi), 1, 0, &cfg, masks[mi], ~1u, 1};
+                                                (unsigned)(i + 7 * (int)mi), 1, 0, &cfg, masks[mi], ~1u, 1, 0};
                     }
                     runs++;
                     if (sim_run_calls(calls, ncalls, why, sizeof(why)) != 0) {
@@ -373,6 +404,7 @@ static void test_ring_runs_ahead(void **state)
         }
     }
     cfg = gdc_coll_config_defaults;
+    allreduce_after_a_writer_ran_ahead();
 }
 
 /* Does the schedule's step `to` wait for step `from`? (before sched_finish: its edges) */

@@ -106,7 +106,7 @@ static void int_cases(const gdc_coll_algo_t *algo, int n, int nodes, int rr)
         for (int ri = 0; ri < nroots; ri++) {
             for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
                 sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, roots[guard ? 2 : ri], in_place,
-                                (unsigned)(ci + ri + in_place) % 3, nodes, rr, &cfg, 0, 0, 0};
+                                (unsigned)(ci + ri + in_place) % 3, nodes, rr, &cfg, 0, 0, 0, 0};
                 run_case(&c);
             }
         }
@@ -121,7 +121,7 @@ static void pipeline_cases(const gdc_coll_algo_t *algo, int n, int nodes, int rr
     for (int ri = 0; ri < (is_rooted(algo->coll) ? 3 : 1); ri++) {
         for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
             size_t     count = algo->coll == GDC_COLL_ALLTOALL ? 50 : 2000 + (size_t)n;
-            sim_case_t c     = {algo, n, count, GDC_INT32, GDC_SUM, roots[ri], in_place, 1, nodes, rr, &cfg, 0, 0, 0};
+            sim_case_t c     = {algo, n, count, GDC_INT32, GDC_SUM, roots[ri], in_place, 1, nodes, rr, &cfg, 0, 0, 0, 0};
             run_case(&c);
         }
     }
@@ -145,7 +145,7 @@ static void dtype_cases(const gdc_coll_algo_t *algo, int n, int nodes, int rr)
         size_t counts[] = {1, (size_t)n + 1, 700};
         for (int ci = 0; ci < 3; ci++) {
             for (int in_place = 0; in_place <= has_in_place(algo->coll); in_place++) {
-                sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, n - 1, in_place, 2, nodes, rr, &cfg, 0, 0, 0};
+                sim_case_t c = {algo, n, counts[ci], GDC_INT32, GDC_SUM, n - 1, in_place, 2, nodes, rr, &cfg, 0, 0, 0, 0};
                 if (sim_reduces(algo->coll)) {
                     c.dtype = reductions[t].dtype;
                     c.op    = reductions[t].op;
@@ -215,7 +215,7 @@ static void test_many_nodes(void **state)
             for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
                 for (int in_place = 0; in_place <= 1; in_place++) {
                     sim_case_t c = {algo, shapes[si].n, counts[ci], GDC_INT32, in_place ? GDC_SUM : GDC_AVG, 0,
-                                    in_place, (unsigned)ci, shapes[si].nodes, shapes[si].rr, &cfg, 0, 0, 0};
+                                    in_place, (unsigned)ci, shapes[si].nodes, shapes[si].rr, &cfg, 0, 0, 0, 0};
                     run_case(&c);
                 }
             }

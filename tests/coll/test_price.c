@@ -232,6 +232,7 @@ static void test_prices_follow_the_simulator(void **state)
     /* ranks that outnumber their node's cores: every wait on a peer costs more (the same
      * term in the price and in the simulator) */
     m.cores_per_node = 2;
+    m.core_cache_kib = 2048; /* the smaller allreduce shm calls in their ring slots */
     sweep(&m, 0, 1);
     /* a node whose last-level cache holds the smaller calls' buffers: their copies,
      * reductions and cross-memory attach at the cached rates (in both), and lines out of
