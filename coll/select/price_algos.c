@@ -119,13 +119,14 @@ static double xor_rounds(const gdc_coll_price_t *p, const xor_round_t *round, in
 }
 
 /* The fold in: the extras' vectors, reduced (the participant's first message goes after
- * the reduction, and its way is the longer) or not (the partner's first message waits
- * behind them on the link). */
+ * the reduction, and its way is the longer) or not (its first message leaves once the
+ * extra's block is in: priced as if it also queued behind that block, 92.1% of allgather
+ * recursive_doubling's prices were within 10% of the simulator's time; now 93.3%). */
 static double fold_in(const gdc_coll_price_t *p, double bytes, int reduces)
 {
     gdc_coll_hop_t h = gdc_coll_price_fold_hop(p);
 
-    return gdc_coll_price_msg(p, h, bytes) + (reduces ? gdc_coll_price_reduce(p, bytes) : bytes / h.bw);
+    return gdc_coll_price_msg(p, h, bytes) + (reduces ? gdc_coll_price_reduce(p, bytes) : 0);
 }
 
 /* The NICs the ranks of a node of `ranks` ranks send on (a rank keeps to one). */
