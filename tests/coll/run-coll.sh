@@ -45,6 +45,12 @@ done
 for n in 2 5 8; do
     tap_run "$launcher -n $n coll_test nonblocking" 120 "$launch" "$n" -- "$bin" nonblocking
 done
+# allreduce shm with calls outstanding side by side: those of one chunk in their ring slots
+# where the ring fits a core's cache (gdc_coll_shm_allreduce_in_ring), the rest in the data area
+for n in 2 3; do
+    tap_run_forced "$launcher -n $n coll_test nonblocking (GDC_ALLREDUCE_ALGO=shm)" 120 "GDC_ALLREDUCE_ALGO=shm" \
+        "$launch" "$n" GDC_ALLREDUCE_ALGO=shm GDC_LOG=info -- "$bin" nonblocking
+done
 
 # The shared-memory pipelines with their default chunks (the sets above use 4 KiB ones):
 # calls of several ring slots, and alltoall's and scatter's parts a slot's share where the
