@@ -840,6 +840,7 @@ void gdc_coll_layout_root_kinds(const gdc_coll_args_t *args, gdc_coll_layout_t *
     layout->root        = root;
     layout->root_local  = layout->nodes > 1 ? layout->max_local : args->size;
     layout->other_local = 0;
+    memset(layout->leader_local, 0, sizeof(layout->leader_local));
     tree_layout(args, layout);
     if (per == NULL) {
         return; /* one node (or out of memory: the root's node priced as the largest) */
@@ -849,8 +850,13 @@ void gdc_coll_layout_root_kinds(const gdc_coll_args_t *args, gdc_coll_layout_t *
     }
     layout->root_local = per[node(args, root)];
     for (int d = 0; d < layout->nodes; d++) {
+        int hops = __builtin_popcount((unsigned)((d - node(args, root) + layout->nodes) % layout->nodes));
+
         if (d != node(args, root) && per[d] > layout->other_local) {
             layout->other_local = per[d];
+        }
+        if (d != node(args, root) && hops <= GDC_COLL_LAYOUT_DISTANCES && per[d] > layout->leader_local[hops]) {
+            layout->leader_local[hops] = per[d];
         }
     }
     free(per);
@@ -1328,6 +1334,18 @@ double gdc_coll_price_group_fanin(const gdc_coll_price_t *p, int g, gdc_coll_hop
     return t;
 }
 
+/* The most set bits of a number from 1 to m. */
+static int most_bits_to(int m)
+{
+    int bits = 0, length = 0;
+
+    for (int x = m; x > 0; x >>= 1) {
+        bits += x & 1;
+        length++;
+    }
+    return bits > length - 1 ? bits : length - 1;
+}
+
 /* phase/bcast.c's choice: a chain when its chunks fill it sooner than a tree's root sends them */
 static int chain_is_faster(int n, int chunks)
 {
@@ -1337,6 +1355,12 @@ static int chain_is_faster(int n, int chunks)
 }
 
 double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks)
+{
+    return gdc_coll_price_group_bcast_to(p, g, g > 1 ? most_bits_to(g - 1) : 0, h, bytes, chunks);
+}
+
+double gdc_coll_price_group_bcast_to(const gdc_coll_price_t *p, int g, int hops, gdc_coll_hop_t h, double bytes,
+                                     int chunks)
 {
     double b = bytes / chunks;
     int    depth = gdc_coll_price_log2(g);
@@ -1350,7 +1374,7 @@ double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop
                     chunks * item + gdc_coll_price_msg(p, h, b) - item);
     }
     /* a binomial tree per chunk: the root sends each chunk depth times */
-    return gdc_coll_price_group_tree_way(p, g, h, b) + (chunks - 1) * depth * fmax(p->o, b / h.bw);
+    return gdc_coll_price_group_tree_way_of(p, g, hops, h, b) + (chunks - 1) * depth * fmax(p->o, b / h.bw);
 }
 
 double gdc_coll_price_group_bcast_stream(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks)
@@ -1375,21 +1399,14 @@ double gdc_coll_price_group_bcast_stream_shared(const gdc_coll_price_t *p, int g
     return chunks * (root_sends > member_sends ? root_sends : member_sends) * item;
 }
 
-/* The most set bits of a number from 1 to m. */
-static int most_bits_to(int m)
-{
-    int bits = 0, length = 0;
-
-    for (int x = m; x > 0; x >>= 1) {
-        bits += x & 1;
-        length++;
-    }
-    return bits > length - 1 ? bits : length - 1;
-}
-
 double gdc_coll_price_group_tree_way(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes)
 {
-    int    depth = gdc_coll_price_log2(g), hops = g > 1 ? most_bits_to(g - 1) : 0;
+    return gdc_coll_price_group_tree_way_of(p, g, g > 1 ? most_bits_to(g - 1) : 0, h, bytes);
+}
+
+double gdc_coll_price_group_tree_way_of(const gdc_coll_price_t *p, int g, int hops, gdc_coll_hop_t h, double bytes)
+{
+    int    depth = gdc_coll_price_log2(g);
     double x = bytes / h.bw, queued = x > p->o ? x - p->o : 0;
 
     /* the way to a rank of `hops` hops, each after the parent's sends to its farther

@@ -62,6 +62,9 @@ typedef struct gdc_coll_layout {
     int root;
     int root_local;  /* ranks of the root's node */
     int other_local; /* ranks of the largest node without the root (0 on one node) */
+    /* Of the binomial tree over the nodes from the root's (node order, as the hier
+     * algorithms' leaders): the ranks of the largest node h hops down it (0: none). */
+    int leader_local[GDC_COLL_LAYOUT_DISTANCES + 1];
     int blocks;      /* every node's ranks are consecutive */
     int ring_cross;  /* edges r -> r+1 (mod n) between two nodes */
     /* For partners 2^i apart, by bits (recursive doubling's participants, folded as the

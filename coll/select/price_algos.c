@@ -960,16 +960,26 @@ static double feeding(const gdc_coll_price_t *p, double first, double second, in
 }
 
 /* The root's node broadcasts once the root has sent to the other leaders; another node
- * as its leader gets the chunks (priced for the root's node as rank 0's). */
+ * as its leader gets the chunks (priced for the root's node as rank 0's): the slowest of
+ * the largest nodes at each depth of the leaders' tree, the deepest not always among the
+ * largest (7 ranks on 4 nodes of 2, 2, 2 and 1: the node of 1 is the deepest). */
 static double bcast_hier(const gdc_coll_price_t *p)
 {
     double bytes  = bytes_of(p, p->args->count);
     int    chunks = gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, bytes, 1);
-    double among  = gdc_coll_price_group_bcast(p, p->lay->nodes, among_leaders(p), bytes, chunks);
+    double others = 0;
 
-    return max2(feeding(p, among, gdc_coll_price_group_bcast(p, p->lay->other_local, inside(p), bytes, chunks), chunks),
-                gdc_coll_price_log2(p->lay->nodes) * chunks * p->o +
-                    gdc_coll_price_group_bcast(p, p->lay->root_local, inside(p), bytes, chunks));
+    for (int hops = 1; hops <= GDC_COLL_LAYOUT_DISTANCES; hops++) {
+        int local = p->lay->leader_local[hops];
+
+        if (local > 0) {
+            double among = gdc_coll_price_group_bcast_to(p, p->lay->nodes, hops, among_leaders(p), bytes, chunks);
+            others = max2(others, feeding(p, among, gdc_coll_price_group_bcast(p, local, inside(p), bytes, chunks),
+                                          chunks));
+        }
+    }
+    return max2(others, gdc_coll_price_log2(p->lay->nodes) * chunks * p->o +
+                            gdc_coll_price_group_bcast(p, p->lay->root_local, inside(p), bytes, chunks));
 }
 
 static int min_count(int n, size_t count)
@@ -984,6 +994,27 @@ static double node_ring(const gdc_coll_price_t *p, int g, double seg)
 
     return gdc_coll_price_group_ring(p, g, inside(p), block,
                                      gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, block, g - 1), 0, g - 1);
+}
+
+/* bcast hier_rails's nodes but the root's and the smallest: each puts its segment together
+ * once the rails reach it, the slowest of the largest nodes at each depth of the rails'
+ * trees over the nodes (bcast_hier); `root_stream` what the root's node's NICs send. */
+static double rails_reach_nodes(const gdc_coll_price_t *p, double part, int chunks, double scatter, double first,
+                                double root_stream, double seg)
+{
+    gdc_coll_hop_t alone  = gdc_coll_price_hop(p, 1, 1);
+    double         stream = gdc_coll_price_group_bcast_stream(p, p->lay->nodes, alone, part, chunks), slowest = 0;
+
+    for (int hops = 1; hops <= GDC_COLL_LAYOUT_DISTANCES; hops++) {
+        int local = p->lay->leader_local[hops];
+
+        if (local > 0) {
+            double whole = gdc_coll_price_group_bcast_to(p, p->lay->nodes, hops, alone, part, chunks);
+            double rails = max2(whole, whole - stream + root_stream);
+            slowest      = max2(slowest, max2(scatter + whole, first + rails) + node_ring(p, local, seg));
+        }
+    }
+    return slowest;
 }
 
 static double bcast_hier_rails(const gdc_coll_price_t *p)
@@ -1024,7 +1055,7 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
      * parts) last; a part goes down its rail once its owner has it, so the rails run beside
      * the scatter, from its first part on, and the last part scattered takes its rail alone
      * after it (first: the first part in); further segments overlap (segmented_stream) */
-    return max2(max2(max2(scatter + whole, first + rails) + node_ring(p, p->lay->other_local, seg),
+    return max2(max2(rails_reach_nodes(p, part, chunks, scatter, first, root_shared * root_stream, seg),
                      max2(scatter + whole, first + shared) + node_ring(p, p->lay->min_local, seg)),
                 scatter + node_ring(p, p->lay->root_local, seg)) +
            (segs - 1) * max2(scatter + node_ring(p, L, seg), stream);

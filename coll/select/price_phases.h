@@ -106,6 +106,8 @@ double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_co
 /* The slowest way of one message of `bytes` down a binomial tree over g ranks; the empty
  * messages of a k-nomial fan-in (a barrier's). */
 double gdc_coll_price_group_tree_way(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes);
+/* ... of the way to a member `hops` hops down it (the slowest: the most bits of g - 1). */
+double gdc_coll_price_group_tree_way_of(const gdc_coll_price_t *p, int g, int hops, gdc_coll_hop_t h, double bytes);
 double gdc_coll_price_group_fanin(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix);
 /* What the broadcast's root sends, the time it takes further segments to follow. */
 double gdc_coll_price_group_bcast_stream(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks);
@@ -114,6 +116,9 @@ double gdc_coll_price_group_bcast_stream(const gdc_coll_price_t *p, int g, gdc_c
 double gdc_coll_price_group_bcast_stream_shared(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes,
                                                 int chunks, int shared);
 double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks);
+/* ... until a member `hops` hops down its tree has it (a chain's: the last member). */
+double gdc_coll_price_group_bcast_to(const gdc_coll_price_t *p, int g, int hops, gdc_coll_hop_t h, double bytes,
+                                     int chunks);
 /* Shares of `total` from each of g members, of `largest` and `smallest` bytes at most and
  * at least (0: even shares). */
 double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, double largest,
