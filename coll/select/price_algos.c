@@ -471,10 +471,14 @@ static double alltoall_bruck(const gdc_coll_price_t *p)
 
 /* Rounds of a rotation where every rank's partner is off its node cost a crossing each; of
  * the others, a chain of rounds crosses as many more as the layout lets one chain cross
- * (the dearest of them). */
+ * (the dearest of them), each at the NIC's whole rate: the ranks of a node that cross in
+ * such a round send when their own earlier rounds are in, at different times (where they
+ * were priced sharing the NIC, allgather bruck's prices were within 10% of the simulator's
+ * in 95.3% of test_price's cases, 1.42 times off at worst at 1 KiB; now 96.2%; the bytes
+ * of every round through the NICs bound larger blocks, allgather_bruck). */
 static double rotation_rounds(const gdc_coll_price_t *p, double (*round)(const gdc_coll_price_t *, int, gdc_coll_hop_t))
 {
-    gdc_coll_hop_t in = gdc_coll_price_hop(p, 0, 1);
+    gdc_coll_hop_t in = gdc_coll_price_hop(p, 0, 1), alone = gdc_coll_price_hop(p, 1, 1);
     double         t = 0, extra[GDC_COLL_LAYOUT_DISTANCES];
     int            full = 0, partial = 0, i = 0;
 
@@ -485,7 +489,7 @@ static double rotation_rounds(const gdc_coll_price_t *p, double (*round)(const g
             full++;
         } else {
             t += round(p, d, in);
-            extra[partial++] = round(p, d, h) - round(p, d, in);
+            extra[partial++] = round(p, d, alone) - round(p, d, in);
         }
     }
     return t + dearest(extra, partial, p->lay->shift_chain_off - full);
