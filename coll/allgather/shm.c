@@ -48,7 +48,7 @@ GDC_COLL_BUILDER(gdc_coll_allgather_shm)
 
 static size_t slot_start(const gdc_coll_args_t *args, int p)
 {
-    return 0;
+    return gdc_coll_shm_place_data_at(args, 1);
 }
 
 static size_t block_of(const gdc_coll_args_t *args, int p)
@@ -72,7 +72,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_allgather_shm_run_blocking)
     if ((*status = gdc_coll_fast_wait_free(fast, ring)) != GDC_SUCCESS) {
         return 1;
     }
-    gdc_coll_copy_host(gdc_coll_fast_place(fast, me, ring), bufs->input, bytes);
+    gdc_coll_copy_host((char *)gdc_coll_fast_place(fast, me, ring) + slot_start(args, me), bufs->input, bytes);
     gdc_coll_fast_publish(fast, ring);
     *status = gdc_coll_fast_collect(fast, args, bufs->output, ring, slot_start, block_of);
     return 1;

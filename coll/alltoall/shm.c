@@ -69,10 +69,9 @@ static size_t block_of(const gdc_coll_args_t *args, int p)
  * call's slot: the small calls' case, on every peer of the fast path's collect). */
 static size_t slot_for_me(const gdc_coll_args_t *args, int p)
 {
-    size_t room = gdc_coll_shm_in_ring(args) ? args->count * args->dsize
-                                             : gdc_coll_shm_chunks(args, (size_t)args->size).room;
+    gdc_coll_shm_chunks_t c = gdc_coll_shm_chunks(args, (size_t)args->size);
 
-    return room * (size_t)args->rank;
+    return c.at + c.room * (size_t)args->rank;
 }
 
 /* The fast path, for blocks of one chunk (in the call's ring slot, or in the data area):
@@ -98,7 +97,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_alltoall_shm_run_blocking)
     }
     for (int p = 0; p < fast->shm->local_size; p++) {
         if (p != me) {
-            gdc_coll_copy_host(mine + c.room * (size_t)p, (const char *)bufs->input + block_of(args, p), bytes);
+            gdc_coll_copy_host(mine + c.at + c.room * (size_t)p, (const char *)bufs->input + block_of(args, p), bytes);
         }
     }
     gdc_coll_fast_publish(fast, ring);

@@ -33,10 +33,11 @@ static size_t piece_bytes(const gdc_coll_args_t *args)
     return ((bytes + pieces - 1) / pieces + 63) & ~(size_t)63; /* whole lines */
 }
 
-/* Where in the root's slot a call of one slot, of `bytes` in pieces of `piece`, starts. */
+/* Where in the root's slot a call of one slot, of `bytes` in pieces of `piece`, starts:
+ * pieces, from 4 KiB, on a line of their own too. */
 static size_t slot_at(size_t piece, size_t bytes)
 {
-    return piece < bytes ? GDC_RT_SHM_RING_ALIGNED : 0;
+    return piece < bytes ? GDC_RT_SHM_RING_ALIGNED : gdc_coll_shm_ring_data_at(bytes);
 }
 
 GDC_COLL_BUILDER(gdc_coll_bcast_shm)

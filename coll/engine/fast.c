@@ -28,10 +28,10 @@ gdc_status_t gdc_coll_fast_wait_free(const gdc_coll_fast_t *fast, int ring)
 }
 
 gdc_status_t gdc_coll_fast_share_all(const gdc_coll_fast_t *fast, const void *input, size_t bytes, int ring,
-                                     size_t at, size_t reads, int mine_unread)
+                                     size_t base, size_t at, size_t reads, int mine_unread)
 {
     gdc_status_t status = gdc_coll_fast_wait_free(fast, ring);
-    char        *place  = gdc_coll_fast_place(fast, fast->shm->local_index, ring);
+    char        *place  = (char *)gdc_coll_fast_place(fast, fast->shm->local_index, ring) + base;
 
     if (status != GDC_SUCCESS) {
         return status;
@@ -43,7 +43,7 @@ gdc_status_t gdc_coll_fast_share_all(const gdc_coll_fast_t *fast, const void *in
         gdc_coll_copy_host(place, input, bytes);
     }
     gdc_coll_fast_publish(fast, ring);
-    return gdc_coll_fast_wait_published(fast, -1, ring, at, reads);
+    return gdc_coll_fast_wait_published(fast, -1, ring, base + at, reads);
 }
 
 /* Local rank p's operand of a reduction of places. */

@@ -56,12 +56,13 @@ typedef size_t (*gdc_coll_fast_offset_t)(const gdc_coll_args_t *args, int p);
 gdc_status_t gdc_coll_fast_collect(const gdc_coll_fast_t *fast, const gdc_coll_args_t *args, void *output, int ring,
                                    gdc_coll_fast_offset_t from, gdc_coll_fast_offset_t to);
 
-/* Put my `bytes` of input in my place once it is free, publish them, and wait until every
- * other local rank has published its own, of which I read `reads` bytes at `at` next: the
- * start of the shm_direct fast paths. Where each rank reads its own part of the others'
+/* Put my `bytes` of input in my place from `base` (gdc_coll_shm_place_data_at) once it is
+ * free, publish them, and wait until every other local rank has published its own, of
+ * which I read `reads` bytes at `at` from there next: the start of the shm_direct fast
+ * paths. Where each rank reads its own part of the others'
  * (reduce_scatter: mine_unread), my part of mine is left out: no one reads it. */
 gdc_status_t gdc_coll_fast_share_all(const gdc_coll_fast_t *fast, const void *input, size_t bytes, int ring,
-                                     size_t at, size_t reads, int mine_unread);
+                                     size_t base, size_t at, size_t reads, int mine_unread);
 
 /* Reduce args->count elements at byte `offset` of every local rank's place into output, in
  * rank order (the schedules' gdc_coll_shm_reduce_places), AVG's division included; my

@@ -84,7 +84,7 @@ GDC_COLL_BUILDER(gdc_coll_gather_shm)
 
 static size_t slot_start(const gdc_coll_args_t *args, int p)
 {
-    return 0;
+    return gdc_coll_shm_place_data_at(args, 1);
 }
 
 static size_t block_of(const gdc_coll_args_t *args, int p)
@@ -105,7 +105,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_gather_shm_run_blocking)
     }
     if (me != args->root) {
         if ((*status = gdc_coll_fast_wait_free(fast, ring)) == GDC_SUCCESS) {
-            gdc_coll_copy_host(gdc_coll_fast_place(fast, me, ring), bufs->input, bytes);
+            gdc_coll_copy_host((char *)gdc_coll_fast_place(fast, me, ring) + slot_start(args, me), bufs->input, bytes);
             gdc_coll_fast_publish(fast, ring);
         }
         return 1;

@@ -227,6 +227,16 @@ int gdc_coll_shm_in_ring(const gdc_coll_args_t *args)
     return gdc_coll_shm_published_bytes(args) <= GDC_RT_SHM_RING_SLOT_BYTES;
 }
 
+size_t gdc_coll_shm_ring_data_at(size_t bytes)
+{
+    return bytes > 64 - GDC_RT_SHM_RING_STAMP ? GDC_RT_SHM_RING_ALIGNED : 0;
+}
+
+size_t gdc_coll_shm_place_data_at(const gdc_coll_args_t *args, int ring)
+{
+    return ring ? gdc_coll_shm_ring_data_at(gdc_coll_shm_published_bytes(args)) : 0;
+}
+
 gdc_coll_region_t gdc_coll_shm_place(int owner, int me, int ring, size_t offset, size_t length)
 {
     return ring ? gdc_coll_rgn_ring(owner, me, 0, offset, length) : gdc_coll_rgn_shm(owner, me, offset, length);
@@ -265,6 +275,7 @@ gdc_coll_shm_chunks_t gdc_coll_shm_chunks(const gdc_coll_args_t *args, size_t ro
               gdc_coll_shm_published_bytes(args) <= (size_t)GDC_RT_SHM_RING_SLOTS * GDC_RT_SHM_RING_SLOT_BYTES);
     if (c.one_slot) {
         c.elems = args->count;
+        c.at    = gdc_coll_shm_ring_data_at(gdc_coll_shm_published_bytes(args));
     } else if (c.ring) {
         c.elems = c.elems < most ? c.elems : most;
         c.at    = GDC_RT_SHM_RING_ALIGNED;

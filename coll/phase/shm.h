@@ -100,6 +100,18 @@ size_t gdc_coll_shm_published_bytes(const gdc_coll_args_t *args);
 /* Whether the call's shared-memory algorithm goes through the ring: its published bytes
  * fit a slot. */
 int gdc_coll_shm_in_ring(const gdc_coll_args_t *args);
+/* Where in a ring slot the data of a call of one slot, `bytes` of it, starts: right after
+ * the stamp where it fits the stamp's line (a reader that polls the stamp gets it with
+ * it), else on the next line (GDC_RT_SHM_RING_ALIGNED), so that no line of it is the one
+ * the readers poll while the writer copies, and no load of a line-wide copy or reduction
+ * of it spans two lines (on 2 ranks, from 256 B to 1 KiB: allreduce 0.85 to 0.93 of the
+ * time, allgather 0.84 to 0.90, gather 0.75 to 0.93, bcast 0.80 to 0.98; 4 ranks on 2
+ * cores unchanged; bench/RESULTS.md 2026-12-07). A slot has room for its whole data from
+ * there. */
+size_t gdc_coll_shm_ring_data_at(size_t bytes);
+/* Where the data of args's call starts in a rank's place: in the ring (ring), where
+ * gdc_coll_shm_ring_data_at puts what the rank publishes; in the data area, at its start. */
+size_t gdc_coll_shm_place_data_at(const gdc_coll_args_t *args, int ring);
 
 /* Where local rank owner publishes `length` bytes at `offset` of this call's place: its
  * ring slot (ring) or its data area. */

@@ -80,9 +80,10 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_scatter_shm_run_blocking)
         return 0;
     }
     if (me != root) {
-        if ((*status = gdc_coll_fast_wait_published(fast, root, ring, c.room * (size_t)me, bytes)) == GDC_SUCCESS) {
+        if ((*status = gdc_coll_fast_wait_published(fast, root, ring, c.at + c.room * (size_t)me, bytes)) ==
+            GDC_SUCCESS) {
             gdc_coll_copy_host(bufs->output,
-                               (const char *)gdc_coll_fast_place(fast, root, ring) + c.room * (size_t)me, bytes);
+                               (const char *)gdc_coll_fast_place(fast, root, ring) + c.at + c.room * (size_t)me, bytes);
         }
         return 1;
     }
@@ -91,7 +92,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_scatter_shm_run_blocking)
     }
     for (int p = 0; p < fast->shm->local_size; p++) {
         if (p != me) {
-            gdc_coll_copy_host((char *)gdc_coll_fast_place(fast, me, ring) + c.room * (size_t)p,
+            gdc_coll_copy_host((char *)gdc_coll_fast_place(fast, me, ring) + c.at + c.room * (size_t)p,
                                (const char *)bufs->input + bytes * (size_t)p, bytes);
         }
     }
