@@ -13,11 +13,13 @@
  * fast path: the root raises its progress word (rt_shm.h) after each piece but the last,
  * which it publishes with the call, and the readers copy each piece out while the root
  * copies the next one in. Such a call's data starts on a line of its own, apart from the
- * stamp's. A rank that runs the schedule publishes the whole at once, at the same place,
+ * stamp's, as every call's of more than a stamp's line holds (gdc_coll_shm_ring_data_at,
+ * which gdc_coll_shm_chunks follows too). A rank that runs the schedule publishes the whole at once, at the same place,
  * which the readers' waits for pieces see too. Where the ranks outnumber the cores, one
  * piece: each wait may cost a context switch. */
 #define GDC_COLL_BCAST_PIECES_FROM ((size_t)4096)
 #define GDC_COLL_BCAST_PIECES_MAX  4
+_Static_assert(GDC_COLL_BCAST_PIECES_FROM > 64 - GDC_RT_SHM_RING_STAMP, "pieces start on a line of their own");
 
 /* Bytes of a piece; the whole message where it goes at once. A piece of about 4 KiB, 2 to
  * 4 of them: on 2 ranks (bench/RESULTS.md 2026-12-06), 4 KiB in 2 pieces took 0.75 of the
@@ -33,20 +35,12 @@ static size_t piece_bytes(const gdc_coll_args_t *args)
     return ((bytes + pieces - 1) / pieces + 63) & ~(size_t)63; /* whole lines */
 }
 
-/* Where in the root's slot a call of one slot, of `bytes` in pieces of `piece`, starts:
- * pieces, from 4 KiB, on a line of their own too. */
-static size_t slot_at(size_t piece, size_t bytes)
-{
-    return piece < bytes ? GDC_RT_SHM_RING_ALIGNED : gdc_coll_shm_ring_data_at(bytes);
-}
-
 GDC_COLL_BUILDER(gdc_coll_bcast_shm)
 {
     int                   me = args->rank, root = args->root;
     gdc_coll_shm_chunks_t c  = gdc_coll_shm_chunks(args, 1);
     int                   published = -1; /* the root's signal of the chunk before */
 
-    c.at = c.one_slot ? slot_at(piece_bytes(args), args->count * args->dsize) : c.at;
     for (size_t j = 0; j < c.count; j++) {
         size_t            first = j * c.elems, len = args->count - first < c.elems ? args->count - first : c.elems;
         uint32_t          now  = (uint32_t)j + 1;
@@ -81,7 +75,7 @@ GDC_COLL_RUN_BLOCKING(gdc_coll_bcast_shm_run_blocking)
         return 0;
     }
     piece = piece_bytes(args);
-    start = slot_at(piece, bytes);
+    start = gdc_coll_shm_ring_data_at(bytes);
     place = (char *)gdc_coll_fast_place(fast, root, 1) + start;
     if (me == root && (*status = gdc_coll_fast_wait_free(fast, 1)) != GDC_SUCCESS) {
         return 1;
