@@ -23,6 +23,8 @@
  * both meet, and each copies the other's out. Lines "handoff BYTES into_us out_us
  * private_us", medians of 2000 rounds; private_us is a memcpy between two of one process's
  * own buffers.
+ * `membw --allreduce [RANKS]` times what the cores can do for an allreduce of 16 MiB per
+ * rank, each of four ways to move its bytes (membw_allreduce.c).
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -36,6 +38,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "membw_allreduce.h"
 
 #define BYTES     (64u << 20)
 #define RUNS      10
@@ -348,8 +352,16 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "--handoff") == 0) {
         return handoff_main();
     }
+    if (argc >= 2 && argc <= 3 && strcmp(argv[1], "--allreduce") == 0) {
+        char *end  = NULL;
+        long  ranks = argc == 3 ? strtol(argv[2], &end, 10) : 4;
+        if (argc == 3 && (end == argv[2] || *end != '\0' || ranks > 1000)) {
+            ranks = 0; /* said wrong: rejected below with the rest */
+        }
+        return membw_allreduce_main((int)ranks);
+    }
     if (argc != 1) {
-        fprintf(stderr, "usage: membw [--cma | --handoff]\n");
+        fprintf(stderr, "usage: membw [--cma | --handoff | --allreduce [RANKS]]\n");
         return 2;
     }
     if (measure(NULL, copy, sum, &check) != 0) {
