@@ -810,6 +810,67 @@ static int most_off_by_distance(const gdc_coll_args_t *args, int nodes, gdc_coll
     return 0;
 }
 
+/* xor_gather_nic and xor_gather_nic_plain for distance i: a rank on NIC local index % nics
+ * of its node (as the simulator has it). load holds a node's counts, per NIC of each count
+ * in tree_nics (1 + 2 + 4 + 8 of them), of every message taken in, then of those alone
+ * whose sender's group held no extra's block. */
+#define GATHER_NIC_SLOTS 15
+
+static void gathered_on_a_nic(const gdc_coll_args_t *args, const int *local, int *load, int nodes, int i,
+                              gdc_coll_layout_t *layout)
+{
+    int d = 1 << i;
+
+    memset(load, 0, (size_t)nodes * 2 * GATHER_NIC_SLOTS * sizeof(int));
+    for (int r = 0; r < args->size; r++) {
+        gdc_coll_fold_t fold = gdc_coll_fold(args->size, r);
+        int             j = fold.newrank;
+        if (j < 0 || (j ^ d) >= fold.p) {
+            continue;
+        }
+        int to = gdc_coll_fold_real(&fold, j ^ d), extras = fold.rem - (j & ~(d - 1));
+        int blocks = d + (extras < 0 ? 0 : extras > d ? d : extras);
+        if (node(args, to) == node(args, r)) {
+            continue;
+        }
+        for (int k = 0, base = 0; k < GDC_COLL_TREE_NICS; base += tree_nics[k++]) {
+            int *in = &load[node(args, to) * 2 * GATHER_NIC_SLOTS + base + local[to] % tree_nics[k]];
+            in[0] += blocks;
+            in[GATHER_NIC_SLOTS] += blocks == d ? blocks : 0;
+        }
+    }
+    for (int q = 0; q < nodes; q++) {
+        for (int k = 0, base = 0; k < GDC_COLL_TREE_NICS; base += tree_nics[k++]) {
+            for (int c = 0; c < tree_nics[k]; c++) {
+                const int *in    = &load[q * 2 * GATHER_NIC_SLOTS + base + c];
+                int       *most  = &layout->xor_gather_nic[i][k];
+                int       *plain = &layout->xor_gather_nic_plain[i][k];
+                *most  = in[0] > *most ? in[0] : *most;
+                *plain = in[GATHER_NIC_SLOTS] > *plain ? in[GATHER_NIC_SLOTS] : *plain;
+            }
+        }
+    }
+}
+
+/* xor_gather_nic for every distance (left 0 where memory is short: priced as if every
+ * crossing rank sent as much). */
+static void most_gathered_on_a_nic(const gdc_coll_args_t *args, int nodes, gdc_coll_layout_t *layout)
+{
+    int *local = calloc((size_t)args->size, sizeof(int));
+    int *load  = calloc((size_t)nodes * 2 * GATHER_NIC_SLOTS, sizeof(int));
+
+    if (local != NULL && load != NULL) {
+        for (int r = 0; r < args->size; r++) {
+            local[r] = load[node(args, r)]++; /* the node's ranks so far, counted in load for now */
+        }
+        for (int i = 0; i < GDC_COLL_LAYOUT_DISTANCES && (1 << i) < args->size; i++) {
+            gathered_on_a_nic(args, local, load, nodes, i, layout);
+        }
+    }
+    free(load);
+    free(local);
+}
+
 unsigned gdc_coll_tree_kinds_of(gdc_coll_type_t coll)
 {
     switch (coll) {
@@ -918,6 +979,7 @@ void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
             layout->xor_off[i] = layout->shift_off[i] = layout->max_local; /* as if all crossed */
         }
     }
+    most_gathered_on_a_nic(args, nodes, layout);
     most_in_node_groups(per, nodes, layout);
     layout->fold_off        = most_off_in_fold(args, per, nodes);
     layout->shift_chain_off = most_off_on_a_chain(args);
@@ -1032,6 +1094,16 @@ gdc_coll_hop_t gdc_coll_price_xor_hop_after_fold(const gdc_coll_price_t *p, int 
         return gdc_coll_price_xor_hop(p, dist);
     }
     return p->lay->xor_cross_after_fold[halving != 0][i] ? gdc_coll_price_xor_hop(p, dist) : gdc_coll_price_hop(p, 0, 1);
+}
+
+double gdc_coll_price_xor_gather_nic(const gdc_coll_price_t *p, int dist, int plain)
+{
+    int i = log2_exact(dist), k = tree_nics_index(p->nics);
+
+    if (p->lay->nodes == 1 || i < 0) {
+        return 0;
+    }
+    return plain ? p->lay->xor_gather_nic_plain[i][k] : p->lay->xor_gather_nic[i][k];
 }
 
 gdc_coll_hop_t gdc_coll_price_xor_hop(const gdc_coll_price_t *p, int dist)

@@ -79,6 +79,13 @@ typedef struct gdc_coll_layout {
      * doubling order (1, 2, 4, ...) and in halving order (..., 4, 2, 1)? Those that waited
      * for an extra are behind the others: their way is the one to price. */
     int xor_cross_after_fold[2][GDC_COLL_LAYOUT_DISTANCES];
+    /* allgather recursive_doubling's rounds by bits: a participant sends its group's blocks,
+     * one more for each extra's the group holds. The most blocks one NIC of a node takes in
+     * from off the node in the round of partners 2^i apart, were the node's NICs 1, 2, 4 or
+     * 8 (0: none cross, or not counted); and of those alone whose sender's group held no
+     * extra's block (those that did not wait for the fold). */
+    int xor_gather_nic[GDC_COLL_LAYOUT_DISTANCES][GDC_COLL_TREE_NICS];
+    int xor_gather_nic_plain[GDC_COLL_LAYOUT_DISTANCES][GDC_COLL_TREE_NICS];
     int fold_off;
     /* For groups of 2^i nodes in node order, aligned (recursive doubling among the nodes,
      * the rails of allgather hier_rails): the most ranks one of them holds. */

@@ -42,6 +42,10 @@ gdc_coll_hop_t gdc_coll_price_hop(const gdc_coll_price_t *p, int crosses, int se
  * further (r + dist), or to its partner dist away by bits (r ^ dist). */
 gdc_coll_hop_t gdc_coll_price_ring_hop(const gdc_coll_price_t *p);
 gdc_coll_hop_t gdc_coll_price_shift_hop(const gdc_coll_price_t *p, int dist);
+/* allgather recursive_doubling's round of partners dist apart: the most blocks one NIC of
+ * a node takes in from off it (gdc_coll_layout_t.xor_gather_nic; 0: none), or (plain) of
+ * those whose sender did not wait for the fold. */
+double gdc_coll_price_xor_gather_nic(const gdc_coll_price_t *p, int dist, int plain);
 gdc_coll_hop_t gdc_coll_price_xor_hop(const gdc_coll_price_t *p, int dist);
 /* The same on the way of a participant that waited for an extra (layout's
  * xor_cross_after_fold), rounds in doubling or in halving order. */
