@@ -106,6 +106,14 @@ static gdc_coll_args_t call(gdc_coll_type_t coll, size_t bytes, int n, int nodes
     return a;
 }
 
+/* The default machine, a's chunks on it, and a's ranks laid out on nodes (rr: round robin). */
+static void on_default_machine(gdc_coll_machine_t *m, gdc_coll_args_t *a, int nodes, int rr)
+{
+    gdc_coll_machine_default(m);
+    gdc_coll_machine_chunks(m, a);
+    layout(a->size, nodes, rr);
+}
+
 static void compare(const gdc_coll_machine_t *m, gdc_coll_type_t coll, size_t bytes, int n, int nodes, int rr,
                     int device, int root)
 {
@@ -298,9 +306,7 @@ static void test_nic_chains(void **state)
     const gdc_coll_algo_t *rsg      = gdc_coll_algo_find(GDC_COLL_REDUCE, "reduce_scatter_gather");
     double                 price, other;
 
-    gdc_coll_machine_default(&m);
-    gdc_coll_machine_chunks(&m, &a);
-    layout(8, 3, 1);
+    on_default_machine(&m, &a, 3, 1);
     gdc_coll_layout_of(&a, &lay);
     assert_int_equal(lay.tree_nic_load[GDC_COLL_TREE_REDUCE][0], 3);
     assert_int_equal(lay.tree_nic_chain[GDC_COLL_TREE_REDUCE][0], 4);
@@ -332,9 +338,7 @@ static void test_staggered_rounds(void **state)
     const gdc_coll_algo_t *ring    = gdc_coll_algo_find(GDC_COLL_REDUCE_SCATTER, "ring");
     double                 price, ring_price;
 
-    gdc_coll_machine_default(&m);
-    gdc_coll_machine_chunks(&m, &a);
-    layout(12, 3, 0);
+    on_default_machine(&m, &a, 3, 0);
     assert_non_null(halving);
     assert_non_null(ring);
     assert_int_equal(gdc_coll_price(&m, halving, &a, NULL, &price), GDC_SUCCESS);
