@@ -852,13 +852,17 @@ static void gathered_on_a_nic(const gdc_coll_args_t *args, const int *local, int
     }
 }
 
-/* xor_gather_nic for every distance (left 0 where memory is short: priced as if every
- * crossing rank sent as much). */
+/* xor_gather_nic for every distance. Left 0, priced as if every crossing rank sent as much
+ * (xor_off), where that is so, on a power of two (no extras), and where memory is short. */
 static void most_gathered_on_a_nic(const gdc_coll_args_t *args, int nodes, gdc_coll_layout_t *layout)
 {
-    int *local = calloc((size_t)args->size, sizeof(int));
-    int *load  = calloc((size_t)nodes * 2 * GATHER_NIC_SLOTS, sizeof(int));
+    int *local, *load;
 
+    if ((args->size & (args->size - 1)) == 0) {
+        return;
+    }
+    local = calloc((size_t)args->size, sizeof(int));
+    load  = calloc((size_t)nodes * 2 * GATHER_NIC_SLOTS, sizeof(int));
     if (local != NULL && load != NULL) {
         for (int r = 0; r < args->size; r++) {
             local[r] = load[node(args, r)]++; /* the node's ranks so far, counted in load for now */
