@@ -4,8 +4,9 @@
 # Runs gdbench (gdc) and gdbench-mpi / gdbench-mpich (the same harness over MPI) for each
 # test, rank count and size, R times each, interleaved so that a noisy moment hits every
 # side alike; prints Markdown for bench/RESULTS.md: the machine's memory-bandwidth floor
-# (bench/membw), the exact commands, and per test and rank count a table of median
-# latencies with gdc/best-peer ratios (below 1: gdc is faster).
+# (bench/membw; with allreduce, what the cores can do for one of 16 MiB on each rank
+# count up to 16, membw --allreduce), the exact commands, and per test and rank count a
+# table of median latencies with gdc/best-peer ratios (below 1: gdc is faster).
 #
 # usage: bench/compare.sh [-t TESTS] [-n RANKS] [-m [MIN:]MAX] [-R REPS] [-i ITERS]
 #                         [-x WARMUP] [-p PEERS] [-T DTYPE] [-o OP] [-k] [-- GDBENCH-ARGS]
@@ -134,6 +135,25 @@ if [ -x "$membw" ]; then
         "float y += x $(field float_sum_gbps) GB/s of input; all $(field cores) cores at once: memcpy" \
         "$(field memcpy_all_gbps) GB/s, float y += x $(field float_sum_all_gbps) GB/s."
     echo
+    # what the cores can do for a 16 MiB allreduce in each way (up to 16 ranks: 32 MiB each)
+    case " $tests " in *" allreduce "*)
+        for n in $ranks; do
+            if [ "$n" -gt 16 ] || ! "$membw" --allreduce "$n" >"$work/membw.$n" 2>&1; then
+                continue
+            fi
+            way() {
+                awk -v w="$1" -v s="$2" '$1 == "allreduce_floor" && $2 == w && $3 == s { print $7 }' \
+                    "$work/membw.$n"
+            }
+            echo "allreduce floor, $n ranks (bench/membw --allreduce $n, 16 MiB, busbw GB/s; outputs" \
+                "through the cache, around it): one address space $(way direct cached)," \
+                "$(way direct streamed); through shared memory $(way shared cached)," \
+                "$(way shared streamed); as a chain $(way chain cached), $(way chain streamed); by" \
+                "cross-memory attach $(way cma cached)."
+            echo
+        done
+        ;;
+    esac
 fi
 echo "Median of $reps runs each, interleaved; time is gdbench's Avg Latency(us) (for bw and"
 echo "bibw, per message); gdc/best < 1 means gdc is faster than the best peer at that size."
