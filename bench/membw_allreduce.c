@@ -18,30 +18,27 @@
  *           for its part, a chunk at a time, sums it into its output, then reads the other
  *           parts from the ranks that summed them.
  * Each but cma twice: outputs written through the cache (memcpy, as the peers do), and
- * around it (non-temporal stores where the CPU has them, as gdc's GDC_STREAM_SIZE: a store
- * then no longer reads its line first). Copies are otherwise memcpy's and sums gdc's own
- * host kernel. Lines "allreduce_floor WAY STORES RANKS BYTES us busbw_gbps" (STORES cached
+ * around it (gdc_coll_copy_stream, the non-temporal copy that gdc's GDC_STREAM_SIZE turns
+ * on: a store then no longer reads its line first). Copies are otherwise memcpy's and sums
+ * gdc's own host kernel. Lines "allreduce_floor WAY STORES RANKS BYTES us busbw_gbps" (STORES cached
  * or streamed), the median of 9 runs; busbw by nccl-tests' factor, 2(n-1)/n. Every element
  * of every output is checked. direct reads and writes what any allreduce must, no more:
  * the floor of every way on these cores (bench/RESULTS.md 2026-12-07 04:46).
  */
 #include "membw_allreduce.h"
 
+#include "kernels/copy_stream.h"
 #include "kernels/reduce.h"
 
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 #define FLOOR_BYTES  ((size_t)16 << 20)
 #define FLOOR_CHUNK  ((size_t)256 << 10) /* gdc's host chunk */
@@ -59,10 +56,10 @@ typedef struct floor_job {
     size_t            count, chunk, window; /* floats per rank, per chunk, per shared place */
     float            *in[FLOOR_RANKS], *out[FLOOR_RANKS], *place[FLOOR_RANKS], *sums;
     way_t             way;
-    int               streamed; /* outputs written around the cache (stream_copy) */
+    int               streamed; /* outputs written around the cache (gdc_coll_copy_stream) */
     atomic_int        failed;
     pthread_barrier_t edge;  /* a run's start and end, with the timing thread */
-    atomic_int        arrived, phase; /* the workers' own meeting: spun, not slept */
+    atomic_int        arrived, phase; /* the workers' own meeting: polled, not slept on */
 } floor_job_t;
 
 typedef struct floor_worker {
@@ -90,7 +87,7 @@ static void meet(floor_job_t *job)
         return;
     }
     while (atomic_load(&job->phase) == phase) {
-        sched_yield(); /* more threads than CPUs would otherwise spin out their time slices */
+        sched_yield(); /* the CPU to whatever else is runnable (a VM's other vCPU's work) */
     }
 }
 
@@ -126,29 +123,11 @@ static int first_rank(const floor_job_t *job, int core)
     return core * job->ranks / job->cores;
 }
 
-/* dst = src, stored past the caches where the CPU can (x86-64's non-temporal stores): a
- * store that misses no longer reads the line in first. */
-static void stream_copy(float *dst, const float *src, size_t n)
-{
-    size_t i = 0;
-
-#if defined(__x86_64__)
-    for (; i < n && ((uintptr_t)(dst + i) & 15) != 0; i++) {
-        dst[i] = src[i];
-    }
-    for (; i + 4 <= n; i += 4) {
-        _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
-    }
-    _mm_sfence();
-#endif
-    memcpy(dst + i, src + i, (n - i) * sizeof(float));
-}
-
 /* Into an output: through the cache, or around it. */
 static void put_out(const floor_job_t *job, float *dst, const float *src, size_t n)
 {
     if (job->streamed) {
-        stream_copy(dst, src, n);
+        gdc_coll_copy_stream(dst, src, n * sizeof(float));
     } else {
         memcpy(dst, src, n * sizeof(float));
     }
