@@ -39,7 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "membw_allreduce.h"
+#include "membw.h"
 
 #define BYTES     (64u << 20)
 #define RUNS      10
@@ -52,7 +52,7 @@ typedef struct shared {
     double            sum[MAX_PROCS][RUNS];
 } shared_t;
 
-static double now(void)
+double membw_now(void)
 {
     struct timespec ts;
 
@@ -89,15 +89,15 @@ static int measure(pthread_barrier_t *start, double *copy, double *sum, double *
         if (start != NULL) {
             pthread_barrier_wait(start);
         }
-        double t0 = now();
+        double t0 = membw_now();
         memcpy(y, x, BYTES);
-        copy[r] = now() - t0;
+        copy[r] = membw_now() - t0;
         if (start != NULL) {
             pthread_barrier_wait(start);
         }
-        t0 = now();
+        t0 = membw_now();
         float_add(y, x, n);
-        sum[r] = now() - t0;
+        sum[r] = membw_now() - t0;
         *check += y[r];
     }
     free(y);
@@ -177,14 +177,14 @@ static int measure_cma(pid_t child, const char *src, char *dst, size_t bytes)
     double       copy = 1e30, cma = 1e30;
 
     for (int r = 0; r < CMA_REPS; r++) {
-        double t0 = now();
+        double t0 = membw_now();
         memcpy(dst, src, bytes);
-        double t1 = now();
+        double t1 = membw_now();
         if (process_vm_readv(child, &local, 1, &remote, 1, 0) != (ssize_t)bytes) {
             perror("membw: process_vm_readv");
             return 1;
         }
-        double t2 = now();
+        double t2 = membw_now();
         copy = t1 - t0 < copy ? t1 - t0 : copy;
         cma  = t2 - t1 < cma ? t2 - t1 : cma;
     }
@@ -248,7 +248,7 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double median_us(double *t, int n)
+double membw_median_us(double *t, int n)
 {
     qsort(t, (size_t)n, sizeof(double), by_value);
     return t[n / 2] * 1e6;
@@ -282,21 +282,21 @@ static void handoff_side(handoff_t *h, int me, int cpu)
     }
     for (size_t bytes = 2048; bytes <= HANDOFF_MAX; bytes = handoff_next(bytes)) {
         for (int r = 0; r < HANDOFF_ROUNDS; r++) {
-            double t0 = now();
+            double t0 = membw_now();
             memcpy(h->place[me], src, bytes);
-            into[r] = now() - t0;
+            into[r] = membw_now() - t0;
             handoff_meet(h, me, &step);
-            t0 = now();
+            t0 = membw_now();
             memcpy(dst, h->place[!me], bytes);
-            out[r] = now() - t0;
+            out[r] = membw_now() - t0;
             handoff_meet(h, me, &step);
-            t0 = now();
+            t0 = membw_now();
             memcpy(dst, src, bytes);
-            own[r] = now() - t0;
+            own[r] = membw_now() - t0;
         }
         if (me == 0) {
-            printf("handoff %zu %.2f %.2f %.2f\n", bytes, median_us(into, HANDOFF_ROUNDS),
-                   median_us(out, HANDOFF_ROUNDS), median_us(own, HANDOFF_ROUNDS));
+            printf("handoff %zu %.2f %.2f %.2f\n", bytes, membw_median_us(into, HANDOFF_ROUNDS),
+                   membw_median_us(out, HANDOFF_ROUNDS), membw_median_us(own, HANDOFF_ROUNDS));
         }
     }
     free(src);

@@ -25,7 +25,7 @@
  * of every output is checked. direct reads and writes what any allreduce must, no more:
  * the floor of every way on these cores (bench/RESULTS.md 2026-12-07 04:46).
  */
-#include "membw_allreduce.h"
+#include "membw.h"
 
 #include "kernels/copy_stream.h"
 #include "kernels/reduce.h"
@@ -68,14 +68,6 @@ typedef struct floor_worker {
     float       *scratch[FLOOR_RANKS];
     double       began, ended; /* this run's, on the worker's own clock reads */
 } floor_worker_t;
-
-static double floor_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void meet(floor_job_t *job)
 {
@@ -287,23 +279,16 @@ static void *worker_main(void *arg)
         if (job->way == WAY_COUNT) {
             return NULL;
         }
-        w->began = floor_now();
+        w->began = membw_now();
         switch (job->way) {
         case WAY_DIRECT: run_direct(w); break;
         case WAY_SHARED: run_shared(w); break;
         case WAY_CHAIN: run_chain(w); break;
         default: atomic_fetch_or(&job->failed, run_cma(w)); break;
         }
-        w->ended = floor_now();
+        w->ended = membw_now();
         pthread_barrier_wait(&job->edge);
     }
-}
-
-static int by_time(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
 }
 
 /* Every output element is the sum of the inputs' (small integers: exact in float). Checked
@@ -353,11 +338,9 @@ static int time_way(floor_job_t *job, const floor_worker_t *w, way_t way, int st
             return 1;
         }
     }
-    qsort(t, FLOOR_RUNS, sizeof(double), by_time);
-    double mid = t[FLOOR_RUNS / 2];
+    double mid = membw_median_us(t, FLOOR_RUNS);
     printf("allreduce_floor %s %s %d %zu %.1f %.2f\n", way_names[way], streamed ? "streamed" : "cached", job->ranks,
-           FLOOR_BYTES, mid * 1e6,
-           2.0 * (job->ranks - 1) / job->ranks * (double)FLOOR_BYTES / mid / 1e9);
+           FLOOR_BYTES, mid, 2.0 * (job->ranks - 1) / job->ranks * (double)FLOOR_BYTES / mid / 1e3);
     fflush(stdout);
     return 0;
 }
