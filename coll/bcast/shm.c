@@ -14,12 +14,12 @@
  * which it publishes with the call, and the readers copy each piece out while the root
  * copies the next one in. Such a call's data starts on a line of its own, apart from the
  * stamp's, as every call's of more than a stamp's line holds (gdc_coll_shm_ring_data_at,
- * which gdc_coll_shm_chunks follows too). A rank that runs the schedule publishes the whole at once, at the same place,
- * which the readers' waits for pieces see too. Where the ranks outnumber the cores, one
- * piece: each wait may cost a context switch. */
+ * which gdc_coll_shm_chunks follows too). A rank that runs the schedule publishes the
+ * whole at once, at the same place, which the readers' waits for pieces see too. Where the
+ * ranks outnumber the cores, one piece: each wait may cost a context switch. */
 #define GDC_COLL_BCAST_PIECES_FROM ((size_t)4096)
 #define GDC_COLL_BCAST_PIECES_MAX  4
-_Static_assert(GDC_COLL_BCAST_PIECES_FROM > 64 - GDC_RT_SHM_RING_STAMP, "pieces start on a line of their own");
+_Static_assert(GDC_COLL_BCAST_PIECES_FROM > GDC_RT_SHM_RING_ALIGNED, "pieces start on a line of their own");
 
 /* Bytes of a piece; the whole message where it goes at once. A piece of about 4 KiB, 2 to
  * 4 of them: on 2 ranks (bench/RESULTS.md 2026-12-06), 4 KiB in 2 pieces took 0.75 of the

@@ -229,7 +229,8 @@ int gdc_coll_shm_in_ring(const gdc_coll_args_t *args)
 
 size_t gdc_coll_shm_ring_data_at(size_t bytes)
 {
-    return bytes > 64 - GDC_RT_SHM_RING_STAMP ? GDC_RT_SHM_RING_ALIGNED : 0;
+    /* the stamp's line holds GDC_RT_SHM_RING_ALIGNED bytes of data: the next line's offset */
+    return bytes > GDC_RT_SHM_RING_ALIGNED ? GDC_RT_SHM_RING_ALIGNED : 0;
 }
 
 size_t gdc_coll_shm_place_data_at(const gdc_coll_args_t *args, int ring)
