@@ -779,6 +779,9 @@ static int most_off_by_distance(const gdc_coll_args_t *args, int nodes, gdc_coll
     if (off == NULL) {
         return -1;
     }
+    for (int i = 0; i < distances; i++) {
+        layout->xor_first_cross[i] = args->size;
+    }
     for (int r = 0; r < args->size; r++) {
         gdc_coll_fold_t fold = gdc_coll_fold(args->size, r);
         int             me   = node(args, r);
@@ -788,6 +791,9 @@ static int most_off_by_distance(const gdc_coll_args_t *args, int nodes, gdc_coll
                               : gdc_coll_fold_real(&fold, fold.newrank ^ (1 << i));
             int crosses = by_bits >= 0 && node(args, by_bits) != me;
             off[(me * distances + i) * 2] += crosses;
+            if (crosses && (fold.newrank & -(2 << i)) < layout->xor_first_cross[i]) {
+                layout->xor_first_cross[i] = fold.newrank & -(2 << i);
+            }
             if (crosses && fold.rem > 0) {
                 /* the participants a folded one's news reaches before the round: in doubling
                  * order any lower bits changed, in halving order any higher ones */
@@ -1121,6 +1127,13 @@ gdc_coll_hop_t gdc_coll_price_xor_hop(const gdc_coll_price_t *p, int dist)
     return gdc_coll_price_hop(p, off > 0, off);
 }
 
+int gdc_coll_price_xor_quiet(const gdc_coll_price_t *p, int dist, size_t used)
+{
+    int i = log2_exact(dist);
+
+    return p->lay->nodes > 1 && i >= 0 && p->lay->xor_off[i] > 0 && used <= (size_t)p->lay->xor_first_cross[i];
+}
+
 /* ---------------------------------------------------------------------------------------
  * Steps and phases
  */
@@ -1276,6 +1289,13 @@ double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind,
     chain = p->lay->tree_nic_chain[kind][nics] * unit / p->out.bandwidth +
             p->lay->tree_nic_chain_hops[kind][nics] * p->out.latency + 2 * p->o + last;
     return p->lay->tree_nic_chain[kind][nics] > 0 ? fmax(most, chain) : most;
+}
+
+double gdc_coll_price_tree_nic_queue(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, double unit)
+{
+    int load = p->lay->tree_nic_load[kind][tree_nics_index(p->nics)];
+
+    return load > 1 ? (load - 1) * unit / p->out.bandwidth : 0;
 }
 
 int gdc_coll_price_log2(int n)

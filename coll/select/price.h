@@ -74,6 +74,11 @@ typedef struct gdc_coll_layout {
      * to 2j + 1). */
     int xor_off[GDC_COLL_LAYOUT_DISTANCES];
     int shift_off[GDC_COLL_LAYOUT_DISTANCES];
+    /* By bits, the participants in groups of 2^(i+1) (those that exchange in the round of
+     * partners 2^i apart): the first of the lowest group with a pair across nodes. A vector
+     * of fewer elements than participants has them in its first blocks: the groups from
+     * there on carry nothing (0: as if the first group crossed). */
+    int xor_first_cross[GDC_COLL_LAYOUT_DISTANCES];
     /* Of a non-power of two's rounds by bits: does the round of partners 2^i apart cross
      * between nodes for a participant that the news of a fold reaches by then, rounds in
      * doubling order (1, 2, 4, ...) and in halving order (..., 4, 2, 1)? Those that waited

@@ -50,6 +50,10 @@ gdc_coll_hop_t gdc_coll_price_xor_hop(const gdc_coll_price_t *p, int dist);
 /* The same on the way of a participant that waited for an extra (layout's
  * xor_cross_after_fold), rounds in doubling or in halving order. */
 gdc_coll_hop_t gdc_coll_price_xor_hop_after_fold(const gdc_coll_price_t *p, int dist, int halving);
+/* Does a round by bits that crosses between nodes stay inside them where only the first
+ * `used` participants' blocks hold anything (a vector of fewer elements than participants:
+ * the groups that cross carry nothing)? */
+int gdc_coll_price_xor_quiet(const gdc_coll_price_t *p, int dist, size_t used);
 /* The fold of a non-power of two: rank 2j hands its data to 2j + 1. */
 gdc_coll_hop_t gdc_coll_price_fold_hop(const gdc_coll_price_t *p);
 /* Does every rank of every node send off it in a rotation by dist? (when only some do, a
@@ -131,6 +135,9 @@ double gdc_coll_price_group_dissemination(const gdc_coll_price_t *p, int g, gdc_
 
 /* A tree's slowest way (price.h), each transfer `unit` bytes. */
 double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, double unit);
+/* What the tree's busiest NIC carries after its first transfer of `unit` bytes (0: none
+ * queue there). */
+double gdc_coll_price_tree_nic_queue(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, double unit);
 
 /* Recursive doubling over g ranks folded to a power of two: what handing the result back to
  * the extras (a message of `out`) adds after a last round of `last`, whose transfer it waits

@@ -18,11 +18,13 @@
  * pace of the slower of the root's copy in and the readers' copy out, and a round by bits
  * that fewer of a node's ranks cross than the round before hides only its own queue, and
  * allgather recursive_doubling's rounds cross at the pace of the NIC that takes in the
- * most blocks: 99.98% good choices (2 of 11,420 not), the worst x1.16; 98.4% of the choices
- * and 97.6% of all prices within 10%; the weakest algorithm, allreduce rabenseifner, 92.3%
+ * most blocks, and allreduce rabenseifner's rounds stay inside the nodes where the groups
+ * that cross hold no element, and reduce_scatter_gather's early blocks leave during the
+ * ring's last round: every choice good (11,420), the worst x1.10; 98.4% of the choices and
+ * 97.6% of all prices within 10%; the weakest algorithm, allreduce hier_rails, 93.4%
  * within 10%):
  *   - the choice the prices make is the simulator's best or one it prices within 10% of
- *     it in 99.95% of the call shapes at least, and never worse than 1.2 times the best;
+ *     it in every call shape;
  *   - the chosen algorithm's price is within 10% of the simulator's in 98% of the call
  *     shapes at least, and 97% of all the prices are;
  *   - every algorithm's median price is within 10% of the simulator's, and 91% of its
@@ -62,8 +64,8 @@ static sweep_stats_t per_algo[GDC_COLL_ALGO_COUNT];
 static sweep_stats_t choices;
 
 /* What test_prices_follow_the_simulator holds (see the top of the file). */
-#define HELD_GOOD_CHOICES    0.9995 /* share of the call shapes */
-#define HELD_WORST_CHOICE    1.20   /* times the simulator's best */
+#define HELD_GOOD_CHOICES    1.0    /* share of the call shapes */
+#define HELD_WORST_CHOICE    1.10   /* times the simulator's best */
 #define HELD_CHOSEN_WITHIN   0.98   /* share of the call shapes */
 #define HELD_ALL_WITHIN      0.97   /* share of all the prices */
 #define HELD_ALGO_WITHIN     0.91   /* share of each algorithm's prices */
@@ -284,7 +286,7 @@ static void test_prices_follow_the_simulator(void **state)
                   choices.worst_case);
     assert_int_equal(bad, 0);
     assert_true(choices.good_choices >= HELD_GOOD_CHOICES * choices.choices);
-    assert_true(choices.worst_choice <= HELD_WORST_CHOICE);
+    assert_true(choices.worst_choice <= HELD_WORST_CHOICE * (1 + 1e-9)); /* what good_choices counts */
     assert_true(choices.chosen_within >= HELD_CHOSEN_WITHIN * choices.choices);
     assert_true(within >= HELD_ALL_WITHIN * cases);
 }
@@ -351,6 +353,60 @@ static void test_staggered_rounds(void **state)
     assert_true(price > 0.9 * sim.seconds && price < 1.1 * sim.seconds);
     assert_true(ring_sim.seconds < sim.seconds);
     assert_true(ring_price < price);
+}
+
+/* An allreduce of fewer elements than ranks: rabenseifner's rounds exchange only in the
+ * groups that hold the vector's first blocks, and those of 8 B on 64 ranks in blocks on 3
+ * nodes cross between nodes in 4 of its 12 rounds (priced as if all 12 crossed, at 2.8
+ * times the simulator's time). */
+static void test_quiet_rounds(void **state)
+{
+    gdc_coll_machine_t     m;
+    gdc_coll_args_t        a = call(GDC_COLL_ALLREDUCE, 8, 64, 3, 0, 0);
+    gdc_coll_prediction_t  sim;
+    const gdc_coll_algo_t *algo = gdc_coll_algo_find(GDC_COLL_ALLREDUCE, "rabenseifner");
+    double                 price;
+
+    on_default_machine(&m, &a, 3, 0);
+    assert_non_null(algo);
+    assert_int_equal(gdc_coll_price(&m, algo, &a, NULL, &price), GDC_SUCCESS);
+    assert_int_equal(gdc_coll_predict(&m, algo, &a, 0, &sim), GDC_SUCCESS);
+    print_message("# allreduce rabenseifner 8 B, 64 ranks on 3 nodes: sim %.1f us, price %.1f us\n", sim.seconds * 1e6,
+                  price * 1e6);
+    assert_true(price > 0.9 * sim.seconds && price < 1.1 * sim.seconds);
+}
+
+/* reduce_scatter_gather's ranks whose ring ends on a link inside their node send their
+ * blocks to the root while the others finish: reduce 1 MiB on 3 ranks dealt round robin to
+ * 2 nodes of dgx-h100, root 1, is priced within 10% of the simulator's time and chosen over
+ * the binomial tree, which the simulator has 1.16 times slower. */
+static void test_gather_behind_ring(void **state)
+{
+    gdc_coll_machine_t     m;
+    gdc_coll_args_t        a = call(GDC_COLL_REDUCE, 1 << 20, 3, 2, 1, 1);
+    gdc_coll_prediction_t  sim, tree_sim;
+    const gdc_coll_algo_t *rsg  = gdc_coll_algo_find(GDC_COLL_REDUCE, "reduce_scatter_gather");
+    const gdc_coll_algo_t *tree = gdc_coll_algo_find(GDC_COLL_REDUCE, "binomial");
+    double                 price, tree_price;
+
+    gdc_coll_machine_default(&m);
+    assert_int_equal(gdc_coll_machine_load(&m, GDC_SRCDIR "/share/profiles/dgx-h100.prof"), GDC_SUCCESS);
+    a.node_cores = m.cores_per_node;
+    a.core_cache = (size_t)m.core_cache_kib << 10;
+    gdc_coll_machine_chunks(&m, &a);
+    layout(3, 2, 1);
+    assert_non_null(rsg);
+    assert_non_null(tree);
+    assert_int_equal(gdc_coll_price(&m, rsg, &a, NULL, &price), GDC_SUCCESS);
+    assert_int_equal(gdc_coll_predict(&m, rsg, &a, 1, &sim), GDC_SUCCESS);
+    assert_int_equal(gdc_coll_price(&m, tree, &a, NULL, &tree_price), GDC_SUCCESS);
+    assert_int_equal(gdc_coll_predict(&m, tree, &a, 1, &tree_sim), GDC_SUCCESS);
+    print_message("# reduce 1 MiB, 3 ranks round robin on 2 nodes, root 1: reduce_scatter_gather sim %.1f us, "
+                  "price %.1f us; binomial sim %.1f us, price %.1f us\n",
+                  sim.seconds * 1e6, price * 1e6, tree_sim.seconds * 1e6, tree_price * 1e6);
+    assert_true(price > 0.9 * sim.seconds && price < 1.1 * sim.seconds);
+    assert_true(sim.seconds < tree_sim.seconds);
+    assert_true(price < tree_price);
 }
 
 /* A rooted call's layout for a new root makes only the trees its collective's prices read
@@ -581,6 +637,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fused_leader_prices),
         cmocka_unit_test(test_nic_chains),
         cmocka_unit_test(test_staggered_rounds),
+        cmocka_unit_test(test_quiet_rounds),
+        cmocka_unit_test(test_gather_behind_ring),
         cmocka_unit_test(test_rooted_layouts_price_alike),
         cmocka_unit_test(test_shared_cores_slow_host_copies),
         cmocka_unit_test(test_pricing_cost),
