@@ -52,6 +52,12 @@ typedef struct gdc_coll_tree_path {
 #define GDC_COLL_TREE_REGIMES 6
 
 /* Where the ranks of a call are, in the few numbers the prices need. */
+/* A transfer between nodes takes this many of one inside a node, in the layout's slower
+ * chains: between the built-in machine's 6.7 and dgx-h100's 8.1 (test_price: with 6, 8 or
+ * 12, 10 to 40 prices fewer within 10% of the simulator's time). The chain found so is
+ * priced at the machine's own rates. */
+#define GDC_COLL_CHAIN_NIC_W 7
+
 typedef struct gdc_coll_layout {
     int nodes;
     int max_local;   /* ranks of the largest node */
@@ -111,6 +117,13 @@ typedef struct gdc_coll_layout {
      * 4 or 8. */
     int tree_nic_chain[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
     int tree_nic_chain_hops[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
+    /* The same with the hops inside nodes taking time, each 1 / GDC_COLL_CHAIN_NIC_W of a
+     * transfer between nodes, on the parent's link in turn: the chain's time but that of
+     * its transfers inside nodes (in those units) and its hops between nodes, and its
+     * transfers inside nodes. */
+    int tree_slow_chain[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
+    int tree_slow_chain_hops[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
+    int tree_slow_chain_inside[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
     /* The same for the busiest rank's own link inside a node. */
     int tree_link_load[GDC_COLL_TREE_KINDS];
     /* The kinds whose trees above are made (bit 1 << kind): all of them for the
