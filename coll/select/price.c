@@ -1288,7 +1288,7 @@ double gdc_coll_price_ring(const gdc_coll_price_t *p, const gdc_coll_ring_t *rin
     stream = ring->fill * ring->chunks *
              (r * fmax(2 * p->o + b / p->gamma, b / slow) + a * fmax(p->o, b / slow));
     wave += (ring->chunks - 1) * fmax(r > 0 ? 2 * p->o + b / p->gamma : p->o, b / slow);
-    return fmax(wave, stream + (cross > 0 ? out.lat : in.lat) + 2 * p->o);
+    return fmax(wave, stream + (cross > 0 ? out.lat : in.lat) + p->o); /* as gdc_coll_price_group_ring's */
 }
 
 double gdc_coll_price_chain(const gdc_coll_price_t *p, int hops, int chunks, double bytes)
@@ -1407,7 +1407,11 @@ double gdc_coll_price_group_ring(const gdc_coll_price_t *p, int g, gdc_coll_hop_
     }
     wave   = rs_rounds * (gdc_coll_price_msg(p, h, b) + red) + ag_rounds * gdc_coll_price_msg(p, h, b) +
            (chunks - 1) * (rs_rounds > 0 ? rs_item : ag_item);
-    stream = chunks * (rs_rounds * rs_item + ag_rounds * ag_item) + h.lat + 2 * p->o;
+    /* the items hold each send's overhead: after them the last one's latency and its
+     * receive's overhead (with 2 overheads there, allreduce hier_rails's small calls were
+     * priced an overhead per phase over the simulator's time: 93.4% of its prices within
+     * 10% of it, now 95.7%) */
+    stream = chunks * (rs_rounds * rs_item + ag_rounds * ag_item) + h.lat + p->o;
     return fmax(wave, stream);
 }
 
