@@ -317,7 +317,7 @@ static void test_selection_default_nodes(void **state)
  * a layout made for that root; on this shape the root changes the choice. */
 static void test_rooted_choice(void **state)
 {
-    gdc_coll_args_t        a = call(GDC_COLL_BCAST, 4, 6, 3);
+    gdc_coll_args_t        a = call(GDC_COLL_BCAST, 16384, 6, 3);
     gdc_coll_layout_t      at_0;
     gdc_coll_cache_t      *cache = calloc(1, sizeof(*cache));
     const gdc_coll_algo_t *from_0, *from_5, *engine;
