@@ -325,6 +325,30 @@ static void test_nic_chains(void **state)
     assert_true(other < price);
 }
 
+/* algo (by name) for a on machine m: its price and the simulator's time, in seconds. */
+static void price_and_simulate(const gdc_coll_machine_t *m, const char *name, const gdc_coll_args_t *a, double *price,
+                               double *sim)
+{
+    const gdc_coll_algo_t *algo = gdc_coll_algo_find(a->coll, name);
+    gdc_coll_prediction_t  pred;
+
+    assert_non_null(algo);
+    assert_int_equal(gdc_coll_price(m, algo, a, NULL, price), GDC_SUCCESS);
+    assert_int_equal(gdc_coll_predict(m, algo, a, a->on_device, &pred), GDC_SUCCESS);
+    *sim = pred.seconds;
+}
+
+/* price_and_simulate for two algorithms, printed after label: t[0..1] the first's price and
+ * time, t[2..3] the second's. */
+static void price_two(const gdc_coll_machine_t *m, const gdc_coll_args_t *a, const char *label, const char *first,
+                      const char *second, double t[4])
+{
+    price_and_simulate(m, first, a, &t[0], &t[1]);
+    price_and_simulate(m, second, a, &t[2], &t[3]);
+    print_message("# %s: %s sim %.1f us, price %.1f us; %s sim %.1f us, price %.1f us\n", label, first, t[1] * 1e6,
+                  t[0] * 1e6, second, t[3] * 1e6, t[2] * 1e6);
+}
+
 /* reduce_scatter recursive_halving of 1 KiB on 12 ranks in blocks on 3 nodes: 8 take part
  * (4 fold in), and in the first round the four of node 2 cross at once, the others two by
  * two once their fold is in; in the second round two ranks of nodes 0 and 1 cross, whose
@@ -334,26 +358,15 @@ static void test_nic_chains(void **state)
  * 0.86 of its time). */
 static void test_staggered_rounds(void **state)
 {
-    gdc_coll_machine_t     m;
-    gdc_coll_args_t        a = call(GDC_COLL_REDUCE_SCATTER, 1024, 12, 3, 0, 0);
-    gdc_coll_prediction_t  sim, ring_sim;
-    const gdc_coll_algo_t *halving = gdc_coll_algo_find(GDC_COLL_REDUCE_SCATTER, "recursive_halving");
-    const gdc_coll_algo_t *ring    = gdc_coll_algo_find(GDC_COLL_REDUCE_SCATTER, "ring");
-    double                 price, ring_price;
+    gdc_coll_machine_t m;
+    gdc_coll_args_t    a = call(GDC_COLL_REDUCE_SCATTER, 1024, 12, 3, 0, 0);
+    double             t[4]; /* recursive_halving's price and time, the ring's */
 
     on_default_machine(&m, &a, 3, 0);
-    assert_non_null(halving);
-    assert_non_null(ring);
-    assert_int_equal(gdc_coll_price(&m, halving, &a, NULL, &price), GDC_SUCCESS);
-    assert_int_equal(gdc_coll_predict(&m, halving, &a, 0, &sim), GDC_SUCCESS);
-    assert_int_equal(gdc_coll_price(&m, ring, &a, NULL, &ring_price), GDC_SUCCESS);
-    assert_int_equal(gdc_coll_predict(&m, ring, &a, 0, &ring_sim), GDC_SUCCESS);
-    print_message("# reduce_scatter 1 KiB, 12 ranks on 3 nodes: recursive_halving sim %.1f us, price %.1f us; "
-                  "ring sim %.1f us, price %.1f us\n",
-                  sim.seconds * 1e6, price * 1e6, ring_sim.seconds * 1e6, ring_price * 1e6);
-    assert_true(price > 0.9 * sim.seconds && price < 1.1 * sim.seconds);
-    assert_true(ring_sim.seconds < sim.seconds);
-    assert_true(ring_price < price);
+    price_two(&m, &a, "reduce_scatter 1 KiB, 12 ranks on 3 nodes", "recursive_halving", "ring", t);
+    assert_true(t[0] > 0.9 * t[1] && t[0] < 1.1 * t[1]);
+    assert_true(t[3] < t[1]);
+    assert_true(t[2] < t[0]);
 }
 
 /* An allreduce of fewer elements than ranks: rabenseifner's rounds exchange only in the
@@ -362,19 +375,15 @@ static void test_staggered_rounds(void **state)
  * times the simulator's time). */
 static void test_quiet_rounds(void **state)
 {
-    gdc_coll_machine_t     m;
-    gdc_coll_args_t        a = call(GDC_COLL_ALLREDUCE, 8, 64, 3, 0, 0);
-    gdc_coll_prediction_t  sim;
-    const gdc_coll_algo_t *algo = gdc_coll_algo_find(GDC_COLL_ALLREDUCE, "rabenseifner");
-    double                 price;
+    gdc_coll_machine_t m;
+    gdc_coll_args_t    a = call(GDC_COLL_ALLREDUCE, 8, 64, 3, 0, 0);
+    double             price, sim;
 
     on_default_machine(&m, &a, 3, 0);
-    assert_non_null(algo);
-    assert_int_equal(gdc_coll_price(&m, algo, &a, NULL, &price), GDC_SUCCESS);
-    assert_int_equal(gdc_coll_predict(&m, algo, &a, 0, &sim), GDC_SUCCESS);
-    print_message("# allreduce rabenseifner 8 B, 64 ranks on 3 nodes: sim %.1f us, price %.1f us\n", sim.seconds * 1e6,
+    price_and_simulate(&m, "rabenseifner", &a, &price, &sim);
+    print_message("# allreduce rabenseifner 8 B, 64 ranks on 3 nodes: sim %.1f us, price %.1f us\n", sim * 1e6,
                   price * 1e6);
-    assert_true(price > 0.9 * sim.seconds && price < 1.1 * sim.seconds);
+    assert_true(price > 0.9 * sim && price < 1.1 * sim);
 }
 
 /* reduce_scatter_gather's ranks whose ring ends on a link inside their node send their
@@ -383,12 +392,9 @@ static void test_quiet_rounds(void **state)
  * the binomial tree, which the simulator has 1.16 times slower. */
 static void test_gather_behind_ring(void **state)
 {
-    gdc_coll_machine_t     m;
-    gdc_coll_args_t        a = call(GDC_COLL_REDUCE, 1 << 20, 3, 2, 1, 1);
-    gdc_coll_prediction_t  sim, tree_sim;
-    const gdc_coll_algo_t *rsg  = gdc_coll_algo_find(GDC_COLL_REDUCE, "reduce_scatter_gather");
-    const gdc_coll_algo_t *tree = gdc_coll_algo_find(GDC_COLL_REDUCE, "binomial");
-    double                 price, tree_price;
+    gdc_coll_machine_t m;
+    gdc_coll_args_t    a = call(GDC_COLL_REDUCE, 1 << 20, 3, 2, 1, 1);
+    double             t[4]; /* reduce_scatter_gather's price and time, the binomial tree's */
 
     gdc_coll_machine_default(&m);
     assert_int_equal(gdc_coll_machine_load(&m, GDC_SRCDIR "/share/profiles/dgx-h100.prof"), GDC_SUCCESS);
@@ -396,18 +402,10 @@ static void test_gather_behind_ring(void **state)
     a.core_cache = (size_t)m.core_cache_kib << 10;
     gdc_coll_machine_chunks(&m, &a);
     layout(3, 2, 1);
-    assert_non_null(rsg);
-    assert_non_null(tree);
-    assert_int_equal(gdc_coll_price(&m, rsg, &a, NULL, &price), GDC_SUCCESS);
-    assert_int_equal(gdc_coll_predict(&m, rsg, &a, 1, &sim), GDC_SUCCESS);
-    assert_int_equal(gdc_coll_price(&m, tree, &a, NULL, &tree_price), GDC_SUCCESS);
-    assert_int_equal(gdc_coll_predict(&m, tree, &a, 1, &tree_sim), GDC_SUCCESS);
-    print_message("# reduce 1 MiB, 3 ranks round robin on 2 nodes, root 1: reduce_scatter_gather sim %.1f us, "
-                  "price %.1f us; binomial sim %.1f us, price %.1f us\n",
-                  sim.seconds * 1e6, price * 1e6, tree_sim.seconds * 1e6, tree_price * 1e6);
-    assert_true(price > 0.9 * sim.seconds && price < 1.1 * sim.seconds);
-    assert_true(sim.seconds < tree_sim.seconds);
-    assert_true(price < tree_price);
+    price_two(&m, &a, "reduce 1 MiB, 3 ranks round robin on 2 nodes, root 1", "reduce_scatter_gather", "binomial", t);
+    assert_true(t[0] > 0.9 * t[1] && t[0] < 1.1 * t[1]);
+    assert_true(t[1] < t[3]);
+    assert_true(t[0] < t[2]);
 }
 
 /* A gather of 1 MiB blocks on 17 ranks in blocks on 2 nodes: the second node's blocks come
@@ -416,19 +414,15 @@ static void test_gather_behind_ring(void **state)
  * the chain counted the NIC alone). */
 static void test_chain_inside_nodes(void **state)
 {
-    gdc_coll_machine_t     m;
-    gdc_coll_args_t        a = call(GDC_COLL_GATHER, 1 << 20, 17, 2, 0, 0);
-    gdc_coll_prediction_t  sim;
-    const gdc_coll_algo_t *algo = gdc_coll_algo_find(GDC_COLL_GATHER, "binomial");
-    double                 price;
+    gdc_coll_machine_t m;
+    gdc_coll_args_t    a = call(GDC_COLL_GATHER, 1 << 20, 17, 2, 0, 0);
+    double             price, sim;
 
     on_default_machine(&m, &a, 2, 0);
-    assert_non_null(algo);
-    assert_int_equal(gdc_coll_price(&m, algo, &a, NULL, &price), GDC_SUCCESS);
-    assert_int_equal(gdc_coll_predict(&m, algo, &a, 0, &sim), GDC_SUCCESS);
-    print_message("# gather binomial 1 MiB, 17 ranks on 2 nodes: sim %.1f us, price %.1f us\n", sim.seconds * 1e6,
+    price_and_simulate(&m, "binomial", &a, &price, &sim);
+    print_message("# gather binomial 1 MiB, 17 ranks on 2 nodes: sim %.1f us, price %.1f us\n", sim * 1e6,
                   price * 1e6);
-    assert_true(price > 0.9 * sim.seconds && price < 1.1 * sim.seconds);
+    assert_true(price > 0.9 * sim && price < 1.1 * sim);
 }
 
 /* A rooted call's layout for a new root makes only the trees its collective's prices read
