@@ -961,6 +961,50 @@ void gdc_coll_layout_root(const gdc_coll_args_t *args, gdc_coll_layout_t *layout
     gdc_coll_layout_root_kinds(args, layout, GDC_COLL_TREE_ALL);
 }
 
+/* The messages a binomial tree over k members (farthest first) sends from the root before
+ * its way reaches member v. */
+static int node_tree_ahead(int v, int k)
+{
+    int ahead = 0, u = 0, top = 1;
+
+    while (top < k) {
+        top *= 2;
+    }
+    for (int d = top / 2; d >= 1; d /= 2) {
+        if ((v & d) == 0) {
+            continue;
+        }
+        for (int e = 2 * d; e < (u == 0 ? top : (u & -u)); e *= 2) {
+            ahead += u + e < k;
+        }
+        u += d;
+    }
+    return ahead;
+}
+
+/* The layout's smallest_way, the nodes' tree rooted at node `from`: per[d] ranks on node d. */
+static void smallest_ways(const int *per, int from, gdc_coll_layout_t *layout)
+{
+    int k = layout->nodes;
+
+    for (int d = 0; d < k; d++) {
+        int v = (d - from + k) % k, hops = __builtin_popcount((unsigned)v), ahead = node_tree_ahead(v, k);
+        int *deep = layout->smallest_way[0], *most = layout->smallest_way[1];
+
+        if (d == from || per[d] != layout->min_local) {
+            continue;
+        }
+        if (hops > deep[0] || (hops == deep[0] && ahead > deep[1])) {
+            deep[0] = hops;
+            deep[1] = ahead;
+        }
+        if (hops + ahead > most[0] + most[1] || (hops + ahead == most[0] + most[1] && hops > most[0])) {
+            most[0] = hops;
+            most[1] = ahead;
+        }
+    }
+}
+
 void gdc_coll_layout_root_kinds(const gdc_coll_args_t *args, gdc_coll_layout_t *layout, unsigned kinds)
 {
     int  root = args->root >= 0 && args->root < args->size ? args->root : 0;
@@ -979,6 +1023,7 @@ void gdc_coll_layout_root_kinds(const gdc_coll_args_t *args, gdc_coll_layout_t *
     layout->root_local  = layout->nodes > 1 ? layout->max_local : args->size;
     layout->other_local = 0;
     memset(layout->leader_local, 0, sizeof(layout->leader_local));
+    memset(layout->smallest_way, 0, sizeof(layout->smallest_way));
     tree_layout(args, layout);
     if (per == NULL) {
         return; /* one node (or out of memory: the root's node priced as the largest) */
@@ -997,6 +1042,7 @@ void gdc_coll_layout_root_kinds(const gdc_coll_args_t *args, gdc_coll_layout_t *
             layout->leader_local[hops] = per[d];
         }
     }
+    smallest_ways(per, node(args, root), layout);
     free(per);
 }
 

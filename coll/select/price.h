@@ -71,6 +71,10 @@ typedef struct gdc_coll_layout {
     /* Of the binomial tree over the nodes from the root's (node order, as the hier
      * algorithms' leaders): the ranks of the largest node h hops down it (0: none). */
     int leader_local[GDC_COLL_LAYOUT_DISTANCES + 1];
+    /* In that tree, the way to a node of min_local ranks: its hops and the messages its
+     * senders send to siblings before it (the farthest first); of the deepest such node,
+     * and of the one with the most hops and messages ahead together (0: none). */
+    int smallest_way[2][2];
     int blocks;      /* every node's ranks are consecutive */
     int ring_cross;  /* edges r -> r+1 (mod n) between two nodes */
     /* For partners 2^i apart, by bits (recursive doubling's participants, folded as the
