@@ -1042,7 +1042,8 @@ static double allreduce_hier_rails(const gdc_coll_price_t *p)
     small[0] = rails_node_ring(p, p->lay->min_local, part, 1);
     small[1] = nics_of(p, p->lay->min_local) >= p->lay->min_local
                    ? phase[1]
-                   : gdc_coll_price_group_allreduce(p, K, gdc_coll_price_hop(p, 1, 1), part, GDC_COLL_ACROSS_NODES, slots);
+                   : gdc_coll_price_group_allreduce(p, K, gdc_coll_price_hop(p, 1, 1), part, GDC_COLL_ACROSS_NODES,
+                                                    slots);
     small[2] = rails_node_ring(p, p->lay->min_local, part, 0);
     return max2(segmented_stream(segs, phase, stream),
                 p->lay->min_local < L ? segmented_stream(segs, small, stream) : 0);
@@ -1354,8 +1355,14 @@ static double alltoall_hier_handed(const gdc_coll_price_t *p, int Le, int Ld)
     double xfer    = Le * ((p->n - Le) / (K - 1.0)) * block / p->out.bandwidth;
     double others  = (p->n - Ld) / (K - 1.0);    /* ranks of a node that sends to d */
     double inward  = Ld > 1 ? inside(p).lat + p->o : 0;
-    double last_in = max2(max2(alltoall_hier_queued(p, Le) * xfer, (double)Le * Ld * block / p->out.bandwidth),
-                          alltoall_hier_late(p, Ld));
+    /* ... and packs for a node of scattered ranks (not in blocks, several on the node) are
+     * packed first and leave after the direct blocks, at once from every node: d's busiest
+     * NIC takes them in one after another, each of Le x Ld blocks (with the senders' side
+     * alone, 5 and 12 ranks dealt round robin to 4 and 8 nodes were priced at 0.71 to 0.84
+     * of the simulator's time). Otherwise they leave in the nodes' order, one by one. */
+    double pack    = (double)Le * Ld * block / p->out.bandwidth;
+    double packed  = p->lay->blocks || Ld < 2 ? 1 : alltoall_hier_queued(p, Ld);
+    double last_in = max2(max2(alltoall_hier_queued(p, Le) * xfer, packed * pack), alltoall_hier_late(p, Ld));
     double unpack  = p->lay->blocks || Le < 2 ? 0 : copies(p, Le, Le * block);
     double unpacks = p->lay->blocks || others < 2 ? 0 : copies(p, others, others * block);
     double hand    = alltoall_hier_hand(p, others, Ld);
