@@ -1118,8 +1118,10 @@ static double rails_reach_nodes(const gdc_coll_price_t *p, double part, int chun
  * after another on its NIC, and passes them on down their trees as they come: its way is a
  * part's, hop by hop, behind the parts its senders sent to siblings before it, and the
  * other parts after (the layout's smallest_way, the deepest and the most behind; in one
- * chunk, where a part goes at once). With these left to the NICs' streams, 1 MiB on 5
- * ranks on 4 nodes of dgx-h100 was priced at 0.81 of the simulator's time. */
+ * chunk, where a part goes at once); then its node's ring goes at the pace of its largest
+ * share (rails_node_ring). With these left to the NICs' streams, 1 MiB on 5 ranks on 4
+ * nodes and 16 MiB on 17 on 2 of dgx-h100 were priced at 0.81 and 0.85 of the simulator's
+ * time. */
 static double smallest_node_rails(const gdc_coll_price_t *p, double part, int chunks)
 {
     double parts = ceil((double)p->lay->max_local / p->lay->min_local), most = 0;
@@ -1176,7 +1178,7 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
     return max2(max2(max2(rails_reach_nodes(p, part, chunks, scatter, first, root_shared * root_stream, seg),
                           max2(scatter + whole, first + shared) + node_ring(p, p->lay->min_local, seg)),
                      scatter + node_ring(p, p->lay->root_local, seg)),
-                first + smallest_node_rails(p, part, chunks) + node_ring(p, p->lay->min_local, seg)) +
+                first + smallest_node_rails(p, part, chunks) + rails_node_ring(p, p->lay->min_local, part, 0)) +
            (segs - 1) * max2(scatter + node_ring(p, L, seg), stream);
 }
 
