@@ -1595,6 +1595,20 @@ double gdc_coll_price_group_bcast_to(const gdc_coll_price_t *p, int g, int hops,
     return gdc_coll_price_group_tree_way_of(p, g, hops, h, b) + (chunks - 1) * depth * fmax(p->o, b / h.bw);
 }
 
+double gdc_coll_price_group_bcast_chunk(const gdc_coll_price_t *p, int g, int hops, gdc_coll_hop_t h, double bytes,
+                                        int chunks)
+{
+    double b = bytes / chunks;
+
+    if (g < 2 || bytes <= 0) {
+        return 0;
+    }
+    if (chain_is_faster(g, chunks)) {
+        return (g - 1) * gdc_coll_price_msg(p, h, b);
+    }
+    return gdc_coll_price_group_tree_way_of(p, g, hops >= 0 ? hops : most_bits_to(g - 1), h, b);
+}
+
 double gdc_coll_price_group_bcast_stream(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks)
 {
     return gdc_coll_price_group_bcast_stream_shared(p, g, h, bytes, chunks, 1);

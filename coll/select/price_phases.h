@@ -127,6 +127,10 @@ double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop
 /* ... until a member `hops` hops down its tree has it (a chain's: the last member). */
 double gdc_coll_price_group_bcast_to(const gdc_coll_price_t *p, int g, int hops, gdc_coll_hop_t h, double bytes,
                                      int chunks);
+/* One chunk's way through that broadcast (a chain's or a tree's, as its chunks choose) to a
+ * member `hops` hops down (-1: the farthest). */
+double gdc_coll_price_group_bcast_chunk(const gdc_coll_price_t *p, int g, int hops, gdc_coll_hop_t h, double bytes,
+                                        int chunks);
 /* Shares of `total` from each of g members, of `largest` and `smallest` bytes at most and
  * at least (0: even shares). */
 double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, double largest,
