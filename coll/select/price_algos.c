@@ -1075,7 +1075,8 @@ static double bcast_hier(const gdc_coll_price_t *p)
         if (local > 0) {
             double among = gdc_coll_price_group_bcast_to(p, p->lay->nodes, hops, among_leaders(p), bytes, chunks);
             double inner = gdc_coll_price_group_bcast(p, local, inside(p), bytes, chunks);
-            double one_among = gdc_coll_price_group_bcast_chunk(p, p->lay->nodes, hops, among_leaders(p), bytes, chunks);
+            double one_among =
+                gdc_coll_price_group_bcast_chunk(p, p->lay->nodes, hops, among_leaders(p), bytes, chunks);
             double one_inner = gdc_coll_price_group_bcast_chunk(p, local, -1, inside(p), bytes, chunks);
             others           = max2(others, feeding(among, inner, one_among, one_inner));
         }
