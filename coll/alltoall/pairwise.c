@@ -1,7 +1,7 @@
 /* alltoall pairwise: n-1 rounds, in round k rank r sends its block for r+k and receives the
  * block from r-k; a window of sends in flight inside the node and one off it, the rounds in
- * an order that spreads a node's messages over the other nodes' ranks (alltoall/common.c).
- * The bandwidth choice. */
+ * an order that spreads a node's messages over the other nodes' ranks, a rank's rounds off
+ * its node first (alltoall/common.c). The bandwidth choice. */
 #include "algos.h"
 
 #include "alltoall/alltoall.h"

@@ -484,23 +484,6 @@ static double alltoall_windows_off(const gdc_coll_price_t *p, int local, double 
     return ceil(sends / GDC_COLL_A2A_WINDOW) * trip + (sharers - 1) * first * xfer;
 }
 
-/* In blocks, the rounds start at the largest node's size L (alltoall/common.c): the rank
- * of index i in its node sends n - L - i blocks off the node, then L - 1 inside it, then
- * i more off it, to the next node's first ranks. On a NIC of its own, the last rank's
- * i = L - 1 go one after another once its sends inside the node are posted (left to the
- * NIC's whole load, 64 KiB on 16 ranks on 2 nodes of dgx-h100 was priced at 0.86 of the
- * simulator's time). */
-static double alltoall_late_burst(const gdc_coll_price_t *p, double block)
-{
-    int    L = p->lay->max_local, late = L - 1, early = p->n - L - late;
-    double xfer = block / p->out.bandwidth, item = max2(p->o, xfer);
-
-    if (p->lay->nodes < 2 || !p->lay->blocks || nics_of(p, L) < L || late < 1) {
-        return 0;
-    }
-    return max2((p->n - 1 - late) * p->o, p->o + early * item) + late * item + p->out.latency + p->o;
-}
-
 static double alltoall_pairwise(const gdc_coll_price_t *p)
 {
     double block = bytes_of(p, p->args->count), local = p->lay->max_local;
@@ -521,9 +504,19 @@ static double alltoall_pairwise(const gdc_coll_price_t *p)
                                    alltoall_windows_off(p, p->lay->max_local, xfer, trip)));
     }
 
-    return (p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) +
-           max2(max2(max2((p->n - 1) * p->o, p->o + max2(in, out)) + lat + p->o, window + p->o),
-                alltoall_late_burst(p, block)) +
+    /* a rank sends off its node first, then inside it (alltoall/common.c): the last send off
+     * the node leaves once those of a rank of the smallest node are posted (after the sends
+     * inside it where more than a window of them wait for the first ones to arrive), the
+     * last inside once all are */
+    double last = max2((p->n - 1) * p->o, p->o + in) + p->in.latency + p->o;
+
+    if (p->lay->nodes > 1) {
+        int off = p->n - p->lay->min_local, posted = off > GDC_COLL_A2A_WINDOW ? p->n - 1 : off;
+
+        last = max2(max2(posted * p->o, p->o + out) + lat + p->o,
+                    max2((p->n - 1) * p->o, (p->n - p->lay->max_local) * p->o + in) + p->in.latency + p->o);
+    }
+    return (p->args->in_place ? 0 : gdc_coll_price_copy(p, block)) + max2(last, window + p->o) +
            (p->args->in_place ? (p->n - 1) * gdc_coll_price_copy(p, block) : 0);
 }
 
