@@ -11,7 +11,8 @@
  * receiving NIC takes them one after another. From k = L (the largest node's ranks), at
  * the time of their j-th message off the node the ranks of a node send to as many
  * different ranks. Every rank takes the rounds in this order, those off its node first
- * (round_order), so the rounds off the nodes are permutations as far as they go. Ranks dealt round robin cross in the same rounds whatever the order. */
+ * (round_order), so the rounds off the nodes are permutations as far as they go. Ranks
+ * dealt round robin cross in the same rounds whatever the order. */
 static int first_round(const gdc_coll_args_t *args)
 {
     int run = 1, most = 1;
