@@ -364,6 +364,21 @@ static void price_two(const gdc_coll_machine_t *m, const gdc_coll_args_t *a, con
                   t[0] * 1e6, second, t[3] * 1e6, t[2] * 1e6);
 }
 
+/* price_and_simulate, printed after label, and the price held within 10% of the
+ * simulator's time; the simulator's time in *sim where sim is not NULL. */
+static void assert_priced_near(const gdc_coll_machine_t *m, const gdc_coll_args_t *a, const char *name,
+                               const char *label, double *sim)
+{
+    double price, t;
+
+    price_and_simulate(m, name, a, &price, &t);
+    print_message("# %s, %s: sim %.1f us, price %.1f us\n", label, name, t * 1e6, price * 1e6);
+    assert_true(price > 0.9 * t && price < 1.1 * t);
+    if (sim != NULL) {
+        *sim = t;
+    }
+}
+
 /* reduce_scatter recursive_halving of 1 KiB on 12 ranks in blocks on 3 nodes: 8 take part
  * (4 fold in), and in the first round the four of node 2 cross at once, the others two by
  * two once their fold is in; in the second round two ranks of nodes 0 and 1 cross, whose
@@ -392,13 +407,9 @@ static void test_quiet_rounds(void **state)
 {
     gdc_coll_machine_t m;
     gdc_coll_args_t    a = call(GDC_COLL_ALLREDUCE, 8, 64, 3, 0, 0);
-    double             price, sim;
 
     on_default_machine(&m, &a, 3, 0);
-    price_and_simulate(&m, "rabenseifner", &a, &price, &sim);
-    print_message("# allreduce rabenseifner 8 B, 64 ranks on 3 nodes: sim %.1f us, price %.1f us\n", sim * 1e6,
-                  price * 1e6);
-    assert_true(price > 0.9 * sim && price < 1.1 * sim);
+    assert_priced_near(&m, &a, "rabenseifner", "allreduce 8 B, 64 ranks on 3 nodes", NULL);
 }
 
 /* reduce_scatter_gather's ranks whose ring ends on a link inside their node send their
@@ -426,13 +437,9 @@ static void test_chain_inside_nodes(void **state)
 {
     gdc_coll_machine_t m;
     gdc_coll_args_t    a = call(GDC_COLL_GATHER, 1 << 20, 17, 2, 0, 0);
-    double             price, sim;
 
     on_default_machine(&m, &a, 2, 0);
-    price_and_simulate(&m, "binomial", &a, &price, &sim);
-    print_message("# gather binomial 1 MiB, 17 ranks on 2 nodes: sim %.1f us, price %.1f us\n", sim * 1e6,
-                  price * 1e6);
-    assert_true(price > 0.9 * sim && price < 1.1 * sim);
+    assert_priced_near(&m, &a, "binomial", "gather 1 MiB, 17 ranks on 2 nodes", NULL);
 }
 
 /* bcast hier_rails, 1 MiB on 5 ranks on 4 nodes of dgx-h100 (2, 1, 1, 1): the nodes of one
@@ -442,12 +449,9 @@ static void test_smallest_node_rails(void **state)
 {
     gdc_coll_machine_t m;
     gdc_coll_args_t    a = call(GDC_COLL_BCAST, 1 << 20, 5, 4, 1, 0);
-    double             price, sim;
 
     on_dgx_machine(&m, &a, 4, 0);
-    price_and_simulate(&m, "hier_rails", &a, &price, &sim);
-    print_message("# bcast hier_rails 1 MiB, 5 ranks on 4 nodes: sim %.1f us, price %.1f us\n", sim * 1e6, price * 1e6);
-    assert_true(price > 0.9 * sim && price < 1.1 * sim);
+    assert_priced_near(&m, &a, "hier_rails", "bcast 1 MiB, 5 ranks on 4 nodes", NULL);
 }
 
 /* A tree's message off a node queues on its sender's NIC behind the node's others at its
@@ -458,13 +462,9 @@ static void test_tree_nics_by_sender(void **state)
 {
     gdc_coll_machine_t m;
     gdc_coll_args_t    a = call(GDC_COLL_ALLREDUCE, 1 << 20, 12, 4, 1, 0);
-    double             price, sim;
 
     on_dgx_machine(&m, &a, 4, 1);
-    price_and_simulate(&m, "knomial", &a, &price, &sim);
-    print_message("# allreduce knomial 1 MiB, 12 ranks round robin on 4 nodes: sim %.1f us, price %.1f us\n", sim * 1e6,
-                  price * 1e6);
-    assert_true(price > 0.9 * sim && price < 1.1 * sim);
+    assert_priced_near(&m, &a, "knomial", "allreduce 1 MiB, 12 ranks round robin on 4 nodes", NULL);
 }
 
 /* alltoall pairwise of 64 KiB blocks on 16 ranks on 2 nodes of dgx-h100: each rank sends
@@ -475,14 +475,11 @@ static void test_alltoall_off_node_first(void **state)
 {
     gdc_coll_machine_t m;
     gdc_coll_args_t    a = call(GDC_COLL_ALLTOALL, 65536, 16, 2, 1, 0);
-    double             price, sim;
+    double             sim;
 
     on_dgx_machine(&m, &a, 2, 0);
-    price_and_simulate(&m, "pairwise", &a, &price, &sim);
-    print_message("# alltoall pairwise 64 KiB, 16 ranks on 2 nodes: sim %.1f us, price %.1f us\n", sim * 1e6,
-                  price * 1e6);
+    assert_priced_near(&m, &a, "pairwise", "alltoall 64 KiB, 16 ranks on 2 nodes", &sim);
     assert_true(sim < 23e-6);
-    assert_true(price > 0.9 * sim && price < 1.1 * sim);
 }
 
 /* A rooted call's layout for a new root makes only the trees its collective's prices read
