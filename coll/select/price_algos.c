@@ -1011,8 +1011,6 @@ static double rails_allreduce(const gdc_coll_price_t *p, int K, double part, uin
     return max2(one, gdc_coll_price_msg(p, alone, 0) + busiest);
 }
 
-/* The rails of neighbouring segments overlap on the NICs (hier/common.h): a further
- * segment costs the NICs' bytes of its rails, or its phases inside the nodes. */
 /* A node's ring over its g ranks of a segment cut in L parts (L: the largest node's ranks),
  * reducing (rs) or gathering: on a smaller node some ranks own several parts. A share in
  * one chunk goes round in step with the others, every round at the pace of the largest;
@@ -1030,6 +1028,8 @@ static double rails_node_ring(const gdc_coll_price_t *p, int g, double part, int
     return gdc_coll_price_group_ring(p, g, inside(p), share, chunks, rs ? g - 1 : 0, rs ? 0 : g - 1);
 }
 
+/* The rails of neighbouring segments overlap on the NICs (hier/common.h): a further
+ * segment costs the NICs' bytes of its rails, or its phases inside the nodes. */
 static double allreduce_hier_rails(const gdc_coll_price_t *p)
 {
     int      L = p->lay->max_local, K = p->lay->nodes;
