@@ -653,8 +653,7 @@ static void chain_runs(chain_t *c, int most, int *units, int *hops, int *inside)
 
 /* Each kind's slowest chain of NIC queues (above), were the node's NICs 1, 2, 4 or 8; and
  * again with the hops inside nodes taking time (GDC_COLL_CHAIN_NIC_W). */
-static void tree_chains(const tree_walk_t *tw, const int kinds[4], int count, const int *local,
-                        gdc_coll_layout_t *layout)
+static void tree_chains(const tree_walk_t *tw, const int kinds[4], int count, gdc_coll_layout_t *layout)
 {
     int     n = tw->args->size, most_local = 0;
     chain_t c;
@@ -684,8 +683,8 @@ static void tree_chains(const tree_walk_t *tw, const int kinds[4], int count, co
         long dist;
         int  level, r = (v + tw->root) % n;
         c.parent[v] = v > 0 ? tree_up(v, tw->radix, &dist, &level) : 0;
-        c.cell[v]   = node(tw->args, r) * 8 + local[r] % 8;
-        most_local  = local[r] + 1 > most_local ? local[r] + 1 : most_local;
+        c.cell[v]   = node(tw->args, r) * 8 + tw->local[r] % 8;
+        most_local  = tw->local[r] + 1 > most_local ? tw->local[r] + 1 : most_local;
     }
     for (int k = 0; k < count; k++) {
         int *units = layout->tree_nic_chain[kinds[k]], *hops = layout->tree_nic_chain_hops[kinds[k]];
@@ -728,18 +727,14 @@ static void tree_loads(const tree_walk_t *tw, const int kinds[4], int count, gdc
 {
     const gdc_coll_args_t *args = tw->args;
     int                    n = args->size, nodes = tw->nodes, cells = nodes * 8 * 2; /* [tx, rx][node][nic] */
-    int                   *local = malloc((size_t)n * sizeof(int));
+    const int             *local = tw->local;
     int                   *nic   = calloc((size_t)GDC_COLL_TREE_NICS * (size_t)cells, sizeof(int));
     int                   *link  = malloc((size_t)n * 2 * sizeof(int)); /* [tx, rx][vrank] */
 
-    if (local == NULL || nic == NULL || link == NULL) {
+    if (nic == NULL || link == NULL) {
         free(link);
         free(nic);
-        free(local);
         return; /* left at 0: the ways alone */
-    }
-    for (int r = 0, *seen = nic; r < n; r++) { /* each rank's index in its node (nic is 0) */
-        local[r] = seen[node(args, r)]++;
     }
     for (int k = 0; k < count; k++) {
         int down = tree_kind_down(kinds[k]), blocks = tree_kind_blocks(kinds[k]);
@@ -777,10 +772,9 @@ static void tree_loads(const tree_walk_t *tw, const int kinds[4], int count, gdc
         memcpy(layout->tree_nic_load[kinds[k]], most_nic, sizeof(most_nic));
         layout->tree_link_load[kinds[k]] = most_link;
     }
-    tree_chains(tw, kinds, count, local, layout);
+    tree_chains(tw, kinds, count, layout);
     free(link);
     free(nic);
-    free(local);
 }
 
 /* Every rank's ways in the trees of the radix, the slowest of each kind per regime kept in
