@@ -93,6 +93,16 @@ static int most_off_in_fold(const gdc_coll_args_t *args, int *off, int nodes)
 /* The NICs per node the layout counts the sharing for (the price takes the nearest below). */
 static const int tree_nics[GDC_COLL_TREE_NICS] = {1, 2, 4, 8};
 
+/* Every NIC of a node, were its NICs each count of tree_nics: 1 + 2 + 4 + 8 slots. */
+#define NIC_SLOTS 15
+
+/* The slot of the NIC a rank of index `local` in its node uses where the node has
+ * tree_nics[k] of them (its index modulo their count, as the simulator picks it). */
+static int nic_slot(int k, int local)
+{
+    return tree_nics[k] - 1 + local % tree_nics[k];
+}
+
 static int tree_nics_index(int nics)
 {
     int i = 0;
@@ -146,17 +156,13 @@ static double tree_path_cost(const gdc_coll_tree_path_t *t, const tree_weights_t
            w[5] * t->queued_out + w[6] * t->queued_in + w[7] * t->reduces + w[8] * t->shared_out[c->nics];
 }
 
-/* A NIC of a node whose NICs are 1, 2, 4 or 8 (tree_nics[i] = 1 << i): slot (1 << i) - 1 +
- * nic, the NIC a rank's index in its node modulo their count (as the simulator picks it). */
-#define TREE_NIC_SLOTS 15
-
 /* A tree of the radix over args's ranks (vrank = rank: rooted at 0), with the off-node
  * messages of each node at each level, sent (down: the parents' nodes) and received (up:
  * the children's), which share the node's NICs: per NIC, by their senders' NICs. */
 typedef struct tree_walk {
     const gdc_coll_args_t *args;
     int                    radix, levels, nodes, root;
-    int                   *down_off, *up_off; /* [(node * levels + level) * TREE_NIC_SLOTS + slot] */
+    int                   *down_off, *up_off; /* [(node * levels + level) * NIC_SLOTS + slot] */
     int                   *local;             /* [rank]: its index in its node */
 } tree_walk_t;
 
@@ -191,10 +197,10 @@ static int vnode(const tree_walk_t *tw, int v)
     return node(tw->args, (v + tw->root) % tw->args->size);
 }
 
-/* The level's counts (TREE_NIC_SLOTS of them) of vrank v's node in `counts`. */
+/* The level's counts (NIC_SLOTS of them) of vrank v's node in `counts`. */
 static int *tree_nic_counts(const tree_walk_t *tw, int *counts, int v, int level)
 {
-    return &counts[((size_t)vnode(tw, v) * (size_t)tw->levels + (size_t)level) * TREE_NIC_SLOTS];
+    return &counts[((size_t)vnode(tw, v) * (size_t)tw->levels + (size_t)level) * NIC_SLOTS];
 }
 
 static int tree_walk_init(tree_walk_t *tw, const gdc_coll_args_t *args, int radix)
@@ -207,7 +213,7 @@ static int tree_walk_init(tree_walk_t *tw, const gdc_coll_args_t *args, int radi
     for (long d = 1; d * radix < args->size; d *= radix) {
         tw->levels++;
     }
-    size_t cells = (size_t)tw->nodes * (size_t)tw->levels * TREE_NIC_SLOTS;
+    size_t cells = (size_t)tw->nodes * (size_t)tw->levels * NIC_SLOTS;
 
     tw->down_off = calloc(cells * 2 + (size_t)args->size + (size_t)tw->nodes, sizeof(int));
     if (tw->down_off == NULL) {
@@ -225,8 +231,8 @@ static int tree_walk_init(tree_walk_t *tw, const gdc_coll_args_t *args, int radi
             int *down = tree_nic_counts(tw, tw->down_off, u, level), *up = tree_nic_counts(tw, tw->up_off, v, level);
             int  lu = tw->local[(u + tw->root) % args->size], lv = tw->local[(v + tw->root) % args->size];
             for (int i = 0; i < GDC_COLL_TREE_NICS; i++) {
-                down[(1 << i) - 1 + lu % (1 << i)]++;
-                up[(1 << i) - 1 + lv % (1 << i)]++;
+                down[nic_slot(i, lu)]++;
+                up[nic_slot(i, lv)]++;
             }
         }
     }
@@ -256,8 +262,8 @@ static void tree_path_add(gdc_coll_tree_path_t *t, int crosses, int steps, int x
  * simulator's time.) */
 static void tree_path_share(gdc_coll_tree_path_t *t, const int *counts, int local, int own, int unit)
 {
-    for (int i = 0; i < GDC_COLL_TREE_NICS; i++) { /* tree_nics[i] is 1 << i */
-        int total = counts[(1 << i) - 1 + local % (1 << i)];
+    for (int i = 0; i < GDC_COLL_TREE_NICS; i++) {
+        int total = counts[nic_slot(i, local)];
         t->shared_out[i] += (total > own ? total - own : 0) * unit;
     }
 }
@@ -904,17 +910,16 @@ static int most_off_by_distance(const gdc_coll_args_t *args, int nodes, gdc_coll
 }
 
 /* xor_gather_nic and xor_gather_nic_plain for distance i: a rank on NIC local index % nics
- * of its node (as the simulator has it). load holds a node's counts, per NIC of each count
- * in tree_nics (1 + 2 + 4 + 8 of them), of every message taken in, then of those alone
- * whose sender's group held no extra's block. */
-#define GATHER_NIC_SLOTS 15
+ * of its node (as the simulator has it). load holds a node's counts, per NIC slot
+ * (nic_slot), of every message taken in, then of those alone whose sender's group held no
+ * extra's block. */
 
 static void gathered_on_a_nic(const gdc_coll_args_t *args, const int *local, int *load, int nodes, int i,
                               gdc_coll_layout_t *layout)
 {
     int d = 1 << i;
 
-    memset(load, 0, (size_t)nodes * 2 * GATHER_NIC_SLOTS * sizeof(int));
+    memset(load, 0, (size_t)nodes * 2 * NIC_SLOTS * sizeof(int));
     for (int r = 0; r < args->size; r++) {
         gdc_coll_fold_t fold = gdc_coll_fold(args->size, r);
         int             j = fold.newrank;
@@ -926,20 +931,20 @@ static void gathered_on_a_nic(const gdc_coll_args_t *args, const int *local, int
         if (node(args, to) == node(args, r)) {
             continue;
         }
-        for (int k = 0, base = 0; k < GDC_COLL_TREE_NICS; base += tree_nics[k++]) {
-            int *in = &load[node(args, to) * 2 * GATHER_NIC_SLOTS + base + local[to] % tree_nics[k]];
+        for (int k = 0; k < GDC_COLL_TREE_NICS; k++) {
+            int *in = &load[node(args, to) * 2 * NIC_SLOTS + nic_slot(k, local[to])];
             in[0] += blocks;
-            in[GATHER_NIC_SLOTS] += blocks == d ? blocks : 0;
+            in[NIC_SLOTS] += blocks == d ? blocks : 0;
         }
     }
     for (int q = 0; q < nodes; q++) {
-        for (int k = 0, base = 0; k < GDC_COLL_TREE_NICS; base += tree_nics[k++]) {
+        for (int k = 0; k < GDC_COLL_TREE_NICS; k++) {
             for (int c = 0; c < tree_nics[k]; c++) {
-                const int *in    = &load[q * 2 * GATHER_NIC_SLOTS + base + c];
+                const int *in    = &load[q * 2 * NIC_SLOTS + nic_slot(k, c)];
                 int       *most  = &layout->xor_gather_nic[i][k];
                 int       *plain = &layout->xor_gather_nic_plain[i][k];
                 *most  = in[0] > *most ? in[0] : *most;
-                *plain = in[GATHER_NIC_SLOTS] > *plain ? in[GATHER_NIC_SLOTS] : *plain;
+                *plain = in[NIC_SLOTS] > *plain ? in[NIC_SLOTS] : *plain;
             }
         }
     }
@@ -955,7 +960,7 @@ static void most_gathered_on_a_nic(const gdc_coll_args_t *args, int nodes, gdc_c
         return;
     }
     local = calloc((size_t)args->size, sizeof(int));
-    load  = calloc((size_t)nodes * 2 * GATHER_NIC_SLOTS, sizeof(int));
+    load  = calloc((size_t)nodes * 2 * NIC_SLOTS, sizeof(int));
     if (local != NULL && load != NULL) {
         for (int r = 0; r < args->size; r++) {
             local[r] = load[node(args, r)]++; /* the node's ranks so far, counted in load for now */
