@@ -78,16 +78,25 @@ double gdc_coll_price_cma(const gdc_coll_price_t *p, double bytes);
 double gdc_coll_price_pipeline(double rounds, double chunks, double item, double hop);
 /* A pipelined ring over all ranks: reduce_rounds of a reduce-scatter (each received chunk
  * reduced), then gather_rounds of an allgather, over blocks of block_bytes in chunks; fill is
- * the share of blocks that are not empty (count < ranks leaves some empty). */
+ * the share of blocks that are not empty (count < ranks leaves some empty: all but the
+ * first count); block j is reduced at, or gathered from, rank first_owner + j. */
 typedef struct gdc_coll_ring {
     int    reduce_rounds;
     int    gather_rounds;
     double block_bytes;
     int    chunks;
     double fill;
+    int    first_owner;
 } gdc_coll_ring_t;
 
 double gdc_coll_price_ring(const gdc_coll_price_t *p, const gdc_coll_ring_t *ring);
+/* The most non-empty blocks whose ways the ring prices follow one by one: with more, the
+ * average way is taken. */
+#define GDC_COLL_RING_SPARSE_BLOCKS 64
+/* The hops between nodes on the way of the block that a ring over all ranks reduces at
+ * `owner` (reduces), or that its allgather takes from there: every link of the ring but
+ * the one out of the owner, or into it. */
+int gdc_coll_price_ring_way_crossings(const gdc_coll_price_t *p, int owner, int reduces);
 /* A pipelined chain r -> r+1 -> ... of hops links: chunks of bytes / chunks, every rank
  * forwarding each once. */
 double gdc_coll_price_chain(const gdc_coll_price_t *p, int hops, int chunks, double bytes);
