@@ -382,6 +382,7 @@ typedef struct chain {
     const tree_walk_t *tw;
     int                down, blocks, len;
     long               nic_w, inside_w;  /* time units of a transfer on a NIC, on a link inside */
+    long               hop_w, lat_w;     /* of a hop's latency and steps inside a node, between nodes */
     chain_event_t     *heap;
     long              *at, *tx_free;     /* at: [vrank]; tx_free: [node][8] */
     long              *link_free;        /* [vrank]: a parent's link inside its node */
@@ -391,8 +392,10 @@ typedef struct chain {
     int               *cell;             /* [vrank]: node * 8 + its index in the node (mod 8) */
     int               *hops, *pending;   /* hops: between nodes on the way to at[v] */
     long              *inside;           /* [vrank]: transfers inside nodes on that way */
+    gdc_coll_chain_way_t *way;           /* [vrank]: that way's hops inside nodes and reductions */
     long               last, last_inside;
     int                last_hops;
+    gdc_coll_chain_way_t last_way;
 } chain_t;
 
 static int event_before(const chain_event_t *a, const chain_event_t *b)
@@ -435,7 +438,7 @@ static chain_event_t chain_pop(chain_t *c)
     return top;
 }
 
-static void chain_arrive(chain_t *c, int v, long t, int hops, long inside);
+static void chain_arrive(chain_t *c, int v, long t, int hops, long inside, gdc_coll_chain_way_t way);
 
 static long chain_units(const chain_t *c, int v)
 {
@@ -449,12 +452,14 @@ static void chain_send(chain_t *c, int v, long t, int prio)
     int from = c->down ? c->parent[v] : v;
 
     if (c->tx[v] < 0) {
-        long  w    = chain_units(c, v);
-        long *link = &c->link_free[c->parent[v]];
-        long  end  = (t > *link ? t : *link) + w * c->inside_w;
+        long                 w    = chain_units(c, v);
+        long                *link = &c->link_free[c->parent[v]];
+        long                 end  = (t > *link ? t : *link) + w * c->inside_w;
+        gdc_coll_chain_way_t way  = c->way[from];
 
+        way.inside_hops++;
         *link = end;
-        chain_arrive(c, v, end, c->hops[from], c->inside[from] + w);
+        chain_arrive(c, v, end + c->hop_w, c->hops[from], c->inside[from] + w, way);
     } else {
         chain_push(c, t, prio, v, 0);
     }
@@ -481,7 +486,19 @@ static void chain_send_down(chain_t *c, int u, long t)
     }
 }
 
-static void chain_arrive(chain_t *c, int v, long t, int hops, long inside)
+/* The children of binomial vrank u farther than its child v (reduced after v's data). */
+static int chain_children_after(const chain_t *c, int u, int v)
+{
+    int  n = c->tw->args->size, radix = c->tw->radix, after = 0;
+    long top = u == 0 ? n : (long)(u & -u);
+
+    for (long d = (long)(v - u) * radix; radix == 2 && d < top && u + d < n; d *= 2) {
+        after++;
+    }
+    return after;
+}
+
+static void chain_arrive(chain_t *c, int v, long t, int hops, long inside, gdc_coll_chain_way_t way)
 {
     int u = c->parent[v];
 
@@ -489,10 +506,12 @@ static void chain_arrive(chain_t *c, int v, long t, int hops, long inside)
         c->at[v]     = t;
         c->hops[v]   = hops;
         c->inside[v] = inside;
+        c->way[v]    = way;
         if (t > c->last || (t == c->last && hops > c->last_hops)) {
             c->last        = t;
             c->last_hops   = hops;
             c->last_inside = inside;
+            c->last_way    = way;
         }
         chain_send_down(c, v, t);
         return;
@@ -501,6 +520,9 @@ static void chain_arrive(chain_t *c, int v, long t, int hops, long inside)
         c->at[u]     = t;
         c->hops[u]   = hops;
         c->inside[u] = inside;
+        /* v's data reduced, then that of u's children after v (the farther ones) */
+        way.reduces += 1 + chain_children_after(c, u, v);
+        c->way[u]    = way;
     }
     if (--c->pending[u] > 0) {
         return;
@@ -509,6 +531,7 @@ static void chain_arrive(chain_t *c, int v, long t, int hops, long inside)
         c->last        = c->at[0];
         c->last_hops   = c->hops[0];
         c->last_inside = c->inside[0];
+        c->last_way    = c->way[0];
     } else {
         chain_send(c, u, c->at[u], u);
     }
@@ -573,20 +596,21 @@ static void chain_hop(chain_t *c, chain_event_t e)
     long *tx = &c->tx_free[c->tx[v]];
 
     if (e.rx) {
-        chain_arrive(c, v, e.t, c->hops[from] + 1, c->inside[from]);
+        chain_arrive(c, v, e.t, c->hops[from] + 1, c->inside[from], c->way[from]);
         return;
     }
     start = e.t > *tx ? e.t : *tx;
     *tx   = start + w;
     in    = chain_book(&c->rx[c->to[v]], e.t, start, w);
-    chain_push(c, in >= 0 ? in : start + w, v, v, 1); /* out of memory: as if the receiver were free */
+    chain_push(c, (in >= 0 ? in : start + w) + c->lat_w, v, v, 1); /* out of memory: as if the receiver were free */
 }
 
-/* The tree's last arrival: its time but that of the transfers inside nodes on its way
- * (units: in NIC transfers where inside is NULL, else in time units; what it waited for
- * links inside nodes counted as time on NICs), the hops between nodes on the way, the
- * transfers inside nodes (inside; may be NULL). */
-static void chain_run(chain_t *c, int nics, int *units, int *hops, int *inside)
+/* The tree's last arrival: its time but that of the transfers inside nodes on its way and
+ * its hops' latencies (units: in NIC transfers where inside is NULL, else in time units;
+ * what it waited for links inside nodes counted as time on NICs), the hops between nodes
+ * on the way, the transfers inside nodes and the rest of the way (inside and way; both
+ * NULL or neither). */
+static void chain_run(chain_t *c, int nics, int *units, int *hops, int *inside, gdc_coll_chain_way_t *way)
 {
     int n = c->tw->args->size, nodes = c->tw->nodes;
 
@@ -600,10 +624,12 @@ static void chain_run(chain_t *c, int nics, int *units, int *hops, int *inside)
     c->last        = 0;
     c->last_hops   = 0;
     c->last_inside = 0;
+    memset(&c->last_way, 0, sizeof(c->last_way));
     memset(c->at, 0, (size_t)n * sizeof(long));
     memset(c->link_free, 0, (size_t)n * sizeof(long));
     memset(c->inside, 0, (size_t)n * sizeof(long));
     memset(c->hops, 0, (size_t)n * sizeof(int));
+    memset(c->way, 0, (size_t)n * sizeof(*c->way));
     memset(c->tx_free, 0, (size_t)nodes * 8 * sizeof(long));
     for (int i = 0; i < nodes * 8; i++) {
         c->rx[i].len = 0;
@@ -624,10 +650,12 @@ static void chain_run(chain_t *c, int nics, int *units, int *hops, int *inside)
     while (c->len > 0) {
         chain_hop(c, chain_pop(c));
     }
-    *units = (int)(c->last - c->last_inside * c->inside_w);
+    *units = (int)(c->last - c->last_inside * c->inside_w - c->last_way.inside_hops * c->hop_w -
+                   c->last_hops * c->lat_w);
     *hops  = c->last_hops;
     if (inside != NULL) {
         *inside = (int)c->last_inside;
+        *way    = c->last_way;
     }
 }
 
@@ -636,23 +664,31 @@ static void chain_run(chain_t *c, int nics, int *units, int *hops, int *inside)
  * nothing (no two ranks share one then); where the fewest and the most give the same
  * chain, the counts between are taken to give it too (a NIC's queue only shortens as its
  * ranks spread over more of them): in the common layouts half the runs. */
-static void chain_runs(chain_t *c, int most, int *units, int *hops, int *inside)
+static void chain_run_at(chain_t *c, int i, int *units, int *hops, int *inside, gdc_coll_chain_way_t *way)
 {
-    chain_run(c, tree_nics[0], &units[0], &hops[0], inside != NULL ? &inside[0] : NULL);
+    chain_run(c, tree_nics[i], &units[i], &hops[i], inside != NULL ? &inside[i] : NULL, way != NULL ? &way[i] : NULL);
+}
+
+static void chain_runs(chain_t *c, int most, int *units, int *hops, int *inside, gdc_coll_chain_way_t *way)
+{
+    chain_run_at(c, 0, units, hops, inside, way);
     if (most > 0) {
-        chain_run(c, tree_nics[most], &units[most], &hops[most], inside != NULL ? &inside[most] : NULL);
+        chain_run_at(c, most, units, hops, inside, way);
     }
     for (int i = 1; i < GDC_COLL_TREE_NICS; i++) {
-        int same = units[0] == units[most] && hops[0] == hops[most] && (inside == NULL || inside[0] == inside[most]);
+        int same = units[0] == units[most] && hops[0] == hops[most] &&
+                   (inside == NULL || (inside[0] == inside[most] && way[0].inside_hops == way[most].inside_hops &&
+                                       way[0].reduces == way[most].reduces));
         if (i > most || same) {
             int from = i > most ? most : 0;
             units[i] = units[from];
             hops[i]  = hops[from];
             if (inside != NULL) {
                 inside[i] = inside[from];
+                way[i]    = way[from];
             }
         } else if (i < most) {
-            chain_run(c, tree_nics[i], &units[i], &hops[i], inside != NULL ? &inside[i] : NULL);
+            chain_run_at(c, i, units, hops, inside, way);
         }
     }
 }
@@ -674,9 +710,10 @@ static void tree_chains(const tree_walk_t *tw, const int kinds[4], int count, gd
     c.tx_free = malloc((size_t)tw->nodes * 8 * sizeof(long));
     c.rx      = calloc((size_t)tw->nodes * 8, sizeof(*c.rx));
     c.parent  = malloc((size_t)n * 6 * sizeof(int));
+    c.way     = malloc((size_t)n * sizeof(*c.way));
     c.link_free = malloc((size_t)n * 2 * sizeof(long));
     if (c.heap == NULL || c.at == NULL || c.tx_free == NULL || c.rx == NULL || c.parent == NULL ||
-        c.link_free == NULL) {
+        c.link_free == NULL || c.way == NULL) {
         goto out; /* left at 0: the NICs' loads alone */
     }
     c.inside  = c.link_free + n;
@@ -707,16 +744,21 @@ static void tree_chains(const tree_walk_t *tw, const int kinds[4], int count, gd
         }
         c.nic_w    = 1;
         c.inside_w = 0;
-        chain_runs(&c, most, units, hops, NULL);
+        c.hop_w    = 0;
+        c.lat_w    = 0;
+        chain_runs(&c, most, units, hops, NULL, NULL);
         c.nic_w    = GDC_COLL_CHAIN_NIC_W;
         c.inside_w = 1;
+        c.hop_w    = GDC_COLL_CHAIN_HOP_W;
+        c.lat_w    = GDC_COLL_CHAIN_HOP_W;
         chain_runs(&c, most, layout->tree_slow_chain[kinds[k]], layout->tree_slow_chain_hops[kinds[k]],
-                   layout->tree_slow_chain_inside[kinds[k]]);
+                   layout->tree_slow_chain_inside[kinds[k]], layout->tree_slow_chain_way[kinds[k]]);
     }
 out:
     for (int i = 0; c.rx != NULL && i < tw->nodes * 8; i++) {
         free(c.rx[i].span);
     }
+    free(c.way);
     free(c.link_free);
     free(c.parent);
     free(c.rx);
@@ -1045,6 +1087,7 @@ void gdc_coll_layout_root_kinds(const gdc_coll_args_t *args, gdc_coll_layout_t *
     memset(layout->tree_slow_chain, 0, sizeof(layout->tree_slow_chain));
     memset(layout->tree_slow_chain_hops, 0, sizeof(layout->tree_slow_chain_hops));
     memset(layout->tree_slow_chain_inside, 0, sizeof(layout->tree_slow_chain_inside));
+    memset(layout->tree_slow_chain_way, 0, sizeof(layout->tree_slow_chain_way));
     memset(layout->tree_link_load, 0, sizeof(layout->tree_link_load));
     layout->tree_kinds  = kinds;
     layout->root        = root;
@@ -1445,20 +1488,44 @@ int gdc_coll_price_ring_chunks(const gdc_coll_price_t *p, int across, double blo
     return gdc_coll_ring_chunk_count(p->args, across, (size_t)block_bytes, rounds);
 }
 
+/* The slow chain (tree_chains) at the call's costs, with what else is on its way. */
+static double tree_slow_chain(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, int nics, double unit, double reduce)
+{
+    const gdc_coll_chain_way_t *way = &p->lay->tree_slow_chain_way[kind][nics];
+
+    return p->lay->tree_slow_chain[kind][nics] * unit / GDC_COLL_CHAIN_NIC_W / p->out.bandwidth +
+           p->lay->tree_slow_chain_hops[kind][nics] * p->out.latency +
+           p->lay->tree_slow_chain_inside[kind][nics] * unit / p->in.bandwidth + 2 * p->o +
+           way->inside_hops * (p->in.latency + 2 * p->o) + (tree_kind_reduces(kind) ? way->reduces * reduce : 0);
+}
+
 double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, double unit)
 {
     tree_weights_t c    = tree_weights(p->o, p->out.latency, p->in.latency, unit / p->out.bandwidth,
                                        unit / p->in.bandwidth, gdc_coll_price_reduce(p, unit), p->nics);
     int            nics = tree_nics_index(p->nics);
-    double         most = 0, chain;
+    double         most = 0, unshared = 0, chain;
     double         nic  = p->lay->tree_nic_load[kind][nics] * unit / p->out.bandwidth;
     double         link = p->lay->tree_link_load[kind] * unit / p->in.bandwidth;
     /* a reduce's last message in is reduced before its way goes on */
     double         last = tree_kind_reduces(kind) ? c.w[7] : 0;
 
     for (int r = 0; r < GDC_COLL_TREE_REGIMES; r++) {
-        double t = tree_path_cost(&p->lay->tree_paths[kind][r], &c);
-        most     = t > most ? t : most;
+        const gdc_coll_tree_path_t *way = &p->lay->tree_paths[kind][r];
+        double                      t   = tree_path_cost(way, &c);
+
+        most     = fmax(most, t);
+        unshared = fmax(unshared, t - c.w[8] * way->shared_out[c.nics]);
+    }
+    /* A way's NIC share takes every message of its level on the NIC as ahead of its own: at
+     * most that, as the others may have left before the way's message was ready, or come
+     * in one by one from the level before. The slow chain runs the queues in turn; where it
+     * comes out lower it stands, never below the ways without their shares. (bcast
+     * binomial, 1 MiB on 4 ranks dealt round robin to 2 nodes: the root's message off its
+     * node had left when the other rank there had the data to send, yet was priced ahead
+     * of it, at 1.12 times the simulator's time.) */
+    if (p->lay->tree_slow_chain[kind][nics] > 0) {
+        most = fmax(unshared, fmin(most, tree_slow_chain(p, kind, nics, unit, c.w[7])));
     }
     most = link > 0 ? fmax(most, link + last + p->in.latency + 2 * p->o) : most;
     most = nic > 0 ? fmax(most, nic + last + p->out.latency + 2 * p->o) : most;

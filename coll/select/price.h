@@ -34,6 +34,12 @@ typedef enum {
 /* One way through a tree, from the root to a rank (broadcast, scatter) or from a rank to
  * the root (reduce, gather), in the counts its time is made of; a transfer is of the whole
  * vector, or of one block for a scatter or a gather. */
+/* A tree chain's way (the layout's slow chains): its hops inside nodes, and the reductions
+ * on it (each message's, and those of the children its receiver reduces after it). */
+typedef struct gdc_coll_chain_way {
+    int inside_hops, reduces;
+} gdc_coll_chain_way_t;
+
 typedef struct gdc_coll_tree_path {
     int steps;                 /* step overheads */
     int out, in;               /* hops between nodes, inside a node: a latency each */
@@ -57,6 +63,12 @@ typedef struct gdc_coll_tree_path {
  * 12, 10 to 40 prices fewer within 10% of the simulator's time). The chain found so is
  * priced at the machine's own rates. */
 #define GDC_COLL_CHAIN_NIC_W 7
+/* A hop's latency and its two steps, in the same chains, in transfers inside a node: about
+ * one at the sizes whose NIC queues matter (dgx-h100 at 1 MiB: 5 us against 2.7; the
+ * built-in machine at 64 KiB: 15 against 8.2). With 0, the chains ran ahead of the
+ * simulator's ranks to their NICs, and met other queues there (bcast binomial, 1 MiB on 32
+ * ranks round robin on 2 nodes of dgx-h100, at 0.89 of the simulator's time). */
+#define GDC_COLL_CHAIN_HOP_W 1
 
 typedef struct gdc_coll_layout {
     int nodes;
@@ -122,12 +134,14 @@ typedef struct gdc_coll_layout {
     int tree_nic_chain[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
     int tree_nic_chain_hops[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
     /* The same with the hops inside nodes taking time, each 1 / GDC_COLL_CHAIN_NIC_W of a
-     * transfer between nodes, on the parent's link in turn: the chain's time but that of
-     * its transfers inside nodes (in those units) and its hops between nodes, and its
-     * transfers inside nodes. */
+     * transfer between nodes, on the parent's link in turn, and every hop's latency
+     * GDC_COLL_CHAIN_HOP_W: the chain's time but that of its transfers inside nodes (in
+     * those units) and its hops' latencies, its hops between nodes, its transfers inside
+     * nodes and the rest of its way (the hops inside nodes, the reductions). */
     int tree_slow_chain[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
     int tree_slow_chain_hops[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
     int tree_slow_chain_inside[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
+    gdc_coll_chain_way_t tree_slow_chain_way[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
     /* The same for the busiest rank's own link inside a node. */
     int tree_link_load[GDC_COLL_TREE_KINDS];
     /* The kinds whose trees above are made (bit 1 << kind): all of them for the
