@@ -900,8 +900,8 @@ static void tree_layout(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
     }
 }
 
-/* xor_off and shift_off for every distance in one pass over the ranks (each rank's fold
- * made once; a node's counts side by side); 0 on success. */
+/* xor_off, shift_off and xor_fold_waiting/crossing for every distance in one pass over the ranks
+ * (each rank's fold made once; a node's counts side by side); 0 on success. */
 static int most_off_by_distance(const gdc_coll_args_t *args, int nodes, gdc_coll_layout_t *layout)
 {
     int  distances = 0;
@@ -910,7 +910,7 @@ static int most_off_by_distance(const gdc_coll_args_t *args, int nodes, gdc_coll
     while (distances < GDC_COLL_LAYOUT_DISTANCES && (1 << distances) < args->size) {
         distances++;
     }
-    off = calloc((size_t)nodes * (size_t)distances * 2, sizeof(int));
+    off = calloc((size_t)nodes * (size_t)distances * 3, sizeof(int));
     if (off == NULL) {
         return -1;
     }
@@ -925,7 +925,8 @@ static int most_off_by_distance(const gdc_coll_args_t *args, int nodes, gdc_coll
                               ? -1
                               : gdc_coll_fold_real(&fold, fold.newrank ^ (1 << i));
             int crosses = by_bits >= 0 && node(args, by_bits) != me;
-            off[(me * distances + i) * 2] += crosses;
+            off[(me * distances + i) * 3] += crosses;
+            off[(me * distances + i) * 3 + 2] += crosses && fold.newrank < fold.rem; /* waited */
             if (crosses && (fold.newrank & -(2 << i)) < layout->xor_first_cross[i]) {
                 layout->xor_first_cross[i] = fold.newrank & -(2 << i);
             }
@@ -937,14 +938,19 @@ static int most_off_by_distance(const gdc_coll_args_t *args, int nodes, gdc_coll
                 layout->xor_cross_after_fold[1][i] |= fold.newrank % (2 * block) < fold.rem;
             }
             int ahead = r + (1 << i) < args->size ? r + (1 << i) : r + (1 << i) - args->size;
-            off[(me * distances + i) * 2 + 1] += node(args, ahead) != me;
+            off[(me * distances + i) * 3 + 1] += node(args, ahead) != me;
         }
     }
     for (int i = 0; i < distances; i++) {
         for (int d = 0; d < nodes; d++) {
-            const int *here = &off[(d * distances + i) * 2];
+            const int *here = &off[(d * distances + i) * 3];
             layout->xor_off[i]   = here[0] > layout->xor_off[i] ? here[0] : layout->xor_off[i];
             layout->shift_off[i] = here[1] > layout->shift_off[i] ? here[1] : layout->shift_off[i];
+            if (here[2] > 0) {
+                int *waiting = &layout->xor_fold_waiting[i], *crossing = &layout->xor_fold_crossing[i];
+                *waiting  = here[2] > *waiting ? here[2] : *waiting;
+                *crossing = here[0] > *crossing ? here[0] : *crossing;
+            }
         }
     }
     free(off);
@@ -1309,6 +1315,17 @@ gdc_coll_hop_t gdc_coll_price_xor_hop(const gdc_coll_price_t *p, int dist)
     }
     off = i >= 0 ? p->lay->xor_off[i] : p->lay->max_local;
     return gdc_coll_price_hop(p, off > 0, off);
+}
+
+int gdc_coll_price_xor_fold_queue(const gdc_coll_price_t *p, int dist, int *crossing)
+{
+    int i = log2_exact(dist);
+
+    if (p->lay->nodes < 2 || i < 0 || p->lay->xor_fold_waiting[i] == 0) {
+        return 0;
+    }
+    *crossing = p->lay->xor_fold_crossing[i];
+    return p->lay->xor_fold_waiting[i];
 }
 
 int gdc_coll_price_xor_quiet(const gdc_coll_price_t *p, int dist, size_t used)

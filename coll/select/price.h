@@ -106,6 +106,12 @@ typedef struct gdc_coll_layout {
      * doubling order (1, 2, 4, ...) and in halving order (..., 4, 2, 1)? Those that waited
      * for an extra are behind the others: their way is the one to price. */
     int xor_cross_after_fold[2][GDC_COLL_LAYOUT_DISTANCES];
+    /* Of the same rounds, on the nodes where a participant that waited for an extra
+     * crosses between nodes in the round of partners 2^i apart: the most such participants
+     * on one, and the most that cross on one (those that did not wait send while the fold
+     * comes in; 0 where none waited). */
+    int xor_fold_waiting[GDC_COLL_LAYOUT_DISTANCES];
+    int xor_fold_crossing[GDC_COLL_LAYOUT_DISTANCES];
     /* allgather recursive_doubling's rounds by bits: a participant sends its group's blocks,
      * one more for each extra's the group holds. The most blocks one NIC of a node takes in
      * from off the node in the round of partners 2^i apart, were the node's NICs 1, 2, 4 or

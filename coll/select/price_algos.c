@@ -41,6 +41,8 @@ typedef struct xor_round {
                             others' (0: the bytes of each of the node's ranks that cross) */
     double nic_bytes_plain;
     int    quiet;        /* what crosses between nodes in the round is empty */
+    int    fold_queue;   /* the first round after the fold: the messages of participants that
+                            did not wait go out on the node's NIC meanwhile (fold_queue) */
 } xor_round_t;
 
 /* A way through rounds by bits, each on its hop: a round that crosses behind the node's
@@ -92,6 +94,21 @@ static double xor_step(const gdc_coll_price_t *p, xor_way_t *w, gdc_coll_hop_t h
  * those of partners that waited too, at distances below the extras' count), and hands it
  * back once its link to the extra is free; the ranks its late messages reach finish at
  * the end of its way. */
+/* How long the first message (of `sent` bytes) of a participant that waited for an extra
+ * takes on its node's one NIC, from the fold in, queue included (`queued`: as the hop
+ * prices it): those of the node's participants that cross at once are on the NIC
+ * meanwhile, those that waited too are ahead of it. (allreduce rabenseifner, 1 MiB on 5
+ * ranks in blocks on 2 nodes: rank 1 takes in rank 0's vector while rank 2's first message
+ * crosses; priced as if that message came after the fold, 1.15 times the simulator's
+ * time.) */
+static double fold_queue(const gdc_coll_price_t *p, int dist, double sent, double fold_in, double queued)
+{
+    int    crossing = 0, waiting = gdc_coll_price_xor_fold_queue(p, dist, &crossing);
+    double x        = sent / p->out.bandwidth;
+
+    return waiting > 0 ? max2(waiting * x, crossing * x - fold_in) : queued;
+}
+
 static double xor_rounds(const gdc_coll_price_t *p, const xor_round_t *round, int rounds, double fold_in,
                          double out_bytes, int may_hide, int gathers)
 {
@@ -104,7 +121,7 @@ static double xor_rounds(const gdc_coll_price_t *p, const xor_round_t *round, in
      * behind the one before it) */
     double first_in = gathers && rounds > 0 ? gdc_coll_price_msg(p, h, round[0].bytes) : 0, late_in = 0;
     double link     = first_in;
-    int    extras   = p->n - gdc_coll_price_pof2(p->n);
+    int    extras   = p->n - gdc_coll_price_pof2(p->n), queued_in_fold = 0;
 
     for (int j = 0; j < rounds; j++) {
         double red  = round[j].reduced > 0 ? gdc_coll_price_reduce(p, round[j].reduced) : 0;
@@ -119,6 +136,10 @@ static double xor_rounds(const gdc_coll_price_t *p, const xor_round_t *round, in
                 link = max2(link, max2(all.t, late_in)) + sent / hop.bw;
             }
             last = xor_step(p, &after, hop, sent, red);
+            if (round[j].fold_queue && !queued_in_fold && hop.crosses && p->nics == 1) {
+                after.t += fold_queue(p, round[j].dist, sent, fold_in, sent / hop.bw) - sent / hop.bw;
+            }
+            queued_in_fold = 1;
         }
         xor_step(p, &all, nic_carrying(p, way, round[j].nic_bytes_plain, round[j].bytes), round[j].bytes, red);
         late_in = round[j].dist < extras ? fold_in + after.t : late_in;
@@ -211,10 +232,10 @@ static double allreduce_recursive_doubling(const gdc_coll_price_t *p)
 {
     double      bytes = bytes_of(p, p->args->count);
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
-    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
 
     for (int d = 1; d < pof2 && rounds < GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
-        round[rounds++] = (xor_round_t){d, bytes, bytes, 0, 0, 0, 0, 0, 0};
+        round[rounds++] = (xor_round_t){d, bytes, bytes, 0, 0, 0, 0, 0, 0, 0};
     }
     /* each round's reduction writes what its send reads: it waits for the send, whose link
      * the partner's message does not hold up, and the result for the last one */
@@ -247,7 +268,7 @@ static double allreduce_rabenseifner(const gdc_coll_price_t *p)
     double      bytes = bytes_of(p, p->args->count);
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0, below = rabenseifner_after_below(p, pof2);
     double      fold  = fold_in(p, bytes, 1);
-    xor_round_t round[2 * GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    xor_round_t round[2 * GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
 
     /* fewer elements than participants: the first count blocks hold one each, and a group
      * of a round from there on exchanges nothing */
@@ -255,11 +276,11 @@ static double allreduce_rabenseifner(const gdc_coll_price_t *p)
 
     for (int d = pof2 / 2; d >= 1 && rounds < GDC_COLL_LAYOUT_DISTANCES; d /= 2) {
         round[rounds++] = (xor_round_t){d, bytes * d / pof2, bytes * d / pof2, 1, 0, 0, 0, 0,
-                                        gdc_coll_price_xor_quiet(p, d, used)};
+                                        gdc_coll_price_xor_quiet(p, d, used), d == pof2 / 2};
     }
     for (int d = 1; d < pof2 && rounds < 2 * GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
         round[rounds++] = (xor_round_t){d, bytes * d / pof2, 0, 2, 0, d >= below, 0, 0,
-                                        gdc_coll_price_xor_quiet(p, d, used)};
+                                        gdc_coll_price_xor_quiet(p, d, used), 0};
     }
     if (rounds > 0 && below < pof2 && 2 * (p->n - pof2) <= pof2) {
         /* every participant that waited for an extra sits in the lower half, which gives
@@ -432,7 +453,7 @@ static double allgather_recursive_doubling(const gdc_coll_price_t *p)
     double      block = bytes_of(p, p->args->count);
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
     int         extras = p->n - pof2;
-    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
 
     /* the participants that took an extra's block hold two: the lowest ones, whose group of
      * a round holds the most, d + min(d, extras) blocks. A node's NIC takes in what its
@@ -443,7 +464,7 @@ static double allgather_recursive_doubling(const gdc_coll_price_t *p)
     for (int d = 1; d < pof2 && rounds < GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
         round[rounds++] = (xor_round_t){d, block * d, 0, 0, block * (d + (d < extras ? d : extras)), 0,
                                         block * gdc_coll_price_xor_gather_nic(p, d, 0),
-                                        block * gdc_coll_price_xor_gather_nic(p, d, 1), 0};
+                                        block * gdc_coll_price_xor_gather_nic(p, d, 1), 0, 0};
     }
     return xor_rounds(p, round, rounds, fold_in(p, block, 0), block * p->n, 1, 1) +
            (p->args->in_place ? 0 : gdc_coll_price_copy(p, block));
@@ -487,11 +508,11 @@ static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
 {
     double      block = bytes_of(p, p->args->count), whole = block * p->n;
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
-    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
     gdc_coll_hop_t h  = gdc_coll_price_fold_hop(p);
 
     for (int d = pof2 / 2; d >= 1 && rounds < GDC_COLL_LAYOUT_DISTANCES; d /= 2) {
-        round[rounds++] = (xor_round_t){d, whole * d / pof2, whole * d / pof2, 1, 0, 0, 0, 0, 0};
+        round[rounds++] = (xor_round_t){d, whole * d / pof2, whole * d / pof2, 1, 0, 0, 0, 0, 0, 0};
     }
     return xor_rounds(p, round, rounds, gdc_coll_price_msg(p, h, whole) + gdc_coll_price_reduce(p, whole), block, 1, 0) +
            gdc_coll_price_copy(p, block) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);

@@ -54,6 +54,9 @@ gdc_coll_hop_t gdc_coll_price_xor_hop_after_fold(const gdc_coll_price_t *p, int 
  * `used` participants' blocks hold anything (a vector of fewer elements than participants:
  * the groups that cross carry nothing)? */
 int gdc_coll_price_xor_quiet(const gdc_coll_price_t *p, int dist, size_t used);
+/* The layout's xor_fold_waiting (returned, 0: none) and xor_fold_crossing (in *crossing)
+ * for the round of partners dist apart. */
+int gdc_coll_price_xor_fold_queue(const gdc_coll_price_t *p, int dist, int *crossing);
 /* The fold of a non-power of two: rank 2j hands its data to 2j + 1. */
 gdc_coll_hop_t gdc_coll_price_fold_hop(const gdc_coll_price_t *p);
 /* Does every rank of every node send off it in a rotation by dist? (when only some do, a

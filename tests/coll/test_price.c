@@ -468,6 +468,20 @@ static void test_tree_queues_in_turn(void **state)
     assert_priced_near(&m, &b, "binomial", "bcast 1 MiB, 32 ranks round robin on 2 nodes of dgx-h100", NULL);
 }
 
+/* allreduce rabenseifner of 1 MiB on 5 ranks in blocks on 2 nodes: rank 1 takes in rank
+ * 0's vector while rank 2's first message crosses on their node's NIC, and its own goes
+ * out after that one, not after the fold and that one (priced so, 1.15 times the
+ * simulator's time). */
+static void test_fold_beside_queue(void **state)
+{
+    gdc_coll_machine_t m;
+    gdc_coll_args_t    a = call(GDC_COLL_ALLREDUCE, 1 << 20, 5, 2, 0, 0);
+
+    (void)state;
+    on_default_machine(&m, &a, 2, 0);
+    assert_priced_near(&m, &a, "rabenseifner", "allreduce 1 MiB, 5 ranks on 2 nodes", NULL);
+}
+
 /* reduce_scatter_gather's ranks whose ring ends on a link inside their node send their
  * blocks to the root while the others finish: reduce 1 MiB on 3 ranks dealt round robin to
  * 2 nodes of dgx-h100, root 1, is priced within 10% of the simulator's time and chosen over
@@ -769,6 +783,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_quiet_rounds),
         cmocka_unit_test(test_sparse_rings),
         cmocka_unit_test(test_tree_queues_in_turn),
+        cmocka_unit_test(test_fold_beside_queue),
         cmocka_unit_test(test_gather_behind_ring),
         cmocka_unit_test(test_chain_inside_nodes),
         cmocka_unit_test(test_smallest_node_rails),
