@@ -41,8 +41,8 @@ typedef struct xor_round {
                             others' (0: the bytes of each of the node's ranks that cross) */
     double nic_bytes_plain;
     int    quiet;        /* what crosses between nodes in the round is empty */
-    int    fold_queue;   /* the first round after the fold: the messages of participants that
-                            did not wait go out on the node's NIC meanwhile (fold_queue) */
+    int    fold_queue;   /* the first round after the fold, whose messages from participants
+                            that did not wait go out on the node's NIC meanwhile (fold_queue) */
 } xor_round_t;
 
 /* A way through rounds by bits, each on its hop: a round that crosses behind the node's
@@ -83,17 +83,6 @@ static double xor_step(const gdc_coll_price_t *p, xor_way_t *w, gdc_coll_hop_t h
     return msg;
 }
 
-/* Rounds by bits over the power of two that the fold of the ranks above it leaves. Those
- * that did not wait for an extra start at once, every round at its slowest hop; those
- * that did start after the fold in (fold_in), each round at the hops their news meets,
- * then hand the result back (out_bytes; none below 0), the last round's message on its
- * way meanwhile where it can be (may_hide: nothing waits for the participant's own last
- * message; gdc_coll_price_fold_out). The slower way.
- * gathers: nothing is combined (allgather), so what a participant that waited receives
- * does not wait for what it sends: it has the whole once the others' rounds are in (and
- * those of partners that waited too, at distances below the extras' count), and hands it
- * back once its link to the extra is free; the ranks its late messages reach finish at
- * the end of its way. */
 /* How long the first message (of `sent` bytes) of a participant that waited for an extra
  * takes on its node's one NIC, from the fold in, queue included (`queued`: as the hop
  * prices it): those of the node's participants that cross at once are on the NIC
@@ -109,6 +98,17 @@ static double fold_queue(const gdc_coll_price_t *p, int dist, double sent, doubl
     return waiting > 0 ? max2(waiting * x, crossing * x - fold_in) : queued;
 }
 
+/* Rounds by bits over the power of two that the fold of the ranks above it leaves. Those
+ * that did not wait for an extra start at once, every round at its slowest hop; those
+ * that did start after the fold in (fold_in), each round at the hops their news meets,
+ * then hand the result back (out_bytes; none below 0), the last round's message on its
+ * way meanwhile where it can be (may_hide: nothing waits for the participant's own last
+ * message; gdc_coll_price_fold_out). The slower way.
+ * gathers: nothing is combined (allgather), so what a participant that waited receives
+ * does not wait for what it sends: it has the whole once the others' rounds are in (and
+ * those of partners that waited too, at distances below the extras' count), and hands it
+ * back once its link to the extra is free; the ranks its late messages reach finish at
+ * the end of its way. */
 static double xor_rounds(const gdc_coll_price_t *p, const xor_round_t *round, int rounds, double fold_in,
                          double out_bytes, int may_hide, int gathers)
 {
@@ -121,7 +121,7 @@ static double xor_rounds(const gdc_coll_price_t *p, const xor_round_t *round, in
      * behind the one before it) */
     double first_in = gathers && rounds > 0 ? gdc_coll_price_msg(p, h, round[0].bytes) : 0, late_in = 0;
     double link     = first_in;
-    int    extras   = p->n - gdc_coll_price_pof2(p->n), queued_in_fold = 0;
+    int    extras   = p->n - gdc_coll_price_pof2(p->n);
 
     for (int j = 0; j < rounds; j++) {
         double red  = round[j].reduced > 0 ? gdc_coll_price_reduce(p, round[j].reduced) : 0;
@@ -136,10 +136,9 @@ static double xor_rounds(const gdc_coll_price_t *p, const xor_round_t *round, in
                 link = max2(link, max2(all.t, late_in)) + sent / hop.bw;
             }
             last = xor_step(p, &after, hop, sent, red);
-            if (round[j].fold_queue && !queued_in_fold && hop.crosses && p->nics == 1) {
+            if (round[j].fold_queue && hop.crosses && p->nics == 1) {
                 after.t += fold_queue(p, round[j].dist, sent, fold_in, sent / hop.bw) - sent / hop.bw;
             }
-            queued_in_fold = 1;
         }
         xor_step(p, &all, nic_carrying(p, way, round[j].nic_bytes_plain, round[j].bytes), round[j].bytes, red);
         late_in = round[j].dist < extras ? fold_in + after.t : late_in;
@@ -210,7 +209,8 @@ static double dearest(double *v, int n, int k)
  * allreduce
  */
 
-/* A ring over the vector's n blocks (the largest one priced): rs rounds reducing, ag not. */
+/* A ring over the vector's n blocks (the largest one priced): rs rounds reducing, ag not;
+ * block j reduced at, or gathered from, rank first_owner + j. */
 static double ring_of(const gdc_coll_price_t *p, size_t count, int rs, int ag, int chunk_rounds, int first_owner)
 {
     double          block = bytes_of(p, (count + (size_t)p->n - 1) / (size_t)p->n);
