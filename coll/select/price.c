@@ -1505,15 +1505,13 @@ int gdc_coll_price_ring_chunks(const gdc_coll_price_t *p, int across, double blo
     return gdc_coll_ring_chunk_count(p->args, across, (size_t)block_bytes, rounds);
 }
 
-/* The slow chain (tree_chains) at the call's costs, with what else is on its way. */
-static double tree_slow_chain(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, int nics, double unit, double reduce)
+/* The slow chain (tree_chains) at the call's costs: its NICs' queues, its hops between
+ * nodes, its transfers inside them. */
+static double tree_slow_chain(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, int nics, double unit)
 {
-    const gdc_coll_chain_way_t *way = &p->lay->tree_slow_chain_way[kind][nics];
-
     return p->lay->tree_slow_chain[kind][nics] * unit / GDC_COLL_CHAIN_NIC_W / p->out.bandwidth +
            p->lay->tree_slow_chain_hops[kind][nics] * p->out.latency +
-           p->lay->tree_slow_chain_inside[kind][nics] * unit / p->in.bandwidth + 2 * p->o +
-           way->inside_hops * (p->in.latency + 2 * p->o) + (tree_kind_reduces(kind) ? way->reduces * reduce : 0);
+           p->lay->tree_slow_chain_inside[kind][nics] * unit / p->in.bandwidth + 2 * p->o;
 }
 
 double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, double unit)
@@ -1542,7 +1540,11 @@ double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind,
      * node had left when the other rank there had the data to send, yet was priced ahead
      * of it, at 1.12 times the simulator's time.) */
     if (p->lay->tree_slow_chain[kind][nics] > 0) {
-        most = fmax(unshared, fmin(most, tree_slow_chain(p, kind, nics, unit, c.w[7])));
+        const gdc_coll_chain_way_t *way  = &p->lay->tree_slow_chain_way[kind][nics];
+        double                      rest = way->inside_hops * (p->in.latency + 2 * p->o) +
+                                           (tree_kind_reduces(kind) ? way->reduces * c.w[7] : 0);
+
+        most = fmax(unshared, fmin(most, tree_slow_chain(p, kind, nics, unit) + rest));
     }
     most = link > 0 ? fmax(most, link + last + p->in.latency + 2 * p->o) : most;
     most = nic > 0 ? fmax(most, nic + last + p->out.latency + 2 * p->o) : most;
@@ -1552,10 +1554,7 @@ double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind,
             p->lay->tree_nic_chain_hops[kind][nics] * p->out.latency + 2 * p->o + last;
     most  = p->lay->tree_nic_chain[kind][nics] > 0 ? fmax(most, chain) : most;
     /* the same with the hops inside nodes on its way, each a message of its own */
-    chain = p->lay->tree_slow_chain[kind][nics] * unit / GDC_COLL_CHAIN_NIC_W / p->out.bandwidth +
-            p->lay->tree_slow_chain_hops[kind][nics] * p->out.latency +
-            p->lay->tree_slow_chain_inside[kind][nics] * unit / p->in.bandwidth + 2 * p->o + last;
-    return p->lay->tree_slow_chain[kind][nics] > 0 ? fmax(most, chain) : most;
+    return p->lay->tree_slow_chain[kind][nics] > 0 ? fmax(most, tree_slow_chain(p, kind, nics, unit) + last) : most;
 }
 
 double gdc_coll_price_tree_nic_queue(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, double unit)
