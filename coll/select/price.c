@@ -750,9 +750,11 @@ static void tree_chains(const tree_walk_t *tw, const int kinds[4], int count, gd
         c.nic_w    = GDC_COLL_CHAIN_NIC_W;
         c.inside_w = 1;
         c.hop_w    = GDC_COLL_CHAIN_HOP_W;
-        c.lat_w    = GDC_COLL_CHAIN_HOP_W;
-        chain_runs(&c, most, layout->tree_slow_chain[kinds[k]], layout->tree_slow_chain_hops[kinds[k]],
-                   layout->tree_slow_chain_inside[kinds[k]], layout->tree_slow_chain_way[kinds[k]]);
+        for (int l = 0; l < (c.down ? 1 : GDC_COLL_CHAIN_LATENCIES); l++) {
+            c.lat_w = l == 0 ? GDC_COLL_CHAIN_HOP_W : GDC_COLL_CHAIN_LATENT_W;
+            chain_runs(&c, most, layout->tree_slow_chain[kinds[k]][l], layout->tree_slow_chain_hops[kinds[k]][l],
+                       layout->tree_slow_chain_inside[kinds[k]][l], layout->tree_slow_chain_way[kinds[k]][l]);
+        }
     }
 out:
     for (int i = 0; c.rx != NULL && i < tw->nodes * 8; i++) {
@@ -1505,20 +1507,28 @@ int gdc_coll_price_ring_chunks(const gdc_coll_price_t *p, int across, double blo
     return gdc_coll_ring_chunk_count(p->args, across, (size_t)block_bytes, rounds);
 }
 
+/* The run of the slow chains that a call's messages of `unit` bytes take: the one with
+ * the long latencies (GDC_COLL_CHAIN_LATENT_W) where a hop's latency between nodes is
+ * GDC_COLL_CHAIN_LATENT_FROM transfers inside a node or more. */
+static int tree_chain_latency(const gdc_coll_price_t *p, double unit)
+{
+    return p->out.latency * p->in.bandwidth >= GDC_COLL_CHAIN_LATENT_FROM * unit;
+}
+
 /* The slow chain (tree_chains) at the call's costs: its NICs' queues, its hops between
  * nodes, its transfers inside them. */
-static double tree_slow_chain(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, int nics, double unit)
+static double tree_slow_chain(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, int l, int nics, double unit)
 {
-    return p->lay->tree_slow_chain[kind][nics] * unit / GDC_COLL_CHAIN_NIC_W / p->out.bandwidth +
-           p->lay->tree_slow_chain_hops[kind][nics] * p->out.latency +
-           p->lay->tree_slow_chain_inside[kind][nics] * unit / p->in.bandwidth + 2 * p->o;
+    return p->lay->tree_slow_chain[kind][l][nics] * unit / GDC_COLL_CHAIN_NIC_W / p->out.bandwidth +
+           p->lay->tree_slow_chain_hops[kind][l][nics] * p->out.latency +
+           p->lay->tree_slow_chain_inside[kind][l][nics] * unit / p->in.bandwidth + 2 * p->o;
 }
 
 double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, double unit)
 {
     tree_weights_t c    = tree_weights(p->o, p->out.latency, p->in.latency, unit / p->out.bandwidth,
                                        unit / p->in.bandwidth, gdc_coll_price_reduce(p, unit), p->nics);
-    int            nics = tree_nics_index(p->nics);
+    int            nics = tree_nics_index(p->nics), l = tree_kind_down(kind) ? 0 : tree_chain_latency(p, unit);
     double         most = 0, unshared = 0, chain;
     double         nic  = p->lay->tree_nic_load[kind][nics] * unit / p->out.bandwidth;
     double         link = p->lay->tree_link_load[kind] * unit / p->in.bandwidth;
@@ -1539,12 +1549,12 @@ double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind,
      * binomial, 1 MiB on 4 ranks dealt round robin to 2 nodes: the root's message off its
      * node had left when the other rank there had the data to send, yet was priced ahead
      * of it, at 1.12 times the simulator's time.) */
-    if (p->lay->tree_slow_chain[kind][nics] > 0) {
-        const gdc_coll_chain_way_t *way  = &p->lay->tree_slow_chain_way[kind][nics];
+    if (p->lay->tree_slow_chain[kind][l][nics] > 0) {
+        const gdc_coll_chain_way_t *way  = &p->lay->tree_slow_chain_way[kind][l][nics];
         double                      rest = way->inside_hops * (p->in.latency + 2 * p->o) +
                                            (tree_kind_reduces(kind) ? way->reduces * c.w[7] : 0);
 
-        most = fmax(unshared, fmin(most, tree_slow_chain(p, kind, nics, unit) + rest));
+        most = fmax(unshared, fmin(most, tree_slow_chain(p, kind, l, nics, unit) + rest));
     }
     most = link > 0 ? fmax(most, link + last + p->in.latency + 2 * p->o) : most;
     most = nic > 0 ? fmax(most, nic + last + p->out.latency + 2 * p->o) : most;
@@ -1554,7 +1564,8 @@ double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind,
             p->lay->tree_nic_chain_hops[kind][nics] * p->out.latency + 2 * p->o + last;
     most  = p->lay->tree_nic_chain[kind][nics] > 0 ? fmax(most, chain) : most;
     /* the same with the hops inside nodes on its way, each a message of its own */
-    return p->lay->tree_slow_chain[kind][nics] > 0 ? fmax(most, tree_slow_chain(p, kind, nics, unit) + last) : most;
+    return p->lay->tree_slow_chain[kind][l][nics] > 0 ? fmax(most, tree_slow_chain(p, kind, l, nics, unit) + last)
+                                                     : most;
 }
 
 double gdc_coll_price_tree_nic_queue(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, double unit)

@@ -69,6 +69,17 @@ typedef struct gdc_coll_tree_path {
  * simulator's ranks to their NICs, and met other queues there (bcast binomial, 1 MiB on 32
  * ranks round robin on 2 nodes of dgx-h100, at 0.89 of the simulator's time). */
 #define GDC_COLL_CHAIN_HOP_W 1
+/* The slower chains of the trees that go up (reduce, gather) run twice: with that
+ * latency, and with a hop between nodes taking GDC_COLL_CHAIN_LATENT_W transfers inside a
+ * node (small messages: the built-in machine's 15 us are 117 transfers of 1 KiB). There a
+ * tree's levels reach a NIC one latency apart, not all at once: with the first run alone,
+ * gather binomial of 1 KiB blocks on 64 ranks round robin on 8 nodes came out at 1.20 times
+ * the simulator's time. A call takes the run nearer its own ratio (GDC_COLL_CHAIN_LATENT_FROM
+ * or more: the second). The trees that go down gain nothing from it (test_price), and a
+ * broadcast's layout for another root would take 40% longer. */
+#define GDC_COLL_CHAIN_LATENCIES  2
+#define GDC_COLL_CHAIN_LATENT_W   64
+#define GDC_COLL_CHAIN_LATENT_FROM 8
 
 typedef struct gdc_coll_layout {
     int nodes;
@@ -141,13 +152,15 @@ typedef struct gdc_coll_layout {
     int tree_nic_chain_hops[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
     /* The same with the hops inside nodes taking time, each 1 / GDC_COLL_CHAIN_NIC_W of a
      * transfer between nodes, on the parent's link in turn, and every hop's latency
-     * GDC_COLL_CHAIN_HOP_W: the chain's time but that of its transfers inside nodes (in
-     * those units) and its hops' latencies, its hops between nodes, its transfers inside
-     * nodes and the rest of its way (the hops inside nodes, the reductions). */
-    int tree_slow_chain[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
-    int tree_slow_chain_hops[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
-    int tree_slow_chain_inside[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
-    gdc_coll_chain_way_t tree_slow_chain_way[GDC_COLL_TREE_KINDS][GDC_COLL_TREE_NICS];
+     * GDC_COLL_CHAIN_HOP_W (and, for the trees that go up, again with the hops between
+     * nodes taking GDC_COLL_CHAIN_LATENT_W): the chain's time but that of its transfers
+     * inside nodes (in those units) and its hops' latencies, its hops between nodes, its
+     * transfers inside nodes and the rest of its way (the hops inside nodes, the
+     * reductions). */
+    int tree_slow_chain[GDC_COLL_TREE_KINDS][GDC_COLL_CHAIN_LATENCIES][GDC_COLL_TREE_NICS];
+    int tree_slow_chain_hops[GDC_COLL_TREE_KINDS][GDC_COLL_CHAIN_LATENCIES][GDC_COLL_TREE_NICS];
+    int tree_slow_chain_inside[GDC_COLL_TREE_KINDS][GDC_COLL_CHAIN_LATENCIES][GDC_COLL_TREE_NICS];
+    gdc_coll_chain_way_t tree_slow_chain_way[GDC_COLL_TREE_KINDS][GDC_COLL_CHAIN_LATENCIES][GDC_COLL_TREE_NICS];
     /* The same for the busiest rank's own link inside a node. */
     int tree_link_load[GDC_COLL_TREE_KINDS];
     /* The kinds whose trees above are made (bit 1 << kind): all of them for the
