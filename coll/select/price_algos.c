@@ -338,32 +338,44 @@ static double blocks_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind)
                                          block);
 }
 
-/* The message between vranks up and v (its parent) in a binomial tree of the first count
+/* The message between vranks up and v (its parent) in a binomial tree of the vector's
  * blocks: v's subtree's non-empty ones. */
-static double sparse_tree_hop(const gdc_coll_price_t *p, int up, int v)
+static double block_tree_hop(const gdc_coll_price_t *p, int up, int v)
 {
     const gdc_coll_args_t *args = p->args;
-    int n = p->n, count = (int)args->count, d = v - up, span = d < count - v ? d : count - v;
-    int crosses = args->node_of[(v + args->root) % n] != args->node_of[(up + args->root) % n];
+    int    n = p->n, blocks = args->count < (size_t)n ? (int)args->count : n, d = v - up;
+    int    span = d < blocks - v ? d : blocks - v;
+    int    crosses = args->node_of[(v + args->root) % n] != args->node_of[(up + args->root) % n];
+    size_t per = (args->count + (size_t)n - 1) / (size_t)n;
 
-    return gdc_coll_price_msg(p, gdc_coll_price_hop(p, crosses, 1), bytes_of(p, (size_t)span));
+    return gdc_coll_price_msg(p, gdc_coll_price_hop(p, crosses, 1), bytes_of(p, (size_t)span * per));
 }
 
-/* scatter_allgather and reduce_scatter_gather with fewer elements than ranks, few enough
- * to follow (0 where not): only the first count blocks travel, block j between the root and
- * vrank j in the binomial tree and around the ring from or to there; the slowest of those
- * ways. (Priced apart, the slowest ring way and the slowest tree way added up to a way no
- * block takes: 8 B on 3 ranks on 2 nodes, blocks, came out at 1.48 times the simulator's
- * time.) */
-static int sparse_ring_tree(const gdc_coll_price_t *p, int reduces, double *t)
+/* A message a latency bounds: its transfer, its NIC shared, an eighth of a hop's latency
+ * between nodes or less. */
+#define LATENCY_BOUND_SHARE 8
+
+/* scatter_allgather and reduce_scatter_gather where each block's way can be followed (0
+ * where not): block j between the root and vrank j in the binomial tree and around the
+ * ring from or to there; the slowest of those ways. That is all of the price with fewer
+ * elements than ranks (only the first count blocks travel), and scatter_allgather's where
+ * latencies bound its messages; with larger ones the ring's stream bounds it, and
+ * reduce_scatter_gather's gather waits for every rank's whole ring. (Priced apart, the
+ * slowest ring way and the slowest tree way added up to a way no block takes: 8 B on 3
+ * ranks on 2 nodes, blocks, came out at 1.48 times the simulator's time, scatter_allgather
+ * of 1 KiB 1.47.) */
+static int ring_tree_ways(const gdc_coll_price_t *p, int reduces, double *t)
 {
     const gdc_coll_args_t *args = p->args;
-    int                    n = p->n, count = (int)args->count, root = args->root;
-    double                 b = bytes_of(p, 1), red = reduces ? gdc_coll_price_reduce(p, b) : 0;
+    int                    n = p->n, root = args->root;
+    int                    count = args->count < (size_t)n ? (int)args->count : n;
+    double                 b   = bytes_of(p, (args->count + (size_t)n - 1) / (size_t)n);
+    double                 red = reduces ? gdc_coll_price_reduce(p, b) : 0;
     double                 out = gdc_coll_price_msg(p, gdc_coll_price_hop(p, 1, 1), b) + red;
     double                 in  = gdc_coll_price_msg(p, gdc_coll_price_hop(p, 0, 1), b) + red;
+    int latency_bound = !reduces && b / gdc_coll_price_shift_hop(p, 1).bw * LATENCY_BOUND_SHARE <= p->out.latency;
 
-    if (args->count >= (size_t)n || count > GDC_COLL_RING_SPARSE_BLOCKS || p->lay->nodes < 2) {
+    if ((args->count >= (size_t)n && !latency_bound) || count > GDC_COLL_RING_SPARSE_BLOCKS || p->lay->nodes < 2) {
         return 0;
     }
     *t = 0;
@@ -372,13 +384,13 @@ static int sparse_ring_tree(const gdc_coll_price_t *p, int reduces, double *t)
         double way = x * out + (n - 1 - x) * in, done = 0;
 
         for (int v = j; v > 0; v &= v - 1) {
-            way += p->o + sparse_tree_hop(p, v & (v - 1), v);
+            way += p->o + block_tree_hop(p, v & (v - 1), v);
         }
         /* a scatter's rank starts its ring once its own sends are in, the farthest first */
         for (int d = j > 0 ? (j & -j) / 2 : gdc_coll_price_pof2(n - 1), sent = 0; !reduces && d > 0; d /= 2) {
             if (j + d < count) {
                 sent++;
-                done = fmax(done, sent * p->o + sparse_tree_hop(p, j, j + d));
+                done = fmax(done, sent * p->o + block_tree_hop(p, j, j + d));
             }
         }
         *t = fmax(*t, way + done);
@@ -388,10 +400,10 @@ static int sparse_ring_tree(const gdc_coll_price_t *p, int reduces, double *t)
 
 static double bcast_scatter_allgather(const gdc_coll_price_t *p)
 {
-    double sparse;
+    double ways;
 
-    if (sparse_ring_tree(p, 0, &sparse)) {
-        return sparse;
+    if (ring_tree_ways(p, 0, &ways)) {
+        return ways;
     }
     return blocks_tree(p, GDC_COLL_TREE_SCATTER) + ring_of(p, p->args->count, 0, p->n - 1, p->n - 1, p->args->root);
 }
@@ -427,10 +439,10 @@ static double gather_behind_ring(const gdc_coll_price_t *p, double block)
 
 static double reduce_scatter_gather(const gdc_coll_price_t *p)
 {
-    double block = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n), sparse;
+    double block = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n), ways;
 
-    if (sparse_ring_tree(p, 1, &sparse)) {
-        return sparse + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
+    if (ring_tree_ways(p, 1, &ways)) {
+        return ways + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
     }
     return ring_of(p, p->args->count, p->n - 1, 0, p->n - 1, p->args->root) + blocks_tree(p, GDC_COLL_TREE_GATHER) -
            gather_behind_ring(p, block) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);

@@ -425,24 +425,28 @@ static void test_quiet_rounds(void **state)
  * reduce_scatter_gather and bcast scatter_allgather of 8 B on 3 ranks (2 and 1 on 2 nodes)
  * added their slowest ring way to their slowest tree way, which no block takes (1.50 and
  * 1.48); scatter_allgather from root 1 starts the ring at the root only once its scatter
- * send is in (priced without that wait: 0.68). */
+ * send is in (priced without that wait: 0.68). Every block travels in a scatter_allgather
+ * of 1 KiB on 3 ranks, each on a way of its own as well while latencies bound the
+ * messages (1.47). */
 static void test_sparse_rings(void **state)
 {
     static const struct {
         gdc_coll_type_t coll;
         const char     *name, *label;
+        size_t          bytes;
         int             n, root;
     } cases[] = {
-        {GDC_COLL_ALLREDUCE, "ring", "allreduce 8 B, 5 ranks on 2 nodes", 5, 0},
-        {GDC_COLL_REDUCE, "reduce_scatter_gather", "reduce 8 B, 3 ranks on 2 nodes", 3, 0},
-        {GDC_COLL_BCAST, "scatter_allgather", "bcast 8 B, 3 ranks on 2 nodes", 3, 0},
-        {GDC_COLL_BCAST, "scatter_allgather", "bcast 8 B, 3 ranks on 2 nodes, root 1", 3, 1},
+        {GDC_COLL_ALLREDUCE, "ring", "allreduce 8 B, 5 ranks on 2 nodes", 8, 5, 0},
+        {GDC_COLL_REDUCE, "reduce_scatter_gather", "reduce 8 B, 3 ranks on 2 nodes", 8, 3, 0},
+        {GDC_COLL_BCAST, "scatter_allgather", "bcast 8 B, 3 ranks on 2 nodes", 8, 3, 0},
+        {GDC_COLL_BCAST, "scatter_allgather", "bcast 8 B, 3 ranks on 2 nodes, root 1", 8, 3, 1},
+        {GDC_COLL_BCAST, "scatter_allgather", "bcast 1 KiB, 3 ranks on 2 nodes", 1024, 3, 0},
     };
 
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         gdc_coll_machine_t m;
-        gdc_coll_args_t    a = call(cases[i].coll, 8, cases[i].n, 2, 0, cases[i].root);
+        gdc_coll_args_t    a = call(cases[i].coll, cases[i].bytes, cases[i].n, 2, 0, cases[i].root);
 
         on_default_machine(&m, &a, 2, 0);
         assert_priced_near(&m, &a, cases[i].name, cases[i].label, NULL);
