@@ -43,6 +43,8 @@ typedef struct xor_round {
     int    quiet;        /* what crosses between nodes in the round is empty */
     int    fold_queue;   /* the first round after the fold, whose messages from participants
                             that did not wait go out on the node's NIC meanwhile (fold_queue) */
+    int    partner_ahead; /* a participant that waited for an extra has its partner's message
+                             in before its own lands there: the partner never waited */
 } xor_round_t;
 
 /* A way through rounds by bits, each on its hop: a round that crosses behind the node's
@@ -136,6 +138,9 @@ static double xor_rounds(const gdc_coll_price_t *p, const xor_round_t *round, in
                 link = max2(link, max2(all.t, late_in)) + sent / hop.bw;
             }
             last = xor_step(p, &after, hop, sent, red);
+            if (round[j].partner_ahead) {
+                after.t -= p->o; /* its message in before its own lands: its receive step hidden */
+            }
             if (round[j].fold_queue && hop.crosses && p->nics == 1) {
                 after.t += fold_queue(p, round[j].dist, sent, fold_in, sent / hop.bw) - sent / hop.bw;
             }
@@ -232,10 +237,15 @@ static double allreduce_recursive_doubling(const gdc_coll_price_t *p)
 {
     double      bytes = bytes_of(p, p->args->count);
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
-    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0}};
 
+    /* the rounds at distances from the extras' count on pair a participant that waited with
+     * one that did not, and none of whose partners before did (in doubling order): its
+     * message is in first, and the round takes one step less than a message's two (priced
+     * with both, 8 B on 17 ranks of dgx-h100, a step a microsecond: 1.13 times the
+     * simulator's time) */
     for (int d = 1; d < pof2 && rounds < GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
-        round[rounds++] = (xor_round_t){d, bytes, bytes, 0, 0, 0, 0, 0, 0, 0};
+        round[rounds++] = (xor_round_t){.dist = d, .bytes = bytes, .reduced = bytes, .partner_ahead = d >= p->n - pof2};
     }
     /* each round's reduction writes what its send reads: it waits for the send, whose link
      * the partner's message does not hold up, and the result for the last one */
@@ -268,19 +278,26 @@ static double allreduce_rabenseifner(const gdc_coll_price_t *p)
     double      bytes = bytes_of(p, p->args->count);
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0, below = rabenseifner_after_below(p, pof2);
     double      fold  = fold_in(p, bytes, 1);
-    xor_round_t round[2 * GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    xor_round_t round[2 * GDC_COLL_LAYOUT_DISTANCES] = {{0}};
 
     /* fewer elements than participants: the first count blocks hold one each, and a group
      * of a round from there on exchanges nothing */
     size_t used = p->args->count;
 
     for (int d = pof2 / 2; d >= 1 && rounds < GDC_COLL_LAYOUT_DISTANCES; d /= 2) {
-        round[rounds++] = (xor_round_t){d, bytes * d / pof2, bytes * d / pof2, 1, 0, 0, 0, 0,
-                                        gdc_coll_price_xor_quiet(p, d, used), d == pof2 / 2};
+        round[rounds++] = (xor_round_t){.dist       = d,
+                                        .bytes      = bytes * d / pof2,
+                                        .reduced    = bytes * d / pof2,
+                                        .order      = 1,
+                                        .quiet      = gdc_coll_price_xor_quiet(p, d, used),
+                                        .fold_queue = d == pof2 / 2};
     }
     for (int d = 1; d < pof2 && rounds < 2 * GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
-        round[rounds++] = (xor_round_t){d, bytes * d / pof2, 0, 2, 0, d >= below, 0, 0,
-                                        gdc_coll_price_xor_quiet(p, d, used), 0};
+        round[rounds++] = (xor_round_t){.dist      = d,
+                                        .bytes     = bytes * d / pof2,
+                                        .order     = 2,
+                                        .not_after = d >= below,
+                                        .quiet     = gdc_coll_price_xor_quiet(p, d, used)};
     }
     if (rounds > 0 && below < pof2 && 2 * (p->n - pof2) <= pof2) {
         /* every participant that waited for an extra sits in the lower half, which gives
@@ -465,7 +482,7 @@ static double allgather_recursive_doubling(const gdc_coll_price_t *p)
     double      block = bytes_of(p, p->args->count);
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
     int         extras = p->n - pof2;
-    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0}};
 
     /* the participants that took an extra's block hold two: the lowest ones, whose group of
      * a round holds the most, d + min(d, extras) blocks. A node's NIC takes in what its
@@ -474,9 +491,11 @@ static double allgather_recursive_doubling(const gdc_coll_price_t *p)
      * crossing rank sent the most, 93.1% of these prices were within 10% of the simulator's
      * time; now 96.7%) */
     for (int d = 1; d < pof2 && rounds < GDC_COLL_LAYOUT_DISTANCES; d *= 2) {
-        round[rounds++] = (xor_round_t){d, block * d, 0, 0, block * (d + (d < extras ? d : extras)), 0,
-                                        block * gdc_coll_price_xor_gather_nic(p, d, 0),
-                                        block * gdc_coll_price_xor_gather_nic(p, d, 1), 0, 0};
+        round[rounds++] = (xor_round_t){.dist            = d,
+                                        .bytes           = block * d,
+                                        .after_bytes     = block * (d + (d < extras ? d : extras)),
+                                        .nic_bytes       = block * gdc_coll_price_xor_gather_nic(p, d, 0),
+                                        .nic_bytes_plain = block * gdc_coll_price_xor_gather_nic(p, d, 1)};
     }
     return xor_rounds(p, round, rounds, fold_in(p, block, 0), block * p->n, 1, 1) +
            (p->args->in_place ? 0 : gdc_coll_price_copy(p, block));
@@ -520,11 +539,11 @@ static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
 {
     double      block = bytes_of(p, p->args->count), whole = block * p->n;
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
-    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    xor_round_t round[GDC_COLL_LAYOUT_DISTANCES] = {{0}};
     gdc_coll_hop_t h  = gdc_coll_price_fold_hop(p);
 
     for (int d = pof2 / 2; d >= 1 && rounds < GDC_COLL_LAYOUT_DISTANCES; d /= 2) {
-        round[rounds++] = (xor_round_t){d, whole * d / pof2, whole * d / pof2, 1, 0, 0, 0, 0, 0, 0};
+        round[rounds++] = (xor_round_t){.dist = d, .bytes = whole * d / pof2, .reduced = whole * d / pof2, .order = 1};
     }
     return xor_rounds(p, round, rounds, gdc_coll_price_msg(p, h, whole) + gdc_coll_price_reduce(p, whole), block, 1, 0) +
            gdc_coll_price_copy(p, block) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);

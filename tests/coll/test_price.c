@@ -500,6 +500,20 @@ static void test_fold_beside_queue(void **state)
     assert_priced_near(&m, &a, "rabenseifner", "allreduce 1 MiB, 5 ranks on 2 nodes", NULL);
 }
 
+/* allreduce recursive_doubling of 8 B on 17 ranks of one node of dgx-h100: rank 1 waits
+ * for rank 0's vector, and every partner it meets after never waited, so their messages
+ * are in before its own land and their receive steps hide; priced with them (a step a
+ * microsecond), 1.13 times the simulator's time. */
+static void test_partners_ahead(void **state)
+{
+    gdc_coll_machine_t m;
+    gdc_coll_args_t    a = call(GDC_COLL_ALLREDUCE, 8, 17, 1, 1, 0);
+
+    (void)state;
+    on_dgx_machine(&m, &a, 1, 0);
+    assert_priced_near(&m, &a, "recursive_doubling", "allreduce 8 B, 17 ranks on 1 node of dgx-h100", NULL);
+}
+
 /* reduce_scatter_gather's ranks whose ring ends on a link inside their node send their
  * blocks to the root while the others finish: reduce 1 MiB on 3 ranks dealt round robin to
  * 2 nodes of dgx-h100, root 1, is priced within 10% of the simulator's time and chosen over
@@ -803,6 +817,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_tree_queues_in_turn),
         cmocka_unit_test(test_tree_levels_apart),
         cmocka_unit_test(test_fold_beside_queue),
+        cmocka_unit_test(test_partners_ahead),
         cmocka_unit_test(test_gather_behind_ring),
         cmocka_unit_test(test_chain_inside_nodes),
         cmocka_unit_test(test_smallest_node_rails),
