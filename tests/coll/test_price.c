@@ -500,6 +500,20 @@ static void test_fold_beside_queue(void **state)
     assert_priced_near(&m, &a, "rabenseifner", "allreduce 1 MiB, 5 ranks on 2 nodes", NULL);
 }
 
+/* alltoall bruck of 1 KiB blocks on 12 ranks in blocks on 2 nodes: in a round where only
+ * some of a node's ranks cross, they send when their own earlier rounds are in, not
+ * together; priced as if their messages queued on the NIC together, 1.31 times the
+ * simulator's time. */
+static void test_bruck_partial_rounds(void **state)
+{
+    gdc_coll_machine_t m;
+    gdc_coll_args_t    a = call(GDC_COLL_ALLTOALL, 1024, 12, 2, 0, 0);
+
+    (void)state;
+    on_default_machine(&m, &a, 2, 0);
+    assert_priced_near(&m, &a, "bruck", "alltoall 1 KiB, 12 ranks on 2 nodes", NULL);
+}
+
 /* allreduce recursive_doubling of 8 B on 17 ranks of one node of dgx-h100: rank 1 waits
  * for rank 0's vector, and every partner it meets after never waited, so their messages
  * are in before its own land and their receive steps hide; priced with them (a step a
@@ -818,6 +832,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_tree_levels_apart),
         cmocka_unit_test(test_fold_beside_queue),
         cmocka_unit_test(test_partners_ahead),
+        cmocka_unit_test(test_bruck_partial_rounds),
         cmocka_unit_test(test_gather_behind_ring),
         cmocka_unit_test(test_chain_inside_nodes),
         cmocka_unit_test(test_smallest_node_rails),
