@@ -27,9 +27,11 @@
  * whole of a node's broadcast, and a tree's message off a node queues on its sender's own
  * NIC, and alltoall pairwise sends off a rank's node first, and the rings over fewer
  * elements than ranks follow their non-empty blocks' ways, and a tree's NIC queues count
- * the messages still there, and rabenseifner's first message queues beside its fold: every
- * choice good (11,420), the worst x1.10; 99.2% of the choices and 98.5% of all prices
- * within 10%; the weakest algorithm, reduce_scatter recursive_halving, 93.8% within 10%):
+ * the messages still there, and rabenseifner's first message queues beside its fold, and
+ * recursive_doubling's partners that never waited are ahead, and alltoall bruck's rounds
+ * that only some of a node's ranks cross do not queue together: every choice good
+ * (11,420), the worst x1.10; 99.2% of the choices and 98.7% of all prices within 10%; the
+ * weakest algorithm, reduce_scatter recursive_halving, 93.8% within 10%):
  *   - the choice the prices make is the simulator's best or one it prices within 10% of
  *     it in every call shape;
  *   - the chosen algorithm's price is within 10% of the simulator's in 98% of the call
