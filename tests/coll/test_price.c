@@ -388,6 +388,22 @@ static void assert_priced_near(const gdc_coll_machine_t *m, const gdc_coll_args_
     }
 }
 
+/* One call shape (ranks in blocks, or round robin: rr) on the built-in machine, or with
+ * device buffers on dgx-h100 (dgx), its price held within 10% of the simulator's time. */
+static void assert_shape_priced_near(gdc_coll_type_t coll, size_t bytes, int n, int nodes, int rr, int dgx, int root,
+                                     const char *name, const char *label)
+{
+    gdc_coll_machine_t m;
+    gdc_coll_args_t    a = call(coll, bytes, n, nodes, dgx, root);
+
+    if (dgx) {
+        on_dgx_machine(&m, &a, nodes, rr);
+    } else {
+        on_default_machine(&m, &a, nodes, rr);
+    }
+    assert_priced_near(&m, &a, name, label, NULL);
+}
+
 /* reduce_scatter recursive_halving of 1 KiB on 12 ranks in blocks on 3 nodes: 8 take part
  * (4 fold in), and in the first round the four of node 2 cross at once, the others two by
  * two once their fold is in; in the second round two ranks of nodes 0 and 1 cross, whose
@@ -414,11 +430,7 @@ static void test_staggered_rounds(void **state)
  * times the simulator's time). */
 static void test_quiet_rounds(void **state)
 {
-    gdc_coll_machine_t m;
-    gdc_coll_args_t    a = call(GDC_COLL_ALLREDUCE, 8, 64, 3, 0, 0);
-
-    on_default_machine(&m, &a, 3, 0);
-    assert_priced_near(&m, &a, "rabenseifner", "allreduce 8 B, 64 ranks on 3 nodes", NULL);
+    assert_shape_priced_near(GDC_COLL_ALLREDUCE, 8, 64, 3, 0, 0, 0, "rabenseifner", "allreduce 8 B, 64 ranks on 3 nodes");
 }
 
 /* Rings over fewer elements than ranks: only the first blocks travel, each on a way of its
@@ -445,13 +457,9 @@ static void test_sparse_rings(void **state)
         {GDC_COLL_BCAST, "scatter_allgather", "bcast 1 KiB, 3 ranks on 2 nodes", 1024, 3, 0},
     };
 
-    (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        gdc_coll_machine_t m;
-        gdc_coll_args_t    a = call(cases[i].coll, cases[i].bytes, cases[i].n, 2, 0, cases[i].root);
-
-        on_default_machine(&m, &a, 2, 0);
-        assert_priced_near(&m, &a, cases[i].name, cases[i].label, NULL);
+        assert_shape_priced_near(cases[i].coll, cases[i].bytes, cases[i].n, 2, 0, 0, cases[i].root, cases[i].name,
+                                 cases[i].label);
     }
 }
 
@@ -463,15 +471,10 @@ static void test_sparse_rings(void **state)
  * nodes without their latencies, reached the NICs too early (0.89 of the time). */
 static void test_tree_queues_in_turn(void **state)
 {
-    gdc_coll_machine_t m;
-    gdc_coll_args_t    a = call(GDC_COLL_BCAST, 1 << 20, 4, 2, 0, 0);
-    gdc_coll_args_t    b = call(GDC_COLL_BCAST, 1 << 20, 32, 2, 1, 0);
-
-    (void)state;
-    on_default_machine(&m, &a, 2, 1);
-    assert_priced_near(&m, &a, "binomial", "bcast 1 MiB, 4 ranks round robin on 2 nodes", NULL);
-    on_dgx_machine(&m, &b, 2, 1);
-    assert_priced_near(&m, &b, "binomial", "bcast 1 MiB, 32 ranks round robin on 2 nodes of dgx-h100", NULL);
+    assert_shape_priced_near(GDC_COLL_BCAST, 1 << 20, 4, 2, 1, 0, 0, "binomial",
+                             "bcast 1 MiB, 4 ranks round robin on 2 nodes");
+    assert_shape_priced_near(GDC_COLL_BCAST, 1 << 20, 32, 2, 1, 1, 0, "binomial",
+                             "bcast 1 MiB, 32 ranks round robin on 2 nodes of dgx-h100");
 }
 
 /* gather binomial of 1 KiB blocks on 64 ranks dealt round robin to 8 nodes: a level's
@@ -480,12 +483,8 @@ static void test_tree_queues_in_turn(void **state)
  * one transfer had them meet at the NICs (1.20 times the simulator's time). */
 static void test_tree_levels_apart(void **state)
 {
-    gdc_coll_machine_t m;
-    gdc_coll_args_t    a = call(GDC_COLL_GATHER, 1024, 64, 8, 0, 0);
-
-    (void)state;
-    on_default_machine(&m, &a, 8, 1);
-    assert_priced_near(&m, &a, "binomial", "gather 1 KiB, 64 ranks round robin on 8 nodes", NULL);
+    assert_shape_priced_near(GDC_COLL_GATHER, 1024, 64, 8, 1, 0, 0, "binomial",
+                             "gather 1 KiB, 64 ranks round robin on 8 nodes");
 }
 
 /* allreduce rabenseifner of 1 MiB on 5 ranks in blocks on 2 nodes: rank 1 takes in rank
@@ -494,12 +493,8 @@ static void test_tree_levels_apart(void **state)
  * simulator's time). */
 static void test_fold_beside_queue(void **state)
 {
-    gdc_coll_machine_t m;
-    gdc_coll_args_t    a = call(GDC_COLL_ALLREDUCE, 1 << 20, 5, 2, 0, 0);
-
-    (void)state;
-    on_default_machine(&m, &a, 2, 0);
-    assert_priced_near(&m, &a, "rabenseifner", "allreduce 1 MiB, 5 ranks on 2 nodes", NULL);
+    assert_shape_priced_near(GDC_COLL_ALLREDUCE, 1 << 20, 5, 2, 0, 0, 0, "rabenseifner",
+                             "allreduce 1 MiB, 5 ranks on 2 nodes");
 }
 
 /* alltoall bruck of 1 KiB blocks on 12 ranks in blocks on 2 nodes: in a round where only
@@ -508,12 +503,7 @@ static void test_fold_beside_queue(void **state)
  * simulator's time. */
 static void test_bruck_partial_rounds(void **state)
 {
-    gdc_coll_machine_t m;
-    gdc_coll_args_t    a = call(GDC_COLL_ALLTOALL, 1024, 12, 2, 0, 0);
-
-    (void)state;
-    on_default_machine(&m, &a, 2, 0);
-    assert_priced_near(&m, &a, "bruck", "alltoall 1 KiB, 12 ranks on 2 nodes", NULL);
+    assert_shape_priced_near(GDC_COLL_ALLTOALL, 1024, 12, 2, 0, 0, 0, "bruck", "alltoall 1 KiB, 12 ranks on 2 nodes");
 }
 
 /* allreduce recursive_doubling of 8 B on 17 ranks of one node of dgx-h100: rank 1 waits
@@ -522,12 +512,8 @@ static void test_bruck_partial_rounds(void **state)
  * microsecond), 1.13 times the simulator's time. */
 static void test_partners_ahead(void **state)
 {
-    gdc_coll_machine_t m;
-    gdc_coll_args_t    a = call(GDC_COLL_ALLREDUCE, 8, 17, 1, 1, 0);
-
-    (void)state;
-    on_dgx_machine(&m, &a, 1, 0);
-    assert_priced_near(&m, &a, "recursive_doubling", "allreduce 8 B, 17 ranks on 1 node of dgx-h100", NULL);
+    assert_shape_priced_near(GDC_COLL_ALLREDUCE, 8, 17, 1, 0, 1, 0, "recursive_doubling",
+                             "allreduce 8 B, 17 ranks on 1 node of dgx-h100");
 }
 
 /* reduce_scatter_gather's ranks whose ring ends on a link inside their node send their
@@ -553,11 +539,7 @@ static void test_gather_behind_ring(void **state)
  * the chain counted the NIC alone). */
 static void test_chain_inside_nodes(void **state)
 {
-    gdc_coll_machine_t m;
-    gdc_coll_args_t    a = call(GDC_COLL_GATHER, 1 << 20, 17, 2, 0, 0);
-
-    on_default_machine(&m, &a, 2, 0);
-    assert_priced_near(&m, &a, "binomial", "gather 1 MiB, 17 ranks on 2 nodes", NULL);
+    assert_shape_priced_near(GDC_COLL_GATHER, 1 << 20, 17, 2, 0, 0, 0, "binomial", "gather 1 MiB, 17 ranks on 2 nodes");
 }
 
 /* bcast hier_rails, 1 MiB on 5 ranks on 4 nodes of dgx-h100 (2, 1, 1, 1): the nodes of one
@@ -565,11 +547,7 @@ static void test_chain_inside_nodes(void **state)
  * simulator's time where the NICs' streams alone bounded them. */
 static void test_smallest_node_rails(void **state)
 {
-    gdc_coll_machine_t m;
-    gdc_coll_args_t    a = call(GDC_COLL_BCAST, 1 << 20, 5, 4, 1, 0);
-
-    on_dgx_machine(&m, &a, 4, 0);
-    assert_priced_near(&m, &a, "hier_rails", "bcast 1 MiB, 5 ranks on 4 nodes", NULL);
+    assert_shape_priced_near(GDC_COLL_BCAST, 1 << 20, 5, 4, 0, 1, 0, "hier_rails", "bcast 1 MiB, 5 ranks on 4 nodes");
 }
 
 /* A tree's message off a node queues on its sender's NIC behind the node's others at its
@@ -578,11 +556,8 @@ static void test_smallest_node_rails(void **state)
  * evenly over the node's NICs, priced at 1.13 times the simulator's time). */
 static void test_tree_nics_by_sender(void **state)
 {
-    gdc_coll_machine_t m;
-    gdc_coll_args_t    a = call(GDC_COLL_ALLREDUCE, 1 << 20, 12, 4, 1, 0);
-
-    on_dgx_machine(&m, &a, 4, 1);
-    assert_priced_near(&m, &a, "knomial", "allreduce 1 MiB, 12 ranks round robin on 4 nodes", NULL);
+    assert_shape_priced_near(GDC_COLL_ALLREDUCE, 1 << 20, 12, 4, 1, 1, 0, "knomial",
+                             "allreduce 1 MiB, 12 ranks round robin on 4 nodes");
 }
 
 /* alltoall pairwise of 64 KiB blocks on 16 ranks on 2 nodes of dgx-h100: each rank sends
