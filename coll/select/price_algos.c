@@ -1324,20 +1324,37 @@ static double copies(const gdc_coll_price_t *p, double count, double bytes)
     return count * p->o + bytes / p->kappa;
 }
 
+/* A leader's gather of its node's `ranks` blocks, one after another on its link. */
+static double leader_gather(const gdc_coll_price_t *p, int ranks, double block)
+{
+    gdc_coll_hop_t in = inside(p);
+
+    return ranks > 1 ? (ranks - 1) * block / in.bw + gdc_coll_price_msg(p, in, block) : 0;
+}
+
 static double allgather_hier(const gdc_coll_price_t *p)
 {
-    int            L = p->lay->max_local, K = p->lay->nodes;
-    double         block = bytes_of(p, p->args->count), total = block * p->n;
-    gdc_coll_hop_t in    = inside(p);
-    double         gather = L > 1 ? (L - 1) * block / in.bw + gdc_coll_price_msg(p, in, block) : 0;
+    int    L = p->lay->max_local, K = p->lay->nodes, S = p->lay->min_local;
+    double block = bytes_of(p, p->args->count), total = block * p->n;
+    double gather = leader_gather(p, L, block), copy = gdc_coll_price_copy(p, block);
     /* out of node order into rank order: a copy step per run of consecutive ranks */
-    double         order  = p->lay->blocks ? 0 : copies(p, p->n, total);
+    double order = p->lay->blocks ? 0 : copies(p, p->n, total);
+    double among = gdc_coll_price_group_allgather(p, K, among_leaders(p), total, block * L, block * S,
+                                                  GDC_COLL_ACROSS_NODES);
+    double bcast = gdc_coll_price_group_bcast(p, L, inside(p), total,
+                                              gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, total, 2));
 
-    return gather + gdc_coll_price_copy(p, block) +
-           gdc_coll_price_group_allgather(p, K, among_leaders(p), total, block * L, block * p->lay->min_local,
-                                          GDC_COLL_ACROSS_NODES) +
-           order +
-           gdc_coll_price_group_bcast(p, L, in, total, gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, total, 2));
+    if (p->lay->largest == 1 && S < L && K >= 4 && gdc_coll_price_pof2(K) == K) {
+        /* one node larger than the others: its leader's partners among the leaders, whose
+         * gathers end first, have their messages on the way while it still gathers, and it
+         * takes each round's in a step; they have its blocks a gather later (on 5 ranks on 4
+         * nodes of dgx-h100, priced in sequence, 1.25 times the simulator's time) */
+        double late = max2(gather + copy + gdc_coll_price_log2(K) * 2 * p->o,
+                           leader_gather(p, S, block) + copy + among);
+
+        return max2(gather + copy + among + order + (S > 1 ? bcast : 0), late + order + bcast);
+    }
+    return gather + copy + among + order + bcast;
 }
 
 /* The rails' allgathers among the K nodes, where rail.shared of a node's rails share a

@@ -506,6 +506,16 @@ static void test_bruck_partial_rounds(void **state)
     assert_shape_priced_near(GDC_COLL_ALLTOALL, 1024, 12, 2, 0, 0, 0, "bruck", "alltoall 1 KiB, 12 ranks on 2 nodes");
 }
 
+/* allgather hier of 8 B on 5 ranks on 4 nodes (2, 1, 1, 1) of dgx-h100: the one-rank
+ * nodes' leaders send their first round while rank 0 still gathers rank 1's block, and
+ * rank 0 takes each round's message in a step; priced as gather, then rounds, 1.25 times
+ * the simulator's time. */
+static void test_leaders_ahead(void **state)
+{
+    assert_shape_priced_near(GDC_COLL_ALLGATHER, 8, 5, 4, 0, 1, 0, "hier",
+                             "allgather 8 B, 5 ranks on 4 nodes of dgx-h100");
+}
+
 /* allreduce recursive_doubling of 8 B on 17 ranks of one node of dgx-h100: rank 1 waits
  * for rank 0's vector, and every partner it meets after never waited, so their messages
  * are in before its own land and their receive steps hide; priced with them (a step a
@@ -810,6 +820,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fold_beside_queue),
         cmocka_unit_test(test_partners_ahead),
         cmocka_unit_test(test_bruck_partial_rounds),
+        cmocka_unit_test(test_leaders_ahead),
         cmocka_unit_test(test_gather_behind_ring),
         cmocka_unit_test(test_chain_inside_nodes),
         cmocka_unit_test(test_smallest_node_rails),
