@@ -481,11 +481,15 @@ static void test_tree_queues_in_turn(void **state)
 /* gather binomial of 1 KiB blocks on 64 ranks dealt round robin to 8 nodes: a level's
  * messages off a node come in from the level before one by one, a latency later than
  * those of the level before them left; the chain of NIC queues that took the latency as
- * one transfer had them meet at the NICs (1.20 times the simulator's time). */
+ * one transfer had them meet at the NICs (1.20 times the simulator's time). The same for
+ * reduce binomial of 1 KiB, where the chain that takes no time for hops had them meet as
+ * well (1.16). */
 static void test_tree_levels_apart(void **state)
 {
     assert_shape_priced_near(GDC_COLL_GATHER, 1024, 64, 8, 1, 0, 0, "binomial",
                              "gather 1 KiB, 64 ranks round robin on 8 nodes");
+    assert_shape_priced_near(GDC_COLL_REDUCE, 1024, 64, 8, 1, 0, 0, "binomial",
+                             "reduce 1 KiB, 64 ranks round robin on 8 nodes");
 }
 
 /* allreduce rabenseifner of 1 MiB on 5 ranks in blocks on 2 nodes: rank 1 takes in rank
