@@ -31,7 +31,7 @@
  * recursive_doubling's partners that never waited are ahead, and alltoall bruck's rounds
  * that only some of a node's ranks cross do not queue together, and allgather hier's
  * other leaders do not wait for a larger node's gather: every choice good
- * (11,420), the worst x1.10; 99.2% of the choices and 98.7% of all prices within 10%; the
+ * (11,420), the worst x1.10; 99.3% of the choices and 98.7% of all prices within 10%; the
  * weakest algorithm, reduce_scatter recursive_halving, 93.8% within 10%):
  *   - the choice the prices make is the simulator's best or one it prices within 10% of
  *     it in every call shape;
