@@ -31,15 +31,15 @@ typedef enum {
 
 #define GDC_COLL_TREE_NICS 4
 
-/* One way through a tree, from the root to a rank (broadcast, scatter) or from a rank to
- * the root (reduce, gather), in the counts its time is made of; a transfer is of the whole
- * vector, or of one block for a scatter or a gather. */
 /* A tree chain's way (the layout's slow chains): its hops inside nodes, and the reductions
  * on it (each message's, and those of the children its receiver reduces after it). */
 typedef struct gdc_coll_chain_way {
     int inside_hops, reduces;
 } gdc_coll_chain_way_t;
 
+/* One way through a tree, from the root to a rank (broadcast, scatter) or from a rank to
+ * the root (reduce, gather), in the counts its time is made of; a transfer is of the whole
+ * vector, or of one block for a scatter or a gather. */
 typedef struct gdc_coll_tree_path {
     int steps;                 /* step overheads */
     int out, in;               /* hops between nodes, inside a node: a latency each */
