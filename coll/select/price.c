@@ -338,6 +338,20 @@ static int tree_kind_blocks(int kind)
     return kind == GDC_COLL_TREE_SCATTER || kind == GDC_COLL_TREE_GATHER;
 }
 
+/* What of a way's cost is queueing behind other messages: its NIC share, and where the
+ * kind carries the whole vector (one transfer a hop), its transfers beyond one a hop. */
+static double tree_path_queues(const gdc_coll_tree_path_t *t, const tree_weights_t *c, int kind)
+{
+    const double *w = c->w;
+    double        q = w[8] * t->shared_out[c->nics];
+
+    if (!tree_kind_blocks(kind)) {
+        q += w[3] * (t->xfer_out > t->out ? t->xfer_out - t->out : 0) +
+             w[4] * (t->xfer_in > t->in ? t->xfer_in - t->in : 0);
+    }
+    return q;
+}
+
 static int tree_kind_reduces(int kind)
 {
     return kind == GDC_COLL_TREE_REDUCE || kind == GDC_COLL_TREE_RADIX_REDUCE;
@@ -1529,7 +1543,7 @@ double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind,
     tree_weights_t c    = tree_weights(p->o, p->out.latency, p->in.latency, unit / p->out.bandwidth,
                                        unit / p->in.bandwidth, gdc_coll_price_reduce(p, unit), p->nics);
     int            nics = tree_nics_index(p->nics), l = tree_kind_down(kind) ? 0 : tree_chain_latency(p, unit);
-    double         most = 0, unshared = 0, chain;
+    double         most = 0, unqueued = 0, chain;
     double         nic  = p->lay->tree_nic_load[kind][nics] * unit / p->out.bandwidth;
     double         link = p->lay->tree_link_load[kind] * unit / p->in.bandwidth;
     /* a reduce's last message in is reduced before its way goes on */
@@ -1540,21 +1554,23 @@ double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind,
         double                      t   = tree_path_cost(way, &c);
 
         most     = fmax(most, t);
-        unshared = fmax(unshared, t - c.w[8] * way->shared_out[c.nics]);
+        unqueued = fmax(unqueued, t - tree_path_queues(way, &c, kind));
     }
-    /* A way's NIC share takes every message of its level on the NIC as ahead of its own: at
-     * most that, as the others may have left before the way's message was ready, or come
-     * in one by one from the level before. The slow chain runs the queues in turn; where it
-     * comes out lower it stands, never below the ways without their shares. (bcast
-     * binomial, 1 MiB on 4 ranks dealt round robin to 2 nodes: the root's message off its
-     * node had left when the other rank there had the data to send, yet was priced ahead
-     * of it, at 1.12 times the simulator's time.) */
+    /* A way's queues take every message of its level on the NIC, and a reduce's siblings
+     * on the same link, as ahead of its own: at most that, as the others may have left
+     * before the way's message was ready, or come in one by one from the level before. The
+     * slow chain runs the queues in turn; where it comes out lower it stands, never below
+     * the ways without their queues. (bcast binomial, 1 MiB on 4 ranks dealt round robin
+     * to 2 nodes: the root's message off its node had left when the other rank there had
+     * the data to send, yet was priced ahead of it, at 1.12 times the simulator's time;
+     * reduce binomial of 1 MiB on 12 ranks on 8 nodes of dgx-h100, a sibling's message
+     * ahead on the root's NIC, 1.23.) */
     if (p->lay->tree_slow_chain[kind][l][nics] > 0) {
         const gdc_coll_chain_way_t *way  = &p->lay->tree_slow_chain_way[kind][l][nics];
         double                      rest = way->inside_hops * (p->in.latency + 2 * p->o) +
                                            (tree_kind_reduces(kind) ? way->reduces * c.w[7] : 0);
 
-        most = fmax(unshared, fmin(most, tree_slow_chain(p, kind, l, nics, unit) + rest));
+        most = fmax(unqueued, fmin(most, tree_slow_chain(p, kind, l, nics, unit) + rest));
     }
     most = link > 0 ? fmax(most, link + last + p->in.latency + 2 * p->o) : most;
     most = nic > 0 ? fmax(most, nic + last + p->out.latency + 2 * p->o) : most;

@@ -469,13 +469,17 @@ static void test_sparse_rings(void **state)
  * nodes: the root's message to node 1 has long left when rank 2 has the data for its own,
  * and the way that counted it ahead came out at 1.12 times the simulator's time. On
  * dgx-h100, 32 ranks round robin on 2 nodes: the chain of NIC queues, its hops inside
- * nodes without their latencies, reached the NICs too early (0.89 of the time). */
+ * nodes without their latencies, reached the NICs too early (0.89 of the time). reduce
+ * binomial of 1 MiB on 12 ranks on 8 nodes of dgx-h100: a sibling's message counted ahead
+ * of the way's on the root's NIC had come in before it (1.23). */
 static void test_tree_queues_in_turn(void **state)
 {
     assert_shape_priced_near(GDC_COLL_BCAST, 1 << 20, 4, 2, 1, 0, 0, "binomial",
                              "bcast 1 MiB, 4 ranks round robin on 2 nodes");
     assert_shape_priced_near(GDC_COLL_BCAST, 1 << 20, 32, 2, 1, 1, 0, "binomial",
                              "bcast 1 MiB, 32 ranks round robin on 2 nodes of dgx-h100");
+    assert_shape_priced_near(GDC_COLL_REDUCE, 1 << 20, 12, 8, 0, 1, 0, "binomial",
+                             "reduce 1 MiB, 12 ranks on 8 nodes of dgx-h100");
 }
 
 /* gather binomial of 1 KiB blocks on 64 ranks dealt round robin to 8 nodes: a level's
