@@ -26,8 +26,8 @@
  * parts behind their senders' earlier messages, and bcast hier's last chunk goes down the
  * whole of a node's broadcast, and a tree's message off a node queues on its sender's own
  * NIC, and alltoall pairwise sends off a rank's node first, and the rings over fewer
- * elements than ranks follow their non-empty blocks' ways, and a tree's NIC queues count
- * the messages still there, and rabenseifner's first message queues beside its fold, and
+ * elements than ranks follow their non-empty blocks' ways, and a tree's queues count the
+ * messages still there, and rabenseifner's first message queues beside its fold, and
  * recursive_doubling's partners that never waited are ahead, and alltoall bruck's rounds
  * that only some of a node's ranks cross do not queue together, and allgather hier's
  * other leaders do not wait for a larger node's gather: every choice good
