@@ -391,18 +391,36 @@ static void assert_priced_near(const gdc_coll_machine_t *m, const gdc_coll_args_
 
 /* One call shape (ranks in blocks, or round robin: rr) on the built-in machine, or with
  * device buffers on dgx-h100 (dgx), its price held within 10% of the simulator's time. */
+static void on_machine(gdc_coll_machine_t *m, gdc_coll_args_t *a, int nodes, int rr, int dgx)
+{
+    if (dgx) {
+        on_dgx_machine(m, a, nodes, rr);
+    } else {
+        on_default_machine(m, a, nodes, rr);
+    }
+}
+
 static void assert_shape_priced_near(gdc_coll_type_t coll, size_t bytes, int n, int nodes, int rr, int dgx, int root,
                                      const char *name, const char *label)
 {
     gdc_coll_machine_t m;
     gdc_coll_args_t    a = call(coll, bytes, n, nodes, dgx, root);
 
-    if (dgx) {
-        on_dgx_machine(&m, &a, nodes, rr);
-    } else {
-        on_default_machine(&m, &a, nodes, rr);
-    }
+    on_machine(&m, &a, nodes, rr, dgx);
     assert_priced_near(&m, &a, name, label, NULL);
+}
+
+/* The same shape (as assert_shape_priced_near's) priced and simulated for two algorithms
+ * (price_two's t), the first's price held within 10% of the simulator's time. */
+static void price_shape_two(gdc_coll_type_t coll, size_t bytes, int n, int nodes, int rr, int dgx, int root,
+                            const char *label, const char *first, const char *second, double t[4])
+{
+    gdc_coll_machine_t m;
+    gdc_coll_args_t    a = call(coll, bytes, n, nodes, dgx, root);
+
+    on_machine(&m, &a, nodes, rr, dgx);
+    price_two(&m, &a, label, first, second, t);
+    assert_true(t[0] > 0.9 * t[1] && t[0] < 1.1 * t[1]);
 }
 
 /* reduce_scatter recursive_halving of 1 KiB on 12 ranks in blocks on 3 nodes: 8 take part
@@ -414,13 +432,10 @@ static void assert_shape_priced_near(gdc_coll_type_t coll, size_t bytes, int n, 
  * 0.86 of its time). */
 static void test_staggered_rounds(void **state)
 {
-    gdc_coll_machine_t m;
-    gdc_coll_args_t    a = call(GDC_COLL_REDUCE_SCATTER, 1024, 12, 3, 0, 0);
-    double             t[4]; /* recursive_halving's price and time, the ring's */
+    double t[4]; /* recursive_halving's price and time, the ring's */
 
-    on_default_machine(&m, &a, 3, 0);
-    price_two(&m, &a, "reduce_scatter 1 KiB, 12 ranks on 3 nodes", "recursive_halving", "ring", t);
-    assert_true(t[0] > 0.9 * t[1] && t[0] < 1.1 * t[1]);
+    price_shape_two(GDC_COLL_REDUCE_SCATTER, 1024, 12, 3, 0, 0, 0, "reduce_scatter 1 KiB, 12 ranks on 3 nodes",
+                    "recursive_halving", "ring", t);
     assert_true(t[3] < t[1]);
     assert_true(t[2] < t[0]);
 }
@@ -541,13 +556,10 @@ static void test_partners_ahead(void **state)
  * the binomial tree, which the simulator has 1.16 times slower. */
 static void test_gather_behind_ring(void **state)
 {
-    gdc_coll_machine_t m;
-    gdc_coll_args_t    a = call(GDC_COLL_REDUCE, 1 << 20, 3, 2, 1, 1);
-    double             t[4]; /* reduce_scatter_gather's price and time, the binomial tree's */
+    double t[4]; /* reduce_scatter_gather's price and time, the binomial tree's */
 
-    on_dgx_machine(&m, &a, 2, 1);
-    price_two(&m, &a, "reduce 1 MiB, 3 ranks round robin on 2 nodes, root 1", "reduce_scatter_gather", "binomial", t);
-    assert_true(t[0] > 0.9 * t[1] && t[0] < 1.1 * t[1]);
+    price_shape_two(GDC_COLL_REDUCE, 1 << 20, 3, 2, 1, 1, 1, "reduce 1 MiB, 3 ranks round robin on 2 nodes, root 1",
+                    "reduce_scatter_gather", "binomial", t);
     assert_true(t[1] < t[3]);
     assert_true(t[0] < t[2]);
 }
