@@ -550,6 +550,19 @@ static void test_partners_ahead(void **state)
                              "allreduce 8 B, 17 ranks on 1 node of dgx-h100");
 }
 
+/* reduce_scatter recursive_halving with extras: the halves are uneven (the lower ones hold
+ * the extras' blocks), and the partners' messages come in on the link of the participant
+ * that waited behind the fold's, so its reductions follow one another (halving_after_fold).
+ * 16 MiB on 5 ranks on one node was priced at 1.11 times the simulator's time, and on 12
+ * ranks on 2 nodes of dgx-h100 at 0.89. */
+static void test_uneven_halves(void **state)
+{
+    assert_shape_priced_near(GDC_COLL_REDUCE_SCATTER, 16 << 20, 5, 1, 0, 0, 0, "recursive_halving",
+                             "reduce_scatter 16 MiB, 5 ranks on 1 node");
+    assert_shape_priced_near(GDC_COLL_REDUCE_SCATTER, 16 << 20, 12, 2, 0, 1, 0, "recursive_halving",
+                             "reduce_scatter 16 MiB, 12 ranks on 2 nodes of dgx-h100");
+}
+
 /* reduce_scatter_gather's ranks whose ring ends on a link inside their node send their
  * blocks to the root while the others finish: reduce 1 MiB on 3 ranks dealt round robin to
  * 2 nodes of dgx-h100, root 1, is priced within 10% of the simulator's time and chosen over
@@ -840,6 +853,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_tree_levels_apart),
         cmocka_unit_test(test_fold_beside_queue),
         cmocka_unit_test(test_partners_ahead),
+        cmocka_unit_test(test_uneven_halves),
         cmocka_unit_test(test_bruck_partial_rounds),
         cmocka_unit_test(test_leaders_ahead),
         cmocka_unit_test(test_gather_behind_ring),
