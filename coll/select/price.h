@@ -161,8 +161,10 @@ typedef struct gdc_coll_layout {
     int tree_slow_chain_hops[GDC_COLL_TREE_KINDS][GDC_COLL_CHAIN_LATENCIES][GDC_COLL_TREE_NICS];
     int tree_slow_chain_inside[GDC_COLL_TREE_KINDS][GDC_COLL_CHAIN_LATENCIES][GDC_COLL_TREE_NICS];
     gdc_coll_chain_way_t tree_slow_chain_way[GDC_COLL_TREE_KINDS][GDC_COLL_CHAIN_LATENCIES][GDC_COLL_TREE_NICS];
-    /* The same for the busiest rank's own link inside a node. */
+    /* The same for the busiest rank's own link inside a node; and for the reduce trees,
+     * the reductions from the last message in on it on (at least 1). */
     int tree_link_load[GDC_COLL_TREE_KINDS];
+    int tree_link_reduces[GDC_COLL_TREE_KINDS];
     /* The kinds whose trees above are made (bit 1 << kind): all of them for the
      * communicator's root, a rooted call's own for another root. */
     unsigned tree_kinds;

@@ -563,6 +563,15 @@ static void test_uneven_halves(void **state)
                              "reduce_scatter 16 MiB, 12 ranks on 2 nodes of dgx-h100");
 }
 
+/* reduce binomial of 16 MiB on 5 ranks of one node: the root's children 1 and 4 are
+ * ready at once and go first on its link, 2 last (it reduces 3's vector first), yet the
+ * root reduces 4's data after 2's (the builders' order): two reductions after the link's
+ * last message (tree_link_reduces_at); priced with one, 0.89 of the simulator's time. */
+static void test_reduced_after_last_in(void **state)
+{
+    assert_shape_priced_near(GDC_COLL_REDUCE, 16 << 20, 5, 1, 0, 0, 0, "binomial", "reduce 16 MiB, 5 ranks on 1 node");
+}
+
 /* reduce_scatter_gather's ranks whose ring ends on a link inside their node send their
  * blocks to the root while the others finish: reduce 1 MiB on 3 ranks dealt round robin to
  * 2 nodes of dgx-h100, root 1, is priced within 10% of the simulator's time and chosen over
@@ -854,6 +863,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fold_beside_queue),
         cmocka_unit_test(test_partners_ahead),
         cmocka_unit_test(test_uneven_halves),
+        cmocka_unit_test(test_reduced_after_last_in),
         cmocka_unit_test(test_bruck_partial_rounds),
         cmocka_unit_test(test_leaders_ahead),
         cmocka_unit_test(test_gather_behind_ring),
