@@ -572,6 +572,15 @@ static void test_reduced_after_last_in(void **state)
     assert_shape_priced_near(GDC_COLL_REDUCE, 16 << 20, 5, 1, 0, 0, 0, "binomial", "reduce 16 MiB, 5 ranks on 1 node");
 }
 
+/* barrier hier of 17 ranks on 4 nodes of dgx-h100: the largest node's five ranks fan in
+ * over a tree of radix 4, whose second level's rank (4) is a leaf and sends at once: one
+ * hop in, not two (gdc_coll_price_group_fanin); priced a level a hop, 1.13 times the
+ * simulator's time, and the worst choice of the sweep (x1.10 the best). */
+static void test_fanin_by_hops(void **state)
+{
+    assert_shape_priced_near(GDC_COLL_BARRIER, 8, 17, 4, 0, 1, 0, "hier", "barrier, 17 ranks on 4 nodes of dgx-h100");
+}
+
 /* reduce_scatter_gather's ranks whose ring ends on a link inside their node send their
  * blocks to the root while the others finish: reduce 1 MiB on 3 ranks dealt round robin to
  * 2 nodes of dgx-h100, root 1, is priced within 10% of the simulator's time and chosen over
@@ -864,6 +873,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_partners_ahead),
         cmocka_unit_test(test_uneven_halves),
         cmocka_unit_test(test_reduced_after_last_in),
+        cmocka_unit_test(test_fanin_by_hops),
         cmocka_unit_test(test_bruck_partial_rounds),
         cmocka_unit_test(test_leaders_ahead),
         cmocka_unit_test(test_gather_behind_ring),
