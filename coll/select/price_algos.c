@@ -606,6 +606,17 @@ static double halving_after_fold(const gdc_coll_price_t *p, double block, const 
     return max2(end, mine + gdc_coll_price_msg(p, h, block));
 }
 
+/* No round of the halving (either way) has a node's ranks share a NIC. */
+static int halving_unshared(const gdc_coll_price_t *p)
+{
+    for (int d = gdc_coll_price_pof2(p->n) / 2; d >= 1; d /= 2) {
+        if (gdc_coll_price_xor_hop_after_fold(p, d, 1).shared > 1 || gdc_coll_price_xor_hop(p, d).shared > 1) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
 {
     double      block = bytes_of(p, p->args->count), whole = block * p->n;
@@ -616,10 +627,11 @@ static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
     for (int d = pof2 / 2; d >= 1 && rounds < GDC_COLL_LAYOUT_DISTANCES; d /= 2) {
         round[rounds++] = (xor_round_t){.dist = d, .bytes = whole * d / pof2, .reduced = whole * d / pof2, .order = 1};
     }
-    /* where a node's ranks share a NIC, the participants that waited send at other times
-     * than the others, and the round's share of the NIC overprices their way (12 ranks on 4
-     * nodes in blocks: 1.02 -> 1.23 times the simulator's time): the rounds' way stands */
-    if (pof2 < p->n && (p->lay->nodes == 1 || p->nics >= p->lay->max_local)) {
+    /* where a round has a node's ranks share a NIC, the participants that waited send at
+     * other times than the others, and the round's share of the NIC overprices their way
+     * (12 ranks on 4 nodes in blocks: 1.02 -> 1.23 times the simulator's time): the
+     * rounds' way stands there */
+    if (pof2 < p->n && halving_unshared(p)) {
         double plain[GDC_COLL_LAYOUT_DISTANCES + 1];
 
         xor_plain_way(p, round, rounds, plain);
