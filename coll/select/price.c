@@ -1738,19 +1738,6 @@ double gdc_coll_price_group_allreduce_stream(const gdc_coll_price_t *p, int g, g
     return 2 * bytes * (g - 1) / g / h.bw; /* halving-doubling or ring: each way, all but a 1/g */
 }
 
-/* Each level: its children's vectors in at once, one after the other on the link, each
- * reduced as it comes. */
-double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix, double bytes)
-{
-    double t = 0, red = gdc_coll_price_reduce(p, bytes);
-
-    for (long d = 1; d < g; d *= radix) {
-        long children = (g - 1) / d < radix - 1 ? (g - 1) / d : radix - 1;
-        t += gdc_coll_price_msg(p, h, bytes) + red + (double)(children - 1) * fmax(red, bytes / h.bw);
-    }
-    return t;
-}
-
 /* The most non-zero digits in the radix of a number from 1 to m (m > 0): its own, or those
  * of the largest number a digit shorter (all of them), or where m's top digit is 2 or more,
  * of the number below it with every digit non-zero. */
@@ -1767,6 +1754,21 @@ static int most_digits_to(int m, int radix)
         return length;
     }
     return digits > length - 1 ? digits : length - 1;
+}
+
+/* Each level: its children's vectors in at once, one after the other on the link, each
+ * reduced as it comes; a message a hop of the longest way in, as a fan-in's (a message a
+ * level, allreduce hier_leader of 8 B on 17 ranks on 4 nodes of dgx-h100 came out at 1.17
+ * times the simulator's time). */
+double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix, double bytes)
+{
+    double t = 0, red = gdc_coll_price_reduce(p, bytes);
+
+    for (long d = 1; d < g; d *= radix) {
+        long children = (g - 1) / d < radix - 1 ? (g - 1) / d : radix - 1;
+        t += red + (double)(children - 1) * fmax(red, bytes / h.bw);
+    }
+    return t + (g > 1 ? most_digits_to(g - 1, radix < 2 ? 2 : radix) : 0) * gdc_coll_price_msg(p, h, bytes);
 }
 
 /* A fan-in over a k-nomial tree: the leaves send at once, and a rank sends once its

@@ -575,10 +575,13 @@ static void test_reduced_after_last_in(void **state)
 /* barrier hier of 17 ranks on 4 nodes of dgx-h100: the largest node's five ranks fan in
  * over a tree of radix 4, whose second level's rank (4) is a leaf and sends at once: one
  * hop in, not two (gdc_coll_price_group_fanin); priced a level a hop, 1.13 times the
- * simulator's time, and the worst choice of the sweep (x1.10 the best). */
+ * simulator's time, and the worst choice of the sweep (x1.10 the best). The same for
+ * allreduce hier_leader's reduce in the node (1.17). */
 static void test_fanin_by_hops(void **state)
 {
     assert_shape_priced_near(GDC_COLL_BARRIER, 8, 17, 4, 0, 1, 0, "hier", "barrier, 17 ranks on 4 nodes of dgx-h100");
+    assert_shape_priced_near(GDC_COLL_ALLREDUCE, 8, 17, 4, 0, 1, 0, "hier_leader",
+                             "allreduce 8 B, 17 ranks on 4 nodes of dgx-h100");
 }
 
 /* reduce_scatter_gather's ranks whose ring ends on a link inside their node send their
