@@ -30,9 +30,11 @@
  * messages still there, and rabenseifner's first message queues beside its fold, and
  * recursive_doubling's partners that never waited are ahead, and alltoall bruck's rounds
  * that only some of a node's ranks cross do not queue together, and allgather hier's
- * other leaders do not wait for a larger node's gather: every choice good
- * (11,420), the worst x1.10; 99.3% of the choices and 98.7% of all prices within 10%; the
- * weakest algorithm, reduce_scatter recursive_halving, 93.8% within 10%):
+ * other leaders do not wait for a larger node's gather, and recursive_halving follows the
+ * participant that waited for an extra, and a reduce tree's link counts the reductions
+ * after its last message, and a fan-in takes the hops of its longest way: every choice
+ * good (11,420), the worst x1.08; 99.3% of the choices and 98.9% of all prices within 10%;
+ * the weakest algorithms, allreduce rabenseifner and alltoall hier, 95.4% within 10%):
  *   - the choice the prices make is the simulator's best or one it prices within 10% of
  *     it in every call shape;
  *   - the chosen algorithm's price is within 10% of the simulator's in 98% of the call
