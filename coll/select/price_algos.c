@@ -560,43 +560,87 @@ static int halving_first(int extras, int q)
     return q < extras ? 2 * q : q + extras;
 }
 
-/* The news of the participant that waited for an extra (participant 0, the one that holds
- * the most blocks), as it leaves in the round at distance d, sent at `start`: each
- * participant it reaches sends on the upper half of its range, and the last one reduces. */
-static double halving_news(const gdc_coll_price_t *p, double block, int d, double start)
+/* The participants that waited for an extra are priced one by one, each hop between the
+ * two ranks' own nodes, where that takes at most HALVING_HOPS hops (extras x rounds x
+ * rounds: a way and its news in every round); beyond, participant 0's way alone, each hop
+ * the round's own where the news of a fold crosses in it (the layout's
+ * xor_cross_after_fold). One by one, 5 extras on 1,029 ranks cost 6 us a price. */
+#define HALVING_HOPS 256
+
+/* The hop between participants q and r in the round at distance d (d 0: the fold into q). */
+static gdc_coll_hop_t halving_hop(const gdc_coll_price_t *p, int q, int r, int d, int each)
+{
+    int extras = p->n - gdc_coll_price_pof2(p->n);
+    int a = q < extras ? 2 * q + 1 : q + extras, b = d == 0 ? a - 1 : (r < extras ? 2 * r + 1 : r + extras);
+
+    if (!each) {
+        return d == 0 ? gdc_coll_price_fold_hop(p) : gdc_coll_price_xor_hop_after_fold(p, d, 1);
+    }
+    if (p->lay->nodes < 2 || p->args->node_of[a] == p->args->node_of[b]) {
+        return gdc_coll_price_hop(p, 0, 1);
+    }
+    return d == 0 ? gdc_coll_price_fold_hop(p) : gdc_coll_price_xor_hop(p, d);
+}
+
+/* The blocks of participants [lo, lo + 2d)'s half that holds q (keep) or not. */
+static double halving_half(int extras, int q, int d, int keep)
+{
+    int lo = q & ~(2 * d - 1), mid = lo + d, lower = (q & d) == 0;
+
+    return lower == keep ? halving_first(extras, mid) - halving_first(extras, lo)
+                         : halving_first(extras, lo + 2 * d) - halving_first(extras, mid);
+}
+
+/* The news of participant q, which waited for an extra, as it leaves in the round at
+ * distance d, sent at `start`: each participant it reaches sends on the half of its range
+ * it does not keep, and the last one reduces (and hands its block back to its extra, where
+ * it waited for one too). */
+static double halving_news(const gdc_coll_price_t *p, double block, int q, int d, double start, int each)
 {
     int    extras = p->n - gdc_coll_price_pof2(p->n);
     double t      = start;
 
-    for (int q = 0; d >= 1; d /= 2) {
-        double give = block * (halving_first(extras, q + 2 * d) - halving_first(extras, q + d));
+    for (; d >= 1; d /= 2) {
+        double give = block * halving_half(extras, q, d, 0);
 
-        t += gdc_coll_price_msg(p, gdc_coll_price_xor_hop_after_fold(p, d, 1), give) + gdc_coll_price_reduce(p, give);
-        q += d;
+        t += gdc_coll_price_msg(p, halving_hop(p, q, q ^ d, d, each), give) + gdc_coll_price_reduce(p, give);
+        q ^= d;
     }
-    return t;
+    return t + (q < extras ? gdc_coll_price_msg(p, halving_hop(p, q, q, 0, each), block) : 0);
 }
 
-/* recursive_halving with extras: participant 0 takes in the fold, then keeps the lower half
- * of its range, its partners' messages on its link behind the fold's; each round's reduction
- * waits for its partner's message and the one before. Its news leaves in every round, and
- * the slowest of those ways (halving_news) or its own, with the result back to the extra,
- * ends the call. (The halves are uneven: the lower ones hold the extras' blocks. Priced
- * as a message and a reduction of half the vector after the fold each round, 16 MiB on 5
- * ranks on one node came out at 1.11 times the simulator's time.) */
-static double halving_after_fold(const gdc_coll_price_t *p, double block, const double *plain)
+/* recursive_halving with extras: participant q takes in the fold, then keeps a half of its
+ * range each round, its partners' messages on its link behind the fold's; each round's
+ * reduction waits for its partner's message (sent at once by a partner no fold reached,
+ * else as late as q's own) and the one before. Its news leaves in every round, and the
+ * slowest of those ways (halving_news) or its own, with the result back to the extra, ends
+ * the call. (The halves are uneven: the lower ones hold the extras' blocks. Priced as a
+ * message and a reduction of half the vector after the fold each round, 16 MiB on 5 ranks
+ * on one node came out at 1.11 times the simulator's time.) */
+static double halving_waiter(const gdc_coll_price_t *p, double block, int q, const double *plain, int each)
 {
-    int            pof2 = gdc_coll_price_pof2(p->n), extras = p->n - pof2, j = 0;
-    gdc_coll_hop_t h    = gdc_coll_price_fold_hop(p);
+    int            pof2 = gdc_coll_price_pof2(p->n), extras = p->n - pof2, j = gdc_coll_price_log2(pof2);
+    gdc_coll_hop_t h    = halving_hop(p, q, q, 0, each);
     double         fold = gdc_coll_price_msg(p, h, block * p->n);
     double         link = fold, mine = fold + gdc_coll_price_reduce(p, block * p->n), end = 0;
+    double         tail[GDC_COLL_LAYOUT_DISTANCES + 1];
 
+    /* one by one, each news's way; else participant 0's, each in rounds of d blocks (those
+     * of the participants past the extras: its news from the rounds below the extras' count
+     * on carries up to twice that), summed from the last round up */
+    tail[j] = 0;
+    for (int d = 1; !each && j > 0; d *= 2, j--) {
+        gdc_coll_hop_t hop = halving_hop(p, q, q ^ d, d, each);
+        tail[j - 1]        = tail[j] + gdc_coll_price_msg(p, hop, block * d) + gdc_coll_price_reduce(p, block * d);
+    }
+    j = 0;
     for (int d = pof2 / 2; d >= 1; d /= 2, j++) {
-        gdc_coll_hop_t hop  = gdc_coll_price_xor_hop_after_fold(p, d, 1);
-        double         keep = block * halving_first(extras, d);
-        double         in   = (d < extras ? mine : plain[j]) + gdc_coll_price_msg(p, hop, keep);
+        gdc_coll_hop_t hop  = halving_hop(p, q, q ^ d, d, each);
+        double         keep = block * halving_half(extras, q, d, 1);
+        int            late = ((q ^ d) & (2 * d - 1)) < extras;
+        double         in   = (late ? mine : plain[j]) + gdc_coll_price_msg(p, hop, keep);
 
-        end = max2(end, halving_news(p, block, d, mine));
+        end = max2(end, each ? halving_news(p, block, q, d, mine, each) : mine + tail[j]);
         if (hop.crosses == h.crosses) {
             in   = max2(in, link + keep / hop.bw);
             link = in;
@@ -604,6 +648,18 @@ static double halving_after_fold(const gdc_coll_price_t *p, double block, const 
         mine = max2(mine, in) + gdc_coll_price_reduce(p, keep);
     }
     return max2(end, mine + gdc_coll_price_msg(p, h, block));
+}
+
+static double halving_after_fold(const gdc_coll_price_t *p, double block, const double *plain)
+{
+    int    pof2 = gdc_coll_price_pof2(p->n), extras = p->n - pof2, rounds = gdc_coll_price_log2(pof2);
+    int    each = extras * rounds * rounds <= HALVING_HOPS;
+    double t      = 0;
+
+    for (int q = 0; q < (each ? extras : 1); q++) {
+        t = max2(t, halving_waiter(p, block, q, plain, each));
+    }
+    return t;
 }
 
 /* No round of the halving (either way) has a node's ranks share a NIC. */

@@ -554,15 +554,22 @@ static void test_partners_ahead(void **state)
 
 /* reduce_scatter recursive_halving with extras: the halves are uneven (the lower ones hold
  * the extras' blocks), and the partners' messages come in on the link of the participant
- * that waited behind the fold's, so its reductions follow one another (halving_after_fold).
+ * that waited behind the fold's, so its reductions follow one another (halving_waiter).
  * 16 MiB on 5 ranks on one node was priced at 1.11 times the simulator's time, and on 12
- * ranks on 2 nodes of dgx-h100 at 0.89. */
+ * ranks on 2 nodes of dgx-h100 at 0.89. Each participant that waited has hops of its own:
+ * on 12 ranks round robin on 4 nodes the first's partner of the second round is on its
+ * node, and on 17 in blocks on 3 nodes its news crosses where its own way does not; each
+ * priced on the hops of those whose news cross, 1.14 and 1.11. */
 static void test_uneven_halves(void **state)
 {
     assert_shape_priced_near(GDC_COLL_REDUCE_SCATTER, 16 << 20, 5, 1, 0, 0, 0, "recursive_halving",
                              "reduce_scatter 16 MiB, 5 ranks on 1 node");
     assert_shape_priced_near(GDC_COLL_REDUCE_SCATTER, 16 << 20, 12, 2, 0, 1, 0, "recursive_halving",
                              "reduce_scatter 16 MiB, 12 ranks on 2 nodes of dgx-h100");
+    assert_shape_priced_near(GDC_COLL_REDUCE_SCATTER, 1 << 20, 12, 4, 1, 1, 0, "recursive_halving",
+                             "reduce_scatter 1 MiB, 12 ranks round robin on 4 nodes of dgx-h100");
+    assert_shape_priced_near(GDC_COLL_REDUCE_SCATTER, 8, 17, 3, 0, 1, 0, "recursive_halving",
+                             "reduce_scatter 8 B, 17 ranks on 3 nodes of dgx-h100");
 }
 
 /* reduce binomial of 16 MiB on 5 ranks of one node: the root's children 1 and 4 are
