@@ -412,6 +412,26 @@ static void assert_shape_priced_near(gdc_coll_type_t coll, size_t bytes, int n, 
     assert_priced_near(&m, &a, name, label, NULL);
 }
 
+/* Call shapes, each with the algorithm whose price is held within 10% of the simulator's
+ * time there (assert_shape_priced_near). */
+typedef struct priced_shape {
+    gdc_coll_type_t coll;
+    size_t          bytes;
+    int             n, nodes, rr, dgx, root;
+    const char     *name, *label;
+} priced_shape_t;
+
+static void assert_shapes_priced_near(const priced_shape_t *shapes, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        const priced_shape_t *s = &shapes[i];
+
+        assert_shape_priced_near(s->coll, s->bytes, s->n, s->nodes, s->rr, s->dgx, s->root, s->name, s->label);
+    }
+}
+
+#define SHAPES_PRICED_NEAR(shapes) assert_shapes_priced_near(shapes, sizeof(shapes) / sizeof((shapes)[0]))
+
 /* The same shape (as assert_shape_priced_near's) priced and simulated for two algorithms
  * (price_two's t), the first's price held within 10% of the simulator's time. */
 static void price_shape_two(gdc_coll_type_t coll, size_t bytes, int n, int nodes, int rr, int dgx, int root,
@@ -462,23 +482,15 @@ static void test_quiet_rounds(void **state)
  * messages (1.47). */
 static void test_sparse_rings(void **state)
 {
-    static const struct {
-        gdc_coll_type_t coll;
-        const char     *name, *label;
-        size_t          bytes;
-        int             n, root;
-    } cases[] = {
-        {GDC_COLL_ALLREDUCE, "ring", "allreduce 8 B, 5 ranks on 2 nodes", 8, 5, 0},
-        {GDC_COLL_REDUCE, "reduce_scatter_gather", "reduce 8 B, 3 ranks on 2 nodes", 8, 3, 0},
-        {GDC_COLL_BCAST, "scatter_allgather", "bcast 8 B, 3 ranks on 2 nodes", 8, 3, 0},
-        {GDC_COLL_BCAST, "scatter_allgather", "bcast 8 B, 3 ranks on 2 nodes, root 1", 8, 3, 1},
-        {GDC_COLL_BCAST, "scatter_allgather", "bcast 1 KiB, 3 ranks on 2 nodes", 1024, 3, 0},
+    static const priced_shape_t shapes[] = {
+        {GDC_COLL_ALLREDUCE, 8, 5, 2, 0, 0, 0, "ring", "allreduce 8 B, 5 ranks on 2 nodes"},
+        {GDC_COLL_REDUCE, 8, 3, 2, 0, 0, 0, "reduce_scatter_gather", "reduce 8 B, 3 ranks on 2 nodes"},
+        {GDC_COLL_BCAST, 8, 3, 2, 0, 0, 0, "scatter_allgather", "bcast 8 B, 3 ranks on 2 nodes"},
+        {GDC_COLL_BCAST, 8, 3, 2, 0, 0, 1, "scatter_allgather", "bcast 8 B, 3 ranks on 2 nodes, root 1"},
+        {GDC_COLL_BCAST, 1024, 3, 2, 0, 0, 0, "scatter_allgather", "bcast 1 KiB, 3 ranks on 2 nodes"},
     };
 
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        assert_shape_priced_near(cases[i].coll, cases[i].bytes, cases[i].n, 2, 0, 0, cases[i].root, cases[i].name,
-                                 cases[i].label);
-    }
+    SHAPES_PRICED_NEAR(shapes);
 }
 
 /* A tree's message off a node waits on its NIC behind the others of its level only as long
@@ -491,12 +503,14 @@ static void test_sparse_rings(void **state)
  * of the way's on the root's NIC had come in before it (1.23). */
 static void test_tree_queues_in_turn(void **state)
 {
-    assert_shape_priced_near(GDC_COLL_BCAST, 1 << 20, 4, 2, 1, 0, 0, "binomial",
-                             "bcast 1 MiB, 4 ranks round robin on 2 nodes");
-    assert_shape_priced_near(GDC_COLL_BCAST, 1 << 20, 32, 2, 1, 1, 0, "binomial",
-                             "bcast 1 MiB, 32 ranks round robin on 2 nodes of dgx-h100");
-    assert_shape_priced_near(GDC_COLL_REDUCE, 1 << 20, 12, 8, 0, 1, 0, "binomial",
-                             "reduce 1 MiB, 12 ranks on 8 nodes of dgx-h100");
+    static const priced_shape_t shapes[] = {
+        {GDC_COLL_BCAST, 1 << 20, 4, 2, 1, 0, 0, "binomial", "bcast 1 MiB, 4 ranks round robin on 2 nodes"},
+        {GDC_COLL_BCAST, 1 << 20, 32, 2, 1, 1, 0, "binomial",
+         "bcast 1 MiB, 32 ranks round robin on 2 nodes of dgx-h100"},
+        {GDC_COLL_REDUCE, 1 << 20, 12, 8, 0, 1, 0, "binomial", "reduce 1 MiB, 12 ranks on 8 nodes of dgx-h100"},
+    };
+
+    SHAPES_PRICED_NEAR(shapes);
 }
 
 /* gather binomial of 1 KiB blocks on 64 ranks dealt round robin to 8 nodes: a level's
@@ -507,10 +521,12 @@ static void test_tree_queues_in_turn(void **state)
  * well (1.16). */
 static void test_tree_levels_apart(void **state)
 {
-    assert_shape_priced_near(GDC_COLL_GATHER, 1024, 64, 8, 1, 0, 0, "binomial",
-                             "gather 1 KiB, 64 ranks round robin on 8 nodes");
-    assert_shape_priced_near(GDC_COLL_REDUCE, 1024, 64, 8, 1, 0, 0, "binomial",
-                             "reduce 1 KiB, 64 ranks round robin on 8 nodes");
+    static const priced_shape_t shapes[] = {
+        {GDC_COLL_GATHER, 1024, 64, 8, 1, 0, 0, "binomial", "gather 1 KiB, 64 ranks round robin on 8 nodes"},
+        {GDC_COLL_REDUCE, 1024, 64, 8, 1, 0, 0, "binomial", "reduce 1 KiB, 64 ranks round robin on 8 nodes"},
+    };
+
+    SHAPES_PRICED_NEAR(shapes);
 }
 
 /* allreduce rabenseifner of 1 MiB on 5 ranks in blocks on 2 nodes: rank 1 takes in rank
@@ -562,14 +578,18 @@ static void test_partners_ahead(void **state)
  * priced on the hops of those whose news cross, 1.14 and 1.11. */
 static void test_uneven_halves(void **state)
 {
-    assert_shape_priced_near(GDC_COLL_REDUCE_SCATTER, 16 << 20, 5, 1, 0, 0, 0, "recursive_halving",
-                             "reduce_scatter 16 MiB, 5 ranks on 1 node");
-    assert_shape_priced_near(GDC_COLL_REDUCE_SCATTER, 16 << 20, 12, 2, 0, 1, 0, "recursive_halving",
-                             "reduce_scatter 16 MiB, 12 ranks on 2 nodes of dgx-h100");
-    assert_shape_priced_near(GDC_COLL_REDUCE_SCATTER, 1 << 20, 12, 4, 1, 1, 0, "recursive_halving",
-                             "reduce_scatter 1 MiB, 12 ranks round robin on 4 nodes of dgx-h100");
-    assert_shape_priced_near(GDC_COLL_REDUCE_SCATTER, 8, 17, 3, 0, 1, 0, "recursive_halving",
-                             "reduce_scatter 8 B, 17 ranks on 3 nodes of dgx-h100");
+    static const priced_shape_t shapes[] = {
+        {GDC_COLL_REDUCE_SCATTER, 16 << 20, 5, 1, 0, 0, 0, "recursive_halving",
+         "reduce_scatter 16 MiB, 5 ranks on 1 node"},
+        {GDC_COLL_REDUCE_SCATTER, 16 << 20, 12, 2, 0, 1, 0, "recursive_halving",
+         "reduce_scatter 16 MiB, 12 ranks on 2 nodes of dgx-h100"},
+        {GDC_COLL_REDUCE_SCATTER, 1 << 20, 12, 4, 1, 1, 0, "recursive_halving",
+         "reduce_scatter 1 MiB, 12 ranks round robin on 4 nodes of dgx-h100"},
+        {GDC_COLL_REDUCE_SCATTER, 8, 17, 3, 0, 1, 0, "recursive_halving",
+         "reduce_scatter 8 B, 17 ranks on 3 nodes of dgx-h100"},
+    };
+
+    SHAPES_PRICED_NEAR(shapes);
 }
 
 /* reduce binomial of 16 MiB on 5 ranks of one node: the root's children 1 and 4 are
@@ -588,9 +608,12 @@ static void test_reduced_after_last_in(void **state)
  * allreduce hier_leader's reduce in the node (1.17). */
 static void test_fanin_by_hops(void **state)
 {
-    assert_shape_priced_near(GDC_COLL_BARRIER, 8, 17, 4, 0, 1, 0, "hier", "barrier, 17 ranks on 4 nodes of dgx-h100");
-    assert_shape_priced_near(GDC_COLL_ALLREDUCE, 8, 17, 4, 0, 1, 0, "hier_leader",
-                             "allreduce 8 B, 17 ranks on 4 nodes of dgx-h100");
+    static const priced_shape_t shapes[] = {
+        {GDC_COLL_BARRIER, 8, 17, 4, 0, 1, 0, "hier", "barrier, 17 ranks on 4 nodes of dgx-h100"},
+        {GDC_COLL_ALLREDUCE, 8, 17, 4, 0, 1, 0, "hier_leader", "allreduce 8 B, 17 ranks on 4 nodes of dgx-h100"},
+    };
+
+    SHAPES_PRICED_NEAR(shapes);
 }
 
 /* reduce_scatter_gather's ranks whose ring ends on a link inside their node send their
