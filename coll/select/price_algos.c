@@ -100,17 +100,6 @@ static double fold_queue(const gdc_coll_price_t *p, int dist, double sent, doubl
     return waiting > 0 ? max2(waiting * x, crossing * x - fold_in) : queued;
 }
 
-/* Rounds by bits over the power of two that the fold of the ranks above it leaves. Those
- * that did not wait for an extra start at once, every round at its slowest hop; those
- * that did start after the fold in (fold_in), each round at the hops their news meets,
- * then hand the result back (out_bytes; none below 0), the last round's message on its
- * way meanwhile where it can be (may_hide: nothing waits for the participant's own last
- * message; gdc_coll_price_fold_out). The slower way.
- * gathers: nothing is combined (allgather), so what a participant that waited receives
- * does not wait for what it sends: it has the whole once the others' rounds are in (and
- * those of partners that waited too, at distances below the extras' count), and hands it
- * back once its link to the extra is free; the ranks its late messages reach finish at
- * the end of its way. */
 /* The way of the participants that did not wait for an extra: at[j], when round j starts
  * (at[rounds], when they are done). */
 static void xor_plain_way(const gdc_coll_price_t *p, const xor_round_t *round, int rounds, double *at)
@@ -127,6 +116,17 @@ static void xor_plain_way(const gdc_coll_price_t *p, const xor_round_t *round, i
     }
 }
 
+/* Rounds by bits over the power of two that the fold of the ranks above it leaves. Those
+ * that did not wait for an extra start at once, every round at its slowest hop; those
+ * that did start after the fold in (fold_in), each round at the hops their news meets,
+ * then hand the result back (out_bytes; none below 0), the last round's message on its
+ * way meanwhile where it can be (may_hide: nothing waits for the participant's own last
+ * message; gdc_coll_price_fold_out). The slower way.
+ * gathers: nothing is combined (allgather), so what a participant that waited receives
+ * does not wait for what it sends: it has the whole once the others' rounds are in (and
+ * those of partners that waited too, at distances below the extras' count), and hands it
+ * back once its link to the extra is free; the ranks its late messages reach finish at
+ * the end of its way. */
 static double xor_rounds(const gdc_coll_price_t *p, const xor_round_t *round, int rounds, double fold_in,
                          double out_bytes, int may_hide, int gathers)
 {
@@ -570,12 +570,13 @@ static int halving_first(int extras, int q)
 /* The hop between participants q and r in the round at distance d (d 0: the fold into q). */
 static gdc_coll_hop_t halving_hop(const gdc_coll_price_t *p, int q, int r, int d, int each)
 {
-    int extras = p->n - gdc_coll_price_pof2(p->n);
-    int a = q < extras ? 2 * q + 1 : q + extras, b = d == 0 ? a - 1 : (r < extras ? 2 * r + 1 : r + extras);
+    int extras = p->n - gdc_coll_price_pof2(p->n), a, b;
 
     if (!each) {
         return d == 0 ? gdc_coll_price_fold_hop(p) : gdc_coll_price_xor_hop_after_fold(p, d, 1);
     }
+    a = q < extras ? 2 * q + 1 : q + extras;
+    b = d == 0 ? a - 1 : (r < extras ? 2 * r + 1 : r + extras);
     if (p->lay->nodes < 2 || p->args->node_of[a] == p->args->node_of[b]) {
         return gdc_coll_price_hop(p, 0, 1);
     }
@@ -625,9 +626,9 @@ static double halving_waiter(const gdc_coll_price_t *p, double block, int q, con
     double         link = fold, mine = fold + gdc_coll_price_reduce(p, block * p->n), end = 0;
     double         tail[GDC_COLL_LAYOUT_DISTANCES + 1];
 
-    /* one by one, each news's way; else participant 0's, each in rounds of d blocks (those
-     * of the participants past the extras: its news from the rounds below the extras' count
-     * on carries up to twice that), summed from the last round up */
+    /* one by one, each news on its way (halving_news); else participant 0's news in rounds
+     * of d blocks (those of the participants past the extras; from the rounds below the
+     * extras' count on it carries up to twice that), summed once from the last round up */
     tail[j] = 0;
     for (int d = 1; !each && j > 0; d *= 2, j--) {
         gdc_coll_hop_t hop = halving_hop(p, q, q ^ d, d, each);
@@ -654,7 +655,7 @@ static double halving_after_fold(const gdc_coll_price_t *p, double block, const 
 {
     int    pof2 = gdc_coll_price_pof2(p->n), extras = p->n - pof2, rounds = gdc_coll_price_log2(pof2);
     int    each = extras * rounds * rounds <= HALVING_HOPS;
-    double t      = 0;
+    double t    = 0;
 
     for (int q = 0; q < (each ? extras : 1); q++) {
         t = max2(t, halving_waiter(p, block, q, plain, each));
