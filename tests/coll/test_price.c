@@ -598,13 +598,21 @@ static void test_uneven_halves(void **state)
     SHAPES_PRICED_NEAR(shapes);
 }
 
-/* reduce binomial of 16 MiB on 5 ranks of one node: the root's children 1 and 4 are
- * ready at once and go first on its link, 2 last (it reduces 3's vector first), yet the
- * root reduces 4's data after 2's (the builders' order): two reductions after the link's
- * last message (tree_link_reduces_at); priced with one, 0.89 of the simulator's time. */
-static void test_reduced_after_last_in(void **state)
+/* The order messages come in on a parent's link. reduce binomial of 16 MiB on 5 ranks of
+ * one node: the root's children 1 and 4 are ready at once and go first on its link, 2 last
+ * (it reduces 3's vector first), yet the root reduces 4's data after 2's (the builders'
+ * order): two reductions after the link's last message (tree_link_reduces_at); priced with
+ * one, 0.89 of the simulator's time. gather binomial of 1 MiB blocks on 7 ranks of one node
+ * of dgx-h100: rank 4's three blocks are ready while rank 2's two still go in, and follow
+ * them (tree_hop); priced apart, 0.90. */
+static void test_link_order(void **state)
 {
-    assert_shape_priced_near(GDC_COLL_REDUCE, 16 << 20, 5, 1, 0, 0, 0, "binomial", "reduce 16 MiB, 5 ranks on 1 node");
+    static const priced_shape_t shapes[] = {
+        {GDC_COLL_REDUCE, 16 << 20, 5, 1, 0, 0, 0, "binomial", "reduce 16 MiB, 5 ranks on 1 node"},
+        {GDC_COLL_GATHER, 1 << 20, 7, 1, 0, 1, 0, "binomial", "gather 1 MiB, 7 ranks on 1 node of dgx-h100"},
+    };
+
+    SHAPES_PRICED_NEAR(shapes);
 }
 
 /* barrier hier of 17 ranks on 4 nodes of dgx-h100: the largest node's five ranks fan in
@@ -913,7 +921,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fold_beside_queue),
         cmocka_unit_test(test_partners_ahead),
         cmocka_unit_test(test_uneven_halves),
-        cmocka_unit_test(test_reduced_after_last_in),
+        cmocka_unit_test(test_link_order),
         cmocka_unit_test(test_fanin_by_hops),
         cmocka_unit_test(test_bruck_partial_rounds),
         cmocka_unit_test(test_leaders_ahead),
