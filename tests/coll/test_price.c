@@ -32,9 +32,10 @@
  * that only some of a node's ranks cross do not queue together, and allgather hier's
  * other leaders do not wait for a larger node's gather, and recursive_halving follows the
  * participant that waited for an extra, and a reduce tree's link counts the reductions
- * after its last message, and a fan-in takes the hops of its longest way, and allgather
+ * after its last message, and a gather's way takes a later sibling's blocks behind its
+ * own, and a fan-in takes the hops of its longest way, and allgather
  * hier's leader copies its block while the others' come in: every choice good (11,420),
- * the worst x1.09; 99.3% of the choices and 98.9% of all prices within 10%;
+ * the worst x1.09; 99.4% of the choices and 98.9% of all prices within 10%;
  * the weakest algorithms, allreduce rabenseifner and alltoall hier, 95.4% within 10%):
  *   - the choice the prices make is the simulator's best or one it prices within 10% of
  *     it in every call shape;
