@@ -1744,22 +1744,24 @@ double gdc_coll_price_group_allreduce_stream(const gdc_coll_price_t *p, int g, g
     return 2 * bytes * (g - 1) / g / h.bw; /* halving-doubling or ring: each way, all but a 1/g */
 }
 
-/* The most non-zero digits in the radix of a number from 1 to m (m > 0): its own, or those
- * of the largest number a digit shorter (all of them), or where m's top digit is 2 or more,
- * of the number below it with every digit non-zero. */
+/* The most non-zero digits in the radix of a number from 1 to m (m > 0): m's own, or those
+ * of a number below it that keeps m's digits above some digit, that digit one less, and
+ * every digit below it radix - 1. */
 static int most_digits_to(int m, int radix)
 {
-    int digits = 0, length = 0, top = m;
+    int digit[32], length = 0, most = 0, above = 0;
 
     for (int x = m; x > 0; x /= radix) {
-        digits += x % radix != 0;
-        length++;
-        top = x;
+        digit[length++] = x % radix;
     }
-    if (top >= 2) {
-        return length;
+    for (int i = length - 1; i >= 0; i--) {
+        if (digit[i] > 0) {
+            int lowered = above + (digit[i] > 1) + i;
+            most        = lowered > most ? lowered : most;
+        }
+        above += digit[i] != 0;
     }
-    return digits > length - 1 ? digits : length - 1;
+    return above > most ? above : most;
 }
 
 /* Each level: its children's vectors in at once, one after the other on the link, each
@@ -1786,17 +1788,6 @@ double gdc_coll_price_group_fanin(const gdc_coll_price_t *p, int g, gdc_coll_hop
     return g > 1 ? most_digits_to(g - 1, radix < 2 ? 2 : radix) * gdc_coll_price_msg(p, h, 0) : 0;
 }
 
-/* The most set bits of a number from 1 to m. */
-static int most_bits_to(int m)
-{
-    int bits = 0, length = 0;
-
-    for (int x = m; x > 0; x >>= 1) {
-        bits += x & 1;
-        length++;
-    }
-    return bits > length - 1 ? bits : length - 1;
-}
 
 /* phase/bcast.c's choice: a chain when its chunks fill it sooner than a tree's root sends them */
 static int chain_is_faster(int n, int chunks)
@@ -1808,7 +1799,7 @@ static int chain_is_faster(int n, int chunks)
 
 double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks)
 {
-    return gdc_coll_price_group_bcast_to(p, g, g > 1 ? most_bits_to(g - 1) : 0, h, bytes, chunks);
+    return gdc_coll_price_group_bcast_to(p, g, g > 1 ? most_digits_to(g - 1, 2) : 0, h, bytes, chunks);
 }
 
 double gdc_coll_price_group_bcast_to(const gdc_coll_price_t *p, int g, int hops, gdc_coll_hop_t h, double bytes,
@@ -1840,7 +1831,7 @@ double gdc_coll_price_group_bcast_chunk(const gdc_coll_price_t *p, int g, int ho
     if (chain_is_faster(g, chunks)) {
         return (g - 1) * gdc_coll_price_msg(p, h, b);
     }
-    return gdc_coll_price_group_tree_way_of(p, g, hops >= 0 ? hops : most_bits_to(g - 1), h, b);
+    return gdc_coll_price_group_tree_way_of(p, g, hops >= 0 ? hops : most_digits_to(g - 1, 2), h, b);
 }
 
 double gdc_coll_price_group_bcast_stream(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks)
@@ -1867,7 +1858,7 @@ double gdc_coll_price_group_bcast_stream_shared(const gdc_coll_price_t *p, int g
 
 double gdc_coll_price_group_tree_way(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes)
 {
-    return gdc_coll_price_group_tree_way_of(p, g, g > 1 ? most_bits_to(g - 1) : 0, h, bytes);
+    return gdc_coll_price_group_tree_way_of(p, g, g > 1 ? most_digits_to(g - 1, 2) : 0, h, bytes);
 }
 
 double gdc_coll_price_group_tree_way_of(const gdc_coll_price_t *p, int g, int hops, gdc_coll_hop_t h, double bytes)

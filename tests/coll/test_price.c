@@ -620,12 +620,15 @@ static void test_link_order(void **state)
  * over a tree of radix 4, whose second level's rank (4) is a leaf and sends at once: one
  * hop in, not two (gdc_coll_price_group_fanin); priced a level a hop, 1.13 times the
  * simulator's time, and the worst choice of the sweep (x1.10 the best). The same for
- * allreduce hier_leader's reduce in the node (1.17). */
+ * allreduce hier_leader's reduce in the node (1.17). On 50 ranks on 2 nodes, 25 a node,
+ * the longest way in is vrank 23's (113 in base 4: three hops), where 24 (120) has two;
+ * counted by the last vrank's digits, 0.88. */
 static void test_fanin_by_hops(void **state)
 {
     static const priced_shape_t shapes[] = {
         {GDC_COLL_BARRIER, 8, 17, 4, 0, 1, 0, "hier", "barrier, 17 ranks on 4 nodes of dgx-h100"},
         {GDC_COLL_ALLREDUCE, 8, 17, 4, 0, 1, 0, "hier_leader", "allreduce 8 B, 17 ranks on 4 nodes of dgx-h100"},
+        {GDC_COLL_BARRIER, 8, 50, 2, 0, 1, 0, "hier", "barrier, 50 ranks on 2 nodes of dgx-h100"},
     };
 
     SHAPES_PRICED_NEAR(shapes);
