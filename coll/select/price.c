@@ -1744,13 +1744,14 @@ double gdc_coll_price_group_allreduce_stream(const gdc_coll_price_t *p, int g, g
     return 2 * bytes * (g - 1) / g / h.bw; /* halving-doubling or ring: each way, all but a 1/g */
 }
 
-/* The most non-zero digits in the radix of a number from 1 to m (m > 0): m's own, or those
- * of a number below it that keeps m's digits above some digit, that digit one less, and
- * every digit below it radix - 1. */
+/* The most non-zero digits in the radix (2 at least) of a number from 1 to m (0 where m <
+ * 1): m's own, or those of a number below it that keeps m's digits above some digit, that
+ * digit one less, and every digit below it radix - 1. */
 static int most_digits_to(int m, int radix)
 {
     int digit[32], length = 0, most = 0, above = 0;
 
+    radix = radix < 2 ? 2 : radix;
     for (int x = m; x > 0; x /= radix) {
         digit[length++] = x % radix;
     }
@@ -1776,7 +1777,7 @@ double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_co
         long children = (g - 1) / d < radix - 1 ? (g - 1) / d : radix - 1;
         t += red + (double)(children - 1) * fmax(red, bytes / h.bw);
     }
-    return t + (g > 1 ? most_digits_to(g - 1, radix < 2 ? 2 : radix) : 0) * gdc_coll_price_msg(p, h, bytes);
+    return t + most_digits_to(g - 1, radix) * gdc_coll_price_msg(p, h, bytes);
 }
 
 /* A fan-in over a k-nomial tree: the leaves send at once, and a rank sends once its
@@ -1785,7 +1786,7 @@ double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_co
  * dgx-h100, five ranks on the largest, came out a hop over the simulator's time, 1.13). */
 double gdc_coll_price_group_fanin(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix)
 {
-    return g > 1 ? most_digits_to(g - 1, radix < 2 ? 2 : radix) * gdc_coll_price_msg(p, h, 0) : 0;
+    return most_digits_to(g - 1, radix) * gdc_coll_price_msg(p, h, 0);
 }
 
 
@@ -1799,7 +1800,7 @@ static int chain_is_faster(int n, int chunks)
 
 double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks)
 {
-    return gdc_coll_price_group_bcast_to(p, g, g > 1 ? most_digits_to(g - 1, 2) : 0, h, bytes, chunks);
+    return gdc_coll_price_group_bcast_to(p, g, most_digits_to(g - 1, 2), h, bytes, chunks);
 }
 
 double gdc_coll_price_group_bcast_to(const gdc_coll_price_t *p, int g, int hops, gdc_coll_hop_t h, double bytes,
@@ -1858,7 +1859,7 @@ double gdc_coll_price_group_bcast_stream_shared(const gdc_coll_price_t *p, int g
 
 double gdc_coll_price_group_tree_way(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes)
 {
-    return gdc_coll_price_group_tree_way_of(p, g, g > 1 ? most_digits_to(g - 1, 2) : 0, h, bytes);
+    return gdc_coll_price_group_tree_way_of(p, g, most_digits_to(g - 1, 2), h, bytes);
 }
 
 double gdc_coll_price_group_tree_way_of(const gdc_coll_price_t *p, int g, int hops, gdc_coll_hop_t h, double bytes)

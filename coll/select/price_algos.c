@@ -554,12 +554,6 @@ static double reduce_scatter_ring(const gdc_coll_price_t *p)
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
 }
 
-/* The first block participant q holds: the lowest `extras` hold two (gdc_coll_fold_first). */
-static int halving_first(int extras, int q)
-{
-    return q < extras ? 2 * q : q + extras;
-}
-
 /* The participants that waited for an extra are priced one by one, each hop between the
  * two ranks' own nodes, where that takes at most HALVING_HOPS hops (extras x rounds x
  * rounds: a way and its news in every round); beyond, participant 0's way alone, each hop
@@ -568,46 +562,47 @@ static int halving_first(int extras, int q)
 #define HALVING_HOPS 256
 
 /* The hop between participants q and r in the round at distance d (d 0: the fold into q). */
-static gdc_coll_hop_t halving_hop(const gdc_coll_price_t *p, int q, int r, int d, int each)
+static gdc_coll_hop_t halving_hop(const gdc_coll_price_t *p, const gdc_coll_fold_t *f, int q, int r, int d, int each)
 {
-    int extras = p->n - gdc_coll_price_pof2(p->n), a, b;
+    int a, b;
 
     if (!each) {
         return d == 0 ? gdc_coll_price_fold_hop(p) : gdc_coll_price_xor_hop_after_fold(p, d, 1);
     }
-    a = q < extras ? 2 * q + 1 : q + extras;
-    b = d == 0 ? a - 1 : (r < extras ? 2 * r + 1 : r + extras);
+    a = gdc_coll_fold_real(f, q);
+    b = d == 0 ? a - 1 : gdc_coll_fold_real(f, r);
     if (p->lay->nodes < 2 || p->args->node_of[a] == p->args->node_of[b]) {
         return gdc_coll_price_hop(p, 0, 1);
     }
     return d == 0 ? gdc_coll_price_fold_hop(p) : gdc_coll_price_xor_hop(p, d);
 }
 
-/* The blocks of participants [lo, lo + 2d)'s half that holds q (keep) or not. */
-static double halving_half(int extras, int q, int d, int keep)
+/* The blocks of participants [lo, lo + 2d)'s half that holds q (keep) or not: the lowest
+ * f->rem hold two (gdc_coll_fold_first). */
+static double halving_half(const gdc_coll_fold_t *f, int q, int d, int keep)
 {
     int lo = q & ~(2 * d - 1), mid = lo + d, lower = (q & d) == 0;
 
-    return lower == keep ? halving_first(extras, mid) - halving_first(extras, lo)
-                         : halving_first(extras, lo + 2 * d) - halving_first(extras, mid);
+    return lower == keep ? gdc_coll_fold_first(f, mid) - gdc_coll_fold_first(f, lo)
+                         : gdc_coll_fold_first(f, lo + 2 * d) - gdc_coll_fold_first(f, mid);
 }
 
 /* The news of participant q, which waited for an extra, as it leaves in the round at
  * distance d, sent at `start`: each participant it reaches sends on the half of its range
  * it does not keep, and the last one reduces (and hands its block back to its extra, where
  * it waited for one too). */
-static double halving_news(const gdc_coll_price_t *p, double block, int q, int d, double start, int each)
+static double halving_news(const gdc_coll_price_t *p, const gdc_coll_fold_t *f, double block, int q, int d,
+                           double start, int each)
 {
-    int    extras = p->n - gdc_coll_price_pof2(p->n);
-    double t      = start;
+    double t = start;
 
     for (; d >= 1; d /= 2) {
-        double give = block * halving_half(extras, q, d, 0);
+        double give = block * halving_half(f, q, d, 0);
 
-        t += gdc_coll_price_msg(p, halving_hop(p, q, q ^ d, d, each), give) + gdc_coll_price_reduce(p, give);
+        t += gdc_coll_price_msg(p, halving_hop(p, f, q, q ^ d, d, each), give) + gdc_coll_price_reduce(p, give);
         q ^= d;
     }
-    return t + (q < extras ? gdc_coll_price_msg(p, halving_hop(p, q, q, 0, each), block) : 0);
+    return t + (q < f->rem ? gdc_coll_price_msg(p, halving_hop(p, f, q, q, 0, each), block) : 0);
 }
 
 /* recursive_halving with extras: participant q takes in the fold, then keeps a half of its
@@ -618,10 +613,11 @@ static double halving_news(const gdc_coll_price_t *p, double block, int q, int d
  * the call. (The halves are uneven: the lower ones hold the extras' blocks. Priced as a
  * message and a reduction of half the vector after the fold each round, 16 MiB on 5 ranks
  * on one node came out at 1.11 times the simulator's time.) */
-static double halving_waiter(const gdc_coll_price_t *p, double block, int q, const double *plain, int each)
+static double halving_waiter(const gdc_coll_price_t *p, const gdc_coll_fold_t *f, double block, int q,
+                             const double *plain, int each)
 {
-    int            pof2 = gdc_coll_price_pof2(p->n), extras = p->n - pof2, j = gdc_coll_price_log2(pof2);
-    gdc_coll_hop_t h    = halving_hop(p, q, q, 0, each);
+    int            j    = gdc_coll_price_log2(f->p);
+    gdc_coll_hop_t h    = halving_hop(p, f, q, q, 0, each);
     double         fold = gdc_coll_price_msg(p, h, block * p->n);
     double         link = fold, mine = fold + gdc_coll_price_reduce(p, block * p->n), end = 0;
     double         tail[GDC_COLL_LAYOUT_DISTANCES + 1];
@@ -631,17 +627,17 @@ static double halving_waiter(const gdc_coll_price_t *p, double block, int q, con
      * extras' count on it carries up to twice that), summed once from the last round up */
     tail[j] = 0;
     for (int d = 1; !each && j > 0; d *= 2, j--) {
-        gdc_coll_hop_t hop = halving_hop(p, q, q ^ d, d, each);
+        gdc_coll_hop_t hop = halving_hop(p, f, q, q ^ d, d, each);
         tail[j - 1]        = tail[j] + gdc_coll_price_msg(p, hop, block * d) + gdc_coll_price_reduce(p, block * d);
     }
     j = 0;
-    for (int d = pof2 / 2; d >= 1; d /= 2, j++) {
-        gdc_coll_hop_t hop  = halving_hop(p, q, q ^ d, d, each);
-        double         keep = block * halving_half(extras, q, d, 1);
-        int            late = ((q ^ d) & (2 * d - 1)) < extras;
+    for (int d = f->p / 2; d >= 1; d /= 2, j++) {
+        gdc_coll_hop_t hop  = halving_hop(p, f, q, q ^ d, d, each);
+        double         keep = block * halving_half(f, q, d, 1);
+        int            late = ((q ^ d) & (2 * d - 1)) < f->rem;
         double         in   = (late ? mine : plain[j]) + gdc_coll_price_msg(p, hop, keep);
 
-        end = max2(end, each ? halving_news(p, block, q, d, mine, each) : mine + tail[j]);
+        end = max2(end, each ? halving_news(p, f, block, q, d, mine, each) : mine + tail[j]);
         if (hop.crosses == h.crosses) {
             in   = max2(in, link + keep / hop.bw);
             link = in;
@@ -653,12 +649,13 @@ static double halving_waiter(const gdc_coll_price_t *p, double block, int q, con
 
 static double halving_after_fold(const gdc_coll_price_t *p, double block, const double *plain)
 {
-    int    pof2 = gdc_coll_price_pof2(p->n), extras = p->n - pof2, rounds = gdc_coll_price_log2(pof2);
-    int    each = extras * rounds * rounds <= HALVING_HOPS;
-    double t    = 0;
+    gdc_coll_fold_t f      = gdc_coll_fold(p->n, 0);
+    int             rounds = gdc_coll_price_log2(f.p);
+    int             each   = f.rem * rounds * rounds <= HALVING_HOPS;
+    double          t      = 0;
 
-    for (int q = 0; q < (each ? extras : 1); q++) {
-        t = max2(t, halving_waiter(p, block, q, plain, each));
+    for (int q = 0; q < (each ? f.rem : 1); q++) {
+        t = max2(t, halving_waiter(p, &f, block, q, plain, each));
     }
     return t;
 }
