@@ -1151,6 +1151,7 @@ void gdc_coll_layout_root_kinds(const gdc_coll_args_t *args, gdc_coll_layout_t *
     layout->tree_kinds  = kinds;
     layout->root        = root;
     layout->root_local  = layout->nodes > 1 ? layout->max_local : args->size;
+    layout->root_index  = root;
     layout->other_local = 0;
     memset(layout->leader_local, 0, sizeof(layout->leader_local));
     memset(layout->smallest_way, 0, sizeof(layout->smallest_way));
@@ -1159,6 +1160,7 @@ void gdc_coll_layout_root_kinds(const gdc_coll_args_t *args, gdc_coll_layout_t *
         return; /* one node (or out of memory: the root's node priced as the largest) */
     }
     for (int r = 0; r < args->size; r++) {
+        layout->root_index = r == root ? per[node(args, r)] : layout->root_index;
         per[node(args, r)]++;
     }
     layout->root_local = per[node(args, root)];

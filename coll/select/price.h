@@ -165,6 +165,7 @@ typedef struct gdc_coll_layout {
      * the reductions from the last message in on it on (at least 1). */
     int tree_link_load[GDC_COLL_TREE_KINDS];
     int tree_link_reduces[GDC_COLL_TREE_KINDS];
+    int root_index; /* the root's place among its node's ranks */
     /* The kinds whose trees above are made (bit 1 << kind): all of them for the
      * communicator's root, a rooted call's own for another root. */
     unsigned tree_kinds;

@@ -816,10 +816,10 @@ static int bruck_moved(int n, int d)
 /* Each round moves blocks that came in from every partner before: unlike allgather's, the
  * rounds are not one chain, and each round's crossing counts. A round whose every rank's
  * partner is off its node queues the node's messages on its NICs as a lane each
- * (lane_of_queue); in one where only some cross, they send when their own earlier rounds are in, at different times, and
- * the NICs' bytes over all such rounds bound them instead (priced as if they queued
- * together, 1 KiB blocks on 12 ranks in blocks on 2 nodes came out at 1.31 times the
- * simulator's time). */
+ * (lane_of_queue); in one where only some cross, they send when their own earlier rounds
+ * are in, at different times, and the NICs' bytes over all such rounds bound them instead
+ * (priced as if they queued together, 1 KiB blocks on 12 ranks in blocks on 2 nodes came
+ * out at 1.31 times the simulator's time). */
 static double alltoall_bruck(const gdc_coll_price_t *p)
 {
     double block = bytes_of(p, p->args->count), chain = 0, queues = 0, behind = 0;
@@ -1436,6 +1436,54 @@ static double rails_reach_nodes(const gdc_coll_price_t *p, double part, int chun
     return slowest;
 }
 
+/* How much later than at `first` and one part after another the smallest node's first
+ * rank has its own parts (ceil(L / its ranks)): where a NIC of the root's node carries
+ * several rails, each rail's owner sends its part to the root's children (`sends`) once
+ * the root's scatter reached it (a `step` a part) and the parts before it on that NIC are
+ * out; the rank's own NIC takes its parts in as they come. (Left out, bcast of 16 MiB on
+ * 32 ranks on 3 nodes of dgx-h100, 11 ranks on 8 NICs, rooted at the middle node's sixth
+ * rank, was priced at 0.78 of the simulator's time.) */
+#define SMALLEST_PARTS_MAX 16 /* of the smallest node's first rank, looked at one by one */
+
+static double smallest_parts_late(const gdc_coll_price_t *p, int own, int sends, double first, double step, double xfer)
+{
+    int    L = p->lay->root_local, B = p->lay->max_local, nics = nics_of(p, L), holders = min_count(L, p->args->count);
+    double at[SMALLEST_PARTS_MAX], last = 0;
+
+    own = own < SMALLEST_PARTS_MAX ? own : SMALLEST_PARTS_MAX;
+    for (int b = 0; b < own && L > nics; b++) {
+        int    owner = gdc_coll_rails_owner(B, L, b), k = b;
+        double free = 0, start = 0;
+
+        for (int i = 1; i <= L; i++) {
+            /* the scatter's order, the root's own rail once its scatter is in (between the
+             * last two it hands out: their receive and send steps) */
+            int    q = i < L - 1 ? i : (i == L - 1 ? L : L - 1), j = (p->lay->root_index + q) % L;
+            int    from = gdc_coll_rails_first(B, L, j), to = gdc_coll_rails_first(B, L, j + 1);
+            double ready = q == L ? first + max2(holders - 2, 0) * step + p->o
+                                  : first + (min_count(q, holders) - 1) * step + 2 * p->o;
+            double begin = max2(ready, free);
+
+            if (j % nics != owner % nics) {
+                continue;
+            }
+            if (j == owner) {
+                start = begin + (b - from) * sends * xfer;
+                break;
+            }
+            free = begin + (min_count(to, p->args->count) - min_count(from, p->args->count)) * sends * xfer;
+        }
+        for (; k > 0 && at[k - 1] > start; k--) {
+            at[k] = at[k - 1];
+        }
+        at[k] = start;
+    }
+    for (int k = 0; k < own && L > nics; k++) {
+        last = max2(last, at[k] + (own - k) * xfer);
+    }
+    return max2(last - (first + own * xfer), 0);
+}
+
 /* A rank of a smaller node takes in the parts of several rails (ceil(L / its ranks)), one
  * after another on its NIC, and passes them on down their trees as they come: its way is a
  * part's, hop by hop, behind the parts its senders sent to siblings before it, and the
@@ -1443,8 +1491,9 @@ static double rails_reach_nodes(const gdc_coll_price_t *p, double part, int chun
  * chunk, where a part goes at once); then its node's ring goes at the pace of its largest
  * share (rails_node_ring). With these left to the NICs' streams, 1 MiB on 5 ranks on 4
  * nodes and 16 MiB on 17 on 2 of dgx-h100 were priced at 0.81 and 0.85 of the simulator's
- * time. */
-static double smallest_node_rails(const gdc_coll_price_t *p, double part, int chunks)
+ * time. Its parts may also leave the root's node late, behind other rails' on their NICs
+ * (smallest_parts_late). */
+static double smallest_node_rails(const gdc_coll_price_t *p, double part, int chunks, double first, double step)
 {
     double parts = ceil((double)p->lay->max_local / p->lay->min_local), most = 0;
     double msg   = gdc_coll_price_msg(p, gdc_coll_price_hop(p, 1, 1), part), xfer = part / p->out.bandwidth;
@@ -1456,7 +1505,7 @@ static double smallest_node_rails(const gdc_coll_price_t *p, double part, int ch
         const int *way = p->lay->smallest_way[w];
         most           = max2(most, way[0] > 0 ? way[0] * msg + (parts - 1 + way[1]) * xfer : 0);
     }
-    return most;
+    return most + smallest_parts_late(p, (int)parts, gdc_coll_price_log2(p->lay->nodes), first, step, xfer);
 }
 
 static double bcast_hier_rails(const gdc_coll_price_t *p)
@@ -1500,7 +1549,8 @@ static double bcast_hier_rails(const gdc_coll_price_t *p)
     return max2(max2(max2(rails_reach_nodes(p, part, chunks, scatter, first, root_shared * root_stream, seg),
                           max2(scatter + whole, first + shared) + node_ring(p, p->lay->min_local, seg)),
                      scatter + node_ring(p, p->lay->root_local, seg)),
-                first + smallest_node_rails(p, part, chunks) + rails_node_ring(p, p->lay->min_local, part, 0)) +
+                first + smallest_node_rails(p, part, chunks, first, max2(p->o, part / in.bw)) +
+                    rails_node_ring(p, p->lay->min_local, part, 0)) +
            (segs - 1) * max2(scatter + node_ring(p, L, seg), stream);
 }
 
