@@ -1730,6 +1730,26 @@ double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll
     }
 }
 
+/* Whether a group of g runs recursive doubling on `bytes` (gdc_coll_group_allreduce). */
+static int group_doubles(const gdc_coll_price_t *p, int g, double bytes, uint32_t slots)
+{
+    return g == 2 || bytes <= (double)p->args->config->hier_ring_bytes ||
+           (!gdc_coll_group_halving_fits(g, slots) && slots < (uint32_t)(2 * (g - 1)));
+}
+
+/* A group of a rank a node, off a power of two: the NIC of a participant that waited for an
+ * extra takes in the extra's vector and its rounds' messages, and sends its rounds' and the
+ * result back, one vector a round each way and one for the fold. Where the nodes' ranks are
+ * uneven, the extras are the first nodes, the largest (in blocks and round robin alike),
+ * whose rings inside take longest: their vectors come in behind the partners' round
+ * messages, and the sends that wait for them start that much later, a whole vector more
+ * (priced so on 3 nodes of 4 ranks each, allreduce hier_rails of 1 MiB came out at 1.26
+ * times the simulator's time; on 6 of 16, 1.23). */
+static int folds_behind_rounds(const gdc_coll_price_t *p)
+{
+    return p->lay->min_local < p->lay->max_local;
+}
+
 double gdc_coll_price_group_allreduce_stream(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes,
                                              uint32_t slots)
 {
@@ -1738,12 +1758,19 @@ double gdc_coll_price_group_allreduce_stream(const gdc_coll_price_t *p, int g, g
     if (g < 2) {
         return 0;
     }
-    if (g == 2 || bytes <= (double)p->args->config->hier_ring_bytes ||
-        (!gdc_coll_group_halving_fits(g, slots) && slots < (uint32_t)(2 * (g - 1)))) {
-        /* recursive doubling: the whole vector every round, twice more off a power of two */
-        return (__builtin_ctz((unsigned)pof2) + (pof2 != g ? 2 : 0)) * bytes / h.bw;
+    if (group_doubles(p, g, bytes, slots)) {
+        /* recursive doubling: the whole vector every round, and the fold's off a power of two */
+        return (__builtin_ctz((unsigned)pof2) + (pof2 != g ? 1 + folds_behind_rounds(p) : 0)) * bytes / h.bw;
     }
     return 2 * bytes * (g - 1) / g / h.bw; /* halving-doubling or ring: each way, all but a 1/g */
+}
+
+double gdc_coll_price_group_allreduce_fill(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes,
+                                           uint32_t slots)
+{
+    int folds = g > 2 && gdc_coll_price_pof2(g) != g && group_doubles(p, g, bytes, slots);
+
+    return folds && !folds_behind_rounds(p) ? gdc_coll_price_msg(p, h, bytes) : 0;
 }
 
 /* The most non-zero digits in the radix (2 at least) of a number from 1 to m (0 where m <

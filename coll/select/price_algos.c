@@ -1313,7 +1313,8 @@ static double rails_allreduce(const gdc_coll_price_t *p, int K, double part, uin
 
     double         busiest = gdc_coll_price_group_allreduce_stream(p, K, along_rails(p), part, slots);
 
-    return max2(one, gdc_coll_price_msg(p, alone, 0) + busiest);
+    return max2(one, gdc_coll_price_msg(p, alone, 0) + gdc_coll_price_group_allreduce_fill(p, K, alone, part, slots) +
+                         busiest);
 }
 
 /* A node's ring over its g ranks of a segment cut in L parts (L: the largest node's ranks),

@@ -122,6 +122,11 @@ double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll
  * it overlaps another on the same links (its latencies hide behind the other's bytes). */
 double gdc_coll_price_group_allreduce_stream(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes,
                                              uint32_t slots);
+/* Before that stream, on a group of a rank a node that folds: the extra's vector in, ahead
+ * of the first round's sends (0 where the folds come in behind the rounds and the stream
+ * counts them whole). */
+double gdc_coll_price_group_allreduce_fill(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes,
+                                           uint32_t slots);
 double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix, double bytes);
 /* The slowest way of one message of `bytes` down a binomial tree over g ranks; the empty
  * messages of a k-nomial fan-in (a barrier's). */
