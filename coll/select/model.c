@@ -527,11 +527,13 @@ gdc_link_class_t gdc_coll_machine_class(const gdc_coll_machine_t *m, const gdc_c
  * The timed run
  */
 
-/* A link's receive side (a NIC's, or a rank's own inside the node): the spans it is
- * booked, in time order. A message takes the free time from when it can start, gap after
- * gap, which may come before spans booked for messages that were sent earlier but start
- * later (behind their own sender's queue): a link receiving from several others
- * interleaves them, it does not idle for a message still queued elsewhere. */
+/* A link's receive side (a NIC's, or a rank's own inside the node), or a NIC's send side:
+ * the spans it is booked, in time order. A message takes the free time from when it can
+ * start, gap after gap, which may come before spans booked for messages that were sent
+ * earlier but start later (behind their own sender's queue): a link receiving from several
+ * others interleaves them, it does not idle for a message still queued elsewhere; and a
+ * NIC sending for several ranks takes each message from its own time on, whichever rank's
+ * steps the model ran first. */
 typedef struct model_span {
     double start, end;
 } model_span_t;
@@ -539,7 +541,7 @@ typedef struct model_span {
 typedef struct model_rx {
     model_span_t *spans;
     uint32_t      len, cap;
-} model_rx_t;
+} model_spans_t;
 
 /* A shared-memory counter in the model: when it reached each value, and who waits. */
 typedef struct model_waiter {
@@ -562,7 +564,7 @@ typedef struct model_rank {
     double           *ready;
     double            cpu_free;
     double            tx_free; /* its own link inside the node, sending */
-    model_rx_t        rx;      /* and receiving */
+    model_spans_t        rx;      /* and receiving */
     model_counter_t   counters[GDC_RT_SHM_COUNTERS];
     int               local_index;  /* among the ranks of its node: picks its NIC */
 } model_rank_t;
@@ -599,8 +601,8 @@ typedef struct model {
     size_t                    heap_len, heap_cap;
     uint64_t                  pushed;
     model_post_t             *posts[MODEL_BUCKETS];
-    double                   *nic_tx; /* [nodes * nics]: when each NIC's send queue is free */
-    model_rx_t               *nic_rx; /* [nodes * nics] */
+    model_spans_t            *nic_tx; /* [nodes * nics] */
+    model_spans_t            *nic_rx; /* [nodes * nics] */
     int                       num_nics;
     double                    now;    /* of the event running: no span ending before it matters */
     double                    finish;
@@ -712,7 +714,7 @@ static void post(model_t *md, int src, int dst, uint32_t slot, int is_send, doub
 }
 
 /* Room for one more span in rx; 0 on success. */
-static int rx_grow(model_t *md, model_rx_t *rx)
+static int spans_grow(model_t *md, model_spans_t *rx)
 {
     if (rx->len == rx->cap) {
         uint32_t      cap   = rx->cap > 0 ? 2 * rx->cap : 8;
@@ -731,7 +733,7 @@ static int rx_grow(model_t *md, model_rx_t *rx)
  * when the last piece ends (-1 when out of memory). A message too long for a gap fills it
  * and goes on after the span that ends it: a link that receives from several senders
  * interleaves their messages, it does not idle for a gap that one of them does not fit. */
-static double book_rx(model_t *md, model_rx_t *rx, double earliest, double len)
+static double book_spans(model_t *md, model_spans_t *rx, double earliest, double len)
 {
     uint32_t gone = 0, i = 0;
     double   at = earliest, left = len;
@@ -757,7 +759,7 @@ static double book_rx(model_t *md, model_rx_t *rx, double earliest, double len)
         if (i > 0 && rx->spans[i - 1].end == at) { /* joins the span before */
             rx->spans[i - 1].end = at + piece;
         } else {
-            if (rx_grow(md, rx) != 0) {
+            if (spans_grow(md, rx) != 0) {
                 return -1;
             }
             memmove(rx->spans + i + 1, rx->spans + i, (rx->len - i) * sizeof(*rx->spans));
@@ -787,14 +789,16 @@ static double arrival(model_t *md, int a, int b, size_t len, double t)
     md->out->bytes[cls] += (double)len;
     md->out->messages[cls]++;
     if (cls == GDC_LINK_NET || cls == GDC_LINK_NET_GDR) {
-        int     nics = m->nics_per_node;
-        double *tx   = &md->nic_tx[md->args->node_of[a] * nics + md->ranks[a].local_index % nics];
+        int            nics = m->nics_per_node;
+        model_spans_t *tx   = &md->nic_tx[md->args->node_of[a] * nics + md->ranks[a].local_index % nics];
 
         /* the sender's NIC is busy while it sends, the receiver's while it receives; a busy
-         * receiver delays the arrival, not the sender's next message */
-        start = t > *tx ? t : *tx;
-        *tx   = start + xfer;
-        return book_rx(md, &md->nic_rx[md->args->node_of[b] * nics + md->ranks[b].local_index % nics], start, xfer) +
+         * receiver delays the arrival, not the sender's next message. (The send side as one
+         * time it is free from, a message of a rank whose steps the model ran later waited
+         * behind a later one of another rank: alltoall pairwise of 8 B on 32 ranks on 3 nodes
+         * of dgx-h100 took the simulator 43 us, 38 now.) */
+        start = book_spans(md, tx, t, xfer) - xfer;
+        return book_spans(md, &md->nic_rx[md->args->node_of[b] * nics + md->ranks[b].local_index % nics], start, xfer) +
                lc->latency;
     }
     {
@@ -804,7 +808,7 @@ static double arrival(model_t *md, int a, int b, size_t len, double t)
         *tx   = start + xfer;
         /* on an oversubscribed node, two peers that may not be running: the receiver takes
          * the message in, the sender learns it was taken (UCX's rendezvous) */
-        return book_rx(md, &md->ranks[b].rx, start, xfer) + lc->latency + 2 * md->wait;
+        return book_spans(md, &md->ranks[b].rx, start, xfer) + lc->latency + 2 * md->wait;
     }
 }
 
@@ -998,10 +1002,11 @@ static void model_free(model_t *md, int n)
     }
     free(md->ranks);
     free(md->heap);
-    free(md->nic_tx);
-    for (int q = 0; md->nic_rx != NULL && q < md->num_nics; q++) {
+    for (int q = 0; md->nic_rx != NULL && md->nic_tx != NULL && q < md->num_nics; q++) {
+        free(md->nic_tx[q].spans);
         free(md->nic_rx[q].spans);
     }
+    free(md->nic_tx);
     free(md->nic_rx);
 }
 
@@ -1035,8 +1040,8 @@ static gdc_status_t build_ranks(model_t *md, const gdc_coll_algo_t *algo)
 
     md->ranks  = calloc((size_t)args->size, sizeof(model_rank_t));
     md->num_nics = nodes * md->m->nics_per_node;
-    md->nic_tx   = calloc((size_t)md->num_nics, sizeof(double));
-    md->nic_rx   = calloc((size_t)md->num_nics, sizeof(model_rx_t));
+    md->nic_tx   = calloc((size_t)md->num_nics, sizeof(model_spans_t));
+    md->nic_rx   = calloc((size_t)md->num_nics, sizeof(model_spans_t));
     if (seen == NULL || md->ranks == NULL || md->nic_tx == NULL || md->nic_rx == NULL) {
         free(seen);
         return GDC_ERR_NO_MEMORY;
