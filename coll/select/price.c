@@ -1708,33 +1708,30 @@ static double group_halving(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, 
     return t;
 }
 
+/* Whether a group of g runs recursive doubling on `bytes` (gdc_coll_group_allreduce). */
+static int group_doubles(const gdc_coll_price_t *p, int g, double bytes, uint32_t slots)
+{
+    return g == 2 || bytes <= (double)p->args->config->hier_ring_bytes ||
+           (!gdc_coll_group_halving_fits(g, slots) && slots < (uint32_t)(2 * (g - 1)));
+}
+
 double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int across,
                                       uint32_t slots)
 {
     if (g < 2) {
         return 0;
     }
-    if (g == 2 || bytes <= (double)p->args->config->hier_ring_bytes) {
+    if (group_doubles(p, g, bytes, slots)) {
         return gdc_coll_price_group_rd(p, g, h, bytes, 1);
     }
     if (gdc_coll_group_halving_fits(g, slots)) {
         return group_halving(p, g, h, bytes);
-    }
-    if (slots < (uint32_t)(2 * (g - 1))) {
-        return gdc_coll_price_group_rd(p, g, h, bytes, 1);
     }
     {
         double block = bytes / g;
         return gdc_coll_price_group_ring(p, g, h, block, gdc_coll_price_ring_chunks(p, across, block, 2 * (g - 1)),
                                          g - 1, g - 1);
     }
-}
-
-/* Whether a group of g runs recursive doubling on `bytes` (gdc_coll_group_allreduce). */
-static int group_doubles(const gdc_coll_price_t *p, int g, double bytes, uint32_t slots)
-{
-    return g == 2 || bytes <= (double)p->args->config->hier_ring_bytes ||
-           (!gdc_coll_group_halving_fits(g, slots) && slots < (uint32_t)(2 * (g - 1)));
 }
 
 /* A group of a rank a node, off a power of two: the NIC of a participant that waited for an
