@@ -538,7 +538,7 @@ typedef struct model_span {
     double start, end;
 } model_span_t;
 
-typedef struct model_rx {
+typedef struct model_spans {
     model_span_t *spans;
     uint32_t      len, cap;
 } model_spans_t;
@@ -564,7 +564,7 @@ typedef struct model_rank {
     double           *ready;
     double            cpu_free;
     double            tx_free; /* its own link inside the node, sending */
-    model_spans_t        rx;      /* and receiving */
+    model_spans_t     rx;      /* and receiving */
     model_counter_t   counters[GDC_RT_SHM_COUNTERS];
     int               local_index;  /* among the ranks of its node: picks its NIC */
 } model_rank_t;
@@ -713,58 +713,58 @@ static void post(model_t *md, int src, int dst, uint32_t slot, int is_send, doub
     *b    = p;
 }
 
-/* Room for one more span in rx; 0 on success. */
-static int spans_grow(model_t *md, model_spans_t *rx)
+/* Room for one more span in link; 0 on success. */
+static int spans_grow(model_t *md, model_spans_t *link)
 {
-    if (rx->len == rx->cap) {
-        uint32_t      cap   = rx->cap > 0 ? 2 * rx->cap : 8;
-        model_span_t *spans = realloc(rx->spans, cap * sizeof(*spans));
+    if (link->len == link->cap) {
+        uint32_t      cap   = link->cap > 0 ? 2 * link->cap : 8;
+        model_span_t *spans = realloc(link->spans, cap * sizeof(*spans));
         if (spans == NULL) {
             md->status = GDC_ERR_NO_MEMORY;
             return -1;
         }
-        rx->spans = spans;
-        rx->cap   = cap;
+        link->spans = spans;
+        link->cap   = cap;
     }
     return 0;
 }
 
-/* Books len of rx's free time from earliest on, in the first gaps there are, and returns
+/* Books len of link's free time from earliest on, in the first gaps there are, and returns
  * when the last piece ends (-1 when out of memory). A message too long for a gap fills it
  * and goes on after the span that ends it: a link that receives from several senders
  * interleaves their messages, it does not idle for a gap that one of them does not fit. */
-static double book_spans(model_t *md, model_spans_t *rx, double earliest, double len)
+static double book_spans(model_t *md, model_spans_t *link, double earliest, double len)
 {
     uint32_t gone = 0, i = 0;
     double   at = earliest, left = len;
 
-    while (gone < rx->len && rx->spans[gone].end <= md->now) {
+    while (gone < link->len && link->spans[gone].end <= md->now) {
         gone++;
     }
     if (gone > 0) {
-        rx->len -= gone;
-        memmove(rx->spans, rx->spans + gone, rx->len * sizeof(*rx->spans));
+        link->len -= gone;
+        memmove(link->spans, link->spans + gone, link->len * sizeof(*link->spans));
     }
     while (left > 0) {
         double piece;
 
-        while (i < rx->len && rx->spans[i].end <= at) {
+        while (i < link->len && link->spans[i].end <= at) {
             i++;
         }
-        if (i < rx->len && rx->spans[i].start <= at) { /* busy at `at`: on after that span */
-            at = rx->spans[i].end;
+        if (i < link->len && link->spans[i].start <= at) { /* busy at `at`: on after that span */
+            at = link->spans[i].end;
             continue;
         }
-        piece = i < rx->len && rx->spans[i].start - at < left ? rx->spans[i].start - at : left;
-        if (i > 0 && rx->spans[i - 1].end == at) { /* joins the span before */
-            rx->spans[i - 1].end = at + piece;
+        piece = i < link->len && link->spans[i].start - at < left ? link->spans[i].start - at : left;
+        if (i > 0 && link->spans[i - 1].end == at) { /* joins the span before */
+            link->spans[i - 1].end = at + piece;
         } else {
-            if (spans_grow(md, rx) != 0) {
+            if (spans_grow(md, link) != 0) {
                 return -1;
             }
-            memmove(rx->spans + i + 1, rx->spans + i, (rx->len - i) * sizeof(*rx->spans));
-            rx->spans[i] = (model_span_t){at, at + piece};
-            rx->len++;
+            memmove(link->spans + i + 1, link->spans + i, (link->len - i) * sizeof(*link->spans));
+            link->spans[i] = (model_span_t){at, at + piece};
+            link->len++;
             i++;
         }
         at += piece;

@@ -864,9 +864,9 @@ static void tree_loads(const tree_walk_t *tw, const int kinds[4], int count, gdc
         memcpy(layout->tree_nic_load[kinds[k]], most_nic, sizeof(most_nic));
         layout->tree_link_load[kinds[k]]    = most_link;
         layout->tree_link_reduces[kinds[k]] = 1;
-        for (int u = 0; tree_kind_reduces(kinds[k]) && tw->radix == 2 && most_link > 0 && u < n; u++) {
-            if (link[n + u] == most_link) {
-                int after = tree_link_reduces_at(tw, u);
+        if (tree_kind_reduces(kinds[k]) && tw->radix == 2 && most_link > 0) {
+            for (int u = 0; u < n; u++) {
+                int after = link[n + u] == most_link ? tree_link_reduces_at(tw, u) : 0;
                 layout->tree_link_reduces[kinds[k]] =
                     after > layout->tree_link_reduces[kinds[k]] ? after : layout->tree_link_reduces[kinds[k]];
             }

@@ -90,6 +90,7 @@ typedef struct gdc_coll_layout {
     /* The trees below are rooted at `root`, as are these two. */
     int root;
     int root_local;  /* ranks of the root's node */
+    int root_index;  /* the root's place among them */
     int other_local; /* ranks of the largest node without the root (0 on one node) */
     /* Of the binomial tree over the nodes from the root's (node order, as the hier
      * algorithms' leaders): the ranks of the largest node h hops down it (0: none). */
@@ -165,7 +166,6 @@ typedef struct gdc_coll_layout {
      * the reductions from the last message in on it on (at least 1). */
     int tree_link_load[GDC_COLL_TREE_KINDS];
     int tree_link_reduces[GDC_COLL_TREE_KINDS];
-    int root_index; /* the root's place among its node's ranks */
     /* The kinds whose trees above are made (bit 1 << kind): all of them for the
      * communicator's root, a rooted call's own for another root. */
     unsigned tree_kinds;

@@ -1459,15 +1459,17 @@ static double smallest_parts_late(const gdc_coll_price_t *p, int own, int sends,
         for (int i = 1; i <= L; i++) {
             /* the scatter's order, the root's own rail once its scatter is in (between the
              * last two it hands out: their receive and send steps) */
-            int    q = i < L - 1 ? i : (i == L - 1 ? L : L - 1), j = (p->lay->root_index + q) % L;
-            int    from = gdc_coll_rails_first(B, L, j), to = gdc_coll_rails_first(B, L, j + 1);
-            double ready = q == L ? first + max2(holders - 2, 0) * step + p->o
-                                  : first + (min_count(q, holders) - 1) * step + 2 * p->o;
-            double begin = max2(ready, free);
+            int    q = i < L - 1 ? i : (i == L - 1 ? L : L - 1), j = (p->lay->root_index + q) % L, from, to;
+            double ready, begin;
 
             if (j % nics != owner % nics) {
                 continue;
             }
+            from  = gdc_coll_rails_first(B, L, j);
+            to    = gdc_coll_rails_first(B, L, j + 1);
+            ready = q == L ? first + max2(holders - 2, 0) * step + p->o
+                           : first + (min_count(q, holders) - 1) * step + 2 * p->o;
+            begin = max2(ready, free);
             if (j == owner) {
                 start = begin + (b - from) * sends * xfer;
                 break;
@@ -1584,7 +1586,7 @@ static double allgather_hier(const gdc_coll_price_t *p)
 {
     int    L = p->lay->max_local, K = p->lay->nodes, S = p->lay->min_local;
     double block = bytes_of(p, p->args->count), total = block * p->n;
-    double gather = leader_gathered(p, L, block), copy = 0;
+    double gather = leader_gathered(p, L, block);
     /* out of node order into rank order: a copy step per run of consecutive ranks */
     double order = p->lay->blocks ? 0 : copies(p, p->n, total);
     double among = gdc_coll_price_group_allgather(p, K, among_leaders(p), total, block * L, block * S,
@@ -1597,12 +1599,12 @@ static double allgather_hier(const gdc_coll_price_t *p)
          * gathers end first, have their messages on the way while it still gathers, and it
          * takes each round's in a step; they have its blocks a gather later (on 5 ranks on 4
          * nodes of dgx-h100, priced in sequence, 1.25 times the simulator's time) */
-        double late = max2(gather + copy + gdc_coll_price_log2(K) * 2 * p->o,
+        double late = max2(gather + gdc_coll_price_log2(K) * 2 * p->o,
                            leader_gathered(p, S, block) + among);
 
-        return max2(gather + copy + among + order + (S > 1 ? bcast : 0), late + order + bcast);
+        return max2(gather + among + order + (S > 1 ? bcast : 0), late + order + bcast);
     }
-    return gather + copy + among + order + bcast;
+    return gather + among + order + bcast;
 }
 
 /* The rails' allgathers among the K nodes, where rail.shared of a node's rails share a
