@@ -11,6 +11,7 @@
 #include "select/price.h"
 
 #include "builder.h"
+#include "hier/common.h"
 #include "phase/phase.h"
 #include "phase/ring.h"
 
@@ -1133,6 +1134,144 @@ static void smallest_ways(const int *per, int from, gdc_coll_layout_t *layout)
     }
 }
 
+/* ---------------------------------------------------------------------------------------
+ * bcast hier_rails's ways through smaller nodes (gdc_coll_layout_t.rails_ways): the
+ * builder's messages, timed at a regime's costs with the counts each time is made of.
+ */
+
+typedef struct rails_time {
+    double t;
+    int    steps, out, in, xfer_out, xfer_in;
+} rails_time_t;
+
+typedef struct rails_walk {
+    const int     *per; /* ranks per node */
+    int            nodes, blocks, root_node;
+    tree_weights_t c;
+    rails_time_t  *part; /* [node * blocks + b]: when part b is at its owner there */
+    rails_time_t  *cpu, *tx, *rx; /* [node * blocks + local]: a rank's CPU and NIC free */
+} rails_walk_t;
+
+static rails_time_t rails_later(rails_time_t a, rails_time_t b)
+{
+    return a.t >= b.t ? a : b;
+}
+
+static rails_time_t rails_plus(rails_time_t a, const tree_weights_t *c, int steps, int out, int in, int xfer_out,
+                               int xfer_in)
+{
+    a.t += c->w[0] * steps + c->w[1] * out + c->w[2] * in + c->w[3] * xfer_out + c->w[4] * xfer_in;
+    a.steps += steps;
+    a.out += out;
+    a.in += in;
+    a.xfer_out += xfer_out;
+    a.xfer_in += xfer_in;
+    return a;
+}
+
+/* The root (index `root_index` of its node) hands each of its node's ranks its parts, in
+ * the builder's order, one message each on its link; its own rails after. */
+static void rails_scatter(rails_walk_t *w, int root_index)
+{
+    int          d = w->root_node, L = w->per[d], B = w->blocks;
+    rails_time_t cpu = {0}, link = {0};
+
+    for (int k = 1; k < L; k++) {
+        int          i     = (root_index + k) % L;
+        int          first = gdc_coll_rails_first(B, L, i), end = gdc_coll_rails_first(B, L, i + 1);
+        rails_time_t start;
+
+        cpu   = rails_plus(cpu, &w->c, 1, 0, 0, 0, 0);
+        start = rails_later(cpu, link);
+        link  = rails_plus(start, &w->c, 0, 0, 0, 0, end - first);
+        for (int b = first; b < end; b++) {
+            w->part[d * B + b] = rails_plus(link, &w->c, 1, 0, 1, 0, 0);
+        }
+    }
+    w->cpu[d * B + root_index] = cpu;
+}
+
+/* Node d's rank j passes part b on to every child of its node in the rails' tree (vrank
+ * v; its children v + s for s below `above`, the farthest first), after its earlier
+ * sends, on its NIC. */
+static void rails_pass_on(rails_walk_t *w, int v, int above, int j, int b)
+{
+    int d = (w->root_node + v) % w->nodes, B = w->blocks;
+
+    for (int s = above / 2; s >= 1; s /= 2) {
+        int           c = (w->root_node + v + s) % w->nodes, owner;
+        rails_time_t *cpu = &w->cpu[d * B + j], *tx = &w->tx[d * B + j], *rx, start;
+
+        if (v + s >= w->nodes) {
+            continue;
+        }
+        owner = gdc_coll_rails_owner(B, w->per[c], b);
+        rx    = &w->rx[c * B + owner];
+        *cpu  = rails_plus(rails_later(*cpu, w->part[d * B + b]), &w->c, 1, 0, 0, 0, 0);
+        start = rails_later(*cpu, *tx);
+        *tx   = rails_plus(start, &w->c, 0, 0, 0, 1, 0);
+        *rx   = rails_plus(rails_later(start, *rx), &w->c, 0, 0, 0, 1, 0);
+        w->part[c * B + b] = rails_plus(*rx, &w->c, 1, 1, 0, 0, 0);
+    }
+}
+
+/* One regime's slowest node: its last part's way and its ranks; a node's ring priced
+ * roughly (a block of B / m parts a step) to rank it. */
+static void rails_walk_regime(rails_walk_t *w, int root_index, int regime, gdc_coll_layout_t *layout)
+{
+    int    B = w->blocks, top = 1;
+    double worst = -1;
+
+    while (top < w->nodes) {
+        top *= 2;
+    }
+    memset(w->part, 0, (size_t)w->nodes * (size_t)B * 4 * sizeof(rails_time_t));
+    rails_scatter(w, root_index);
+    for (int v = 0; v < w->nodes; v++) {
+        int          d = (w->root_node + v) % w->nodes, m = w->per[d], above = v == 0 ? top : v & -v;
+        rails_time_t last = w->part[d * B];
+        double       ring = (m - 1) * (w->c.w[0] + w->c.w[2] + w->c.w[4] * B / m);
+
+        for (int j = 0; j < m; j++) {
+            for (int b = gdc_coll_rails_first(B, m, j); b < gdc_coll_rails_first(B, m, j + 1); b++) {
+                rails_pass_on(w, v, above, j, b);
+                last = rails_later(last, w->part[d * B + b]);
+            }
+        }
+        if (last.t + ring > worst) {
+            gdc_coll_tree_path_t *way = &layout->rails_ways[regime];
+
+            worst = last.t + ring;
+            memset(way, 0, sizeof(*way));
+            way->steps                      = last.steps;
+            way->out                        = last.out;
+            way->in                         = last.in;
+            way->xfer_out                   = last.xfer_out;
+            way->xfer_in                    = last.xfer_in;
+            layout->rails_way_local[regime] = m;
+        }
+    }
+}
+
+static void rails_ways(const int *per, int root_node, int root_index, gdc_coll_layout_t *layout)
+{
+    rails_walk_t w    = {per, layout->nodes, layout->max_local, root_node, {{0}, 0}, NULL, NULL, NULL, NULL};
+    size_t       each = (size_t)w.nodes * (size_t)w.blocks;
+
+    w.part = calloc(each * 4, sizeof(rails_time_t));
+    if (w.part == NULL) {
+        return; /* none kept: priced by the rails' other terms */
+    }
+    w.cpu = w.part + each;
+    w.tx  = w.cpu + each;
+    w.rx  = w.tx + each;
+    for (int r = 0; r < GDC_COLL_RAILS_REGIMES; r++) {
+        w.c = tree_regime(GDC_COLL_TREE_REGIMES - GDC_COLL_RAILS_REGIMES + r);
+        rails_walk_regime(&w, root_index, r, layout);
+    }
+    free(w.part);
+}
+
 void gdc_coll_layout_root_kinds(const gdc_coll_args_t *args, gdc_coll_layout_t *layout, unsigned kinds)
 {
     int  root = args->root >= 0 && args->root < args->size ? args->root : 0;
@@ -1155,6 +1294,8 @@ void gdc_coll_layout_root_kinds(const gdc_coll_args_t *args, gdc_coll_layout_t *
     layout->other_local = 0;
     memset(layout->leader_local, 0, sizeof(layout->leader_local));
     memset(layout->smallest_way, 0, sizeof(layout->smallest_way));
+    memset(layout->rails_ways, 0, sizeof(layout->rails_ways));
+    memset(layout->rails_way_local, 0, sizeof(layout->rails_way_local));
     tree_layout(args, layout);
     if (per == NULL) {
         return; /* one node (or out of memory: the root's node priced as the largest) */
@@ -1175,6 +1316,10 @@ void gdc_coll_layout_root_kinds(const gdc_coll_args_t *args, gdc_coll_layout_t *
         }
     }
     smallest_ways(per, node(args, root), layout);
+    if ((kinds & 1u << GDC_COLL_TREE_BCAST) && layout->min_local < layout->max_local &&
+        layout->max_local <= tree_nics[GDC_COLL_TREE_NICS - 1]) {
+        rails_ways(per, node(args, root), layout->root_index, layout);
+    }
     free(per);
 }
 
@@ -1624,6 +1769,15 @@ double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind,
     /* the same with the hops inside nodes on its way, each a message of its own */
     return p->lay->tree_slow_chain[kind][l][nics] > 0 ? fmax(most, tree_slow_chain(p, kind, l, nics, unit) + last)
                                                      : most;
+}
+
+double gdc_coll_price_rails_way(const gdc_coll_price_t *p, int regime, double part, int *local)
+{
+    tree_weights_t c = tree_weights(p->o, p->out.latency, p->in.latency, part / p->out.bandwidth,
+                                    part / p->in.bandwidth, 0, p->nics);
+
+    *local = p->lay->rails_way_local[regime];
+    return *local > 0 ? tree_path_cost(&p->lay->rails_ways[regime], &c) : 0;
 }
 
 double gdc_coll_price_tree_nic_queue(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, double unit)

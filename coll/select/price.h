@@ -56,6 +56,7 @@ typedef struct gdc_coll_tree_path {
  * slowest for each of a few regimes (gdc_coll_tree_regimes in price.c), the price takes
  * the dearest of them at its own costs. */
 #define GDC_COLL_TREE_REGIMES 6
+#define GDC_COLL_RAILS_REGIMES 3 /* the last three of those: several NICs a node */
 
 /* Where the ranks of a call are, in the few numbers the prices need. */
 /* A transfer between nodes takes this many of one inside a node, in the layout's slower
@@ -99,6 +100,15 @@ typedef struct gdc_coll_layout {
      * senders send to siblings before it (the farthest first); of the deepest such node,
      * and of the one with the most hops and messages ahead together (0: none). */
     int smallest_way[2][2];
+    /* bcast hier_rails where some nodes have fewer ranks than the largest (B of them): each
+     * of the B parts down its rail's binomial tree over the nodes, a rank of a smaller node
+     * taking in several parts and passing each on to every child, one after another on its
+     * NIC. The way to the last part on the slowest node (a transfer one part; the root's
+     * scatter inside its node included), each rank on a NIC of its own (so kept only for
+     * nodes of at most 8 ranks), per regime of a machine of several NICs, and the ranks of
+     * that node (0: none kept). */
+    gdc_coll_tree_path_t rails_ways[GDC_COLL_RAILS_REGIMES];
+    int                  rails_way_local[GDC_COLL_RAILS_REGIMES];
     int blocks;      /* every node's ranks are consecutive */
     int ring_cross;  /* edges r -> r+1 (mod n) between two nodes */
     /* For partners 2^i apart, by bits (recursive doubling's participants, folded as the

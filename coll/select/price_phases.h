@@ -156,6 +156,9 @@ double gdc_coll_price_group_dissemination(const gdc_coll_price_t *p, int g, gdc_
 
 /* A tree's slowest way (price.h), each transfer `unit` bytes. */
 double gdc_coll_price_tree(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, double unit);
+/* The layout's rails_ways[regime] at the call's costs, a transfer `part` bytes (0: none
+ * kept), and in *local the ranks of the node it ends at. */
+double gdc_coll_price_rails_way(const gdc_coll_price_t *p, int regime, double part, int *local);
 /* What the tree's busiest NIC carries after its first transfer of `unit` bytes (0: none
  * queue there). */
 double gdc_coll_price_tree_nic_queue(const gdc_coll_price_t *p, gdc_coll_tree_kind_t kind, double unit);
