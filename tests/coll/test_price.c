@@ -865,6 +865,20 @@ static void test_one_rank_nodes_send_to_each_other_first(void **state)
     SHAPES_PRICED_NEAR(shapes);
 }
 
+/* alltoall hier on 8 nodes of dgx-h100, one of 3 ranks and seven of 2 in blocks: the
+ * largest node's busiest aggregator takes in its packs one after another from the first,
+ * which leaves first from its sender (with the smallest nodes' first packs ahead of them,
+ * 1 MiB came out at 1.21 times the simulator's time). */
+static void test_largest_node_packs_in_order(void **state)
+{
+    static const priced_shape_t shapes[] = {
+        {GDC_COLL_ALLTOALL, 1 << 20, 17, 8, 0, 1, 0, "hier", "alltoall 1 MiB, 17 ranks on 8 nodes of dgx-h100"},
+        {GDC_COLL_ALLTOALL, 65536, 17, 8, 0, 1, 0, "hier", "alltoall 64 KiB, 17 ranks on 8 nodes of dgx-h100"},
+    };
+
+    SHAPES_PRICED_NEAR(shapes);
+}
+
 /* alltoall hier's aggregators copy their own blocks into their packs while their node's
  * other ranks' blocks for those packs come in: 8 B on 12 ranks in blocks and on 16 round
  * robin on 8 nodes of dgx-h100, with that latency after the copies, came out at 1.16 and
@@ -1147,6 +1161,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_one_rank_node_unpacks_nothing),
         cmocka_unit_test(test_packs_fill_while_blocks_come),
         cmocka_unit_test(test_one_rank_nodes_send_to_each_other_first),
+        cmocka_unit_test(test_largest_node_packs_in_order),
         cmocka_unit_test(test_nic_sends_in_time_order),
         cmocka_unit_test(test_rooted_layouts_price_alike),
         cmocka_unit_test(test_shared_cores_slow_host_copies),
