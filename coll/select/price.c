@@ -1338,6 +1338,12 @@ static void most_in_node_groups(const int *per, int nodes, gdc_coll_layout_t *la
         }
         layout->node_group_most[i] = most;
     }
+    layout->fold_nodes_min_local = 0;
+    for (int d = 0; d < 2 * (nodes - (int)gdc_coll_pof2_floor(nodes)); d++) {
+        if (layout->fold_nodes_min_local == 0 || per[d] < layout->fold_nodes_min_local) {
+            layout->fold_nodes_min_local = per[d];
+        }
+    }
 }
 
 void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
@@ -2052,8 +2058,8 @@ double gdc_coll_price_group_tree_way_of(const gdc_coll_price_t *p, int g, int ho
     return depth * p->o + hops * (h.lat + x + p->o) + (depth - hops) * queued;
 }
 
-double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, double largest,
-                                      double smallest, int across)
+double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, gdc_coll_hop_t fold,
+                                      double total, double largest, double smallest, int across)
 {
     int    pof2 = gdc_coll_price_pof2(g);
     double t = 0, even = total / g, big = largest > 0 ? largest : even, small = smallest > 0 ? smallest : even;
@@ -2078,9 +2084,9 @@ double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll
         t += gdc_coll_price_msg(p, h, have);
     }
     if (pof2 != g) {
-        t += gdc_coll_price_msg(p, h, big) +
-             gdc_coll_price_fold_out(g, p->o, gdc_coll_price_msg(p, h, total / 2), gdc_coll_price_msg(p, h, total),
-                                     total / 2 / h.bw);
+        t += gdc_coll_price_msg(p, fold, big) +
+             gdc_coll_price_fold_out(g, p->o, gdc_coll_price_msg(p, h, total / 2), gdc_coll_price_msg(p, fold, total),
+                                     total / 2 / fold.bw);
     }
     return t;
 }

@@ -145,6 +145,10 @@ typedef struct gdc_coll_layout {
     /* For groups of 2^i nodes in node order, aligned (recursive doubling among the nodes,
      * the rails of allgather hier_rails): the most ranks one of them holds. */
     int node_group_most[GDC_COLL_LAYOUT_DISTANCES];
+    /* Of the nodes that fold where recursive doubling among the nodes is off a power of two
+     * (node 2j hands its share to node 2j + 1, for j below the extras' count): the fewest
+     * ranks one of them holds (0: a power of two of nodes). */
+    int fold_nodes_min_local;
     /* Rotation rounds (partners 1, 2, 4, ... ahead) as a chain: a rank's round waits for its
      * partner's previous one. The most node boundaries one chain of them crosses. */
     int shift_chain_off;

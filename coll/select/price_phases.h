@@ -149,9 +149,10 @@ double gdc_coll_price_group_bcast_to(const gdc_coll_price_t *p, int g, int hops,
 double gdc_coll_price_group_bcast_chunk(const gdc_coll_price_t *p, int g, int hops, gdc_coll_hop_t h, double bytes,
                                         int chunks);
 /* Shares of `total` from each of g members, of `largest` and `smallest` bytes at most and
- * at least (0: even shares). */
-double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double total, double largest,
-                                      double smallest, int across);
+ * at least (0: even shares); off a power of two, the fold's messages on `fold` (between the
+ * members that fold), the rounds' on h. */
+double gdc_coll_price_group_allgather(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, gdc_coll_hop_t fold,
+                                      double total, double largest, double smallest, int across);
 double gdc_coll_price_group_dissemination(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h);
 
 /* A tree's slowest way (price.h), each transfer `unit` bytes. */
