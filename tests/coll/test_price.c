@@ -39,8 +39,11 @@
  * root's node behind other rails' on its NICs, and a rails' doubling off a power of two of
  * nodes carries one fold a way (and the simulator's NICs send each message from its own
  * time on), and alltoall hier's aggregators fill their packs while their node's blocks
- * come in, and bcast hier_rails's smaller nodes pass several parts on to each child: every
- * choice good (11,420), the worst x1.09; 99.6% of the choices and 99.1% of all prices
+ * come in, and bcast hier_rails's smaller nodes pass several parts on to each child, and
+ * alltoall hier's one-rank nodes send each other their blocks first, and its only largest
+ * node takes its packs in one after another, and a doubling allgather's participants send
+ * their extras' shares on, and the rails' fold goes on the NICs of the nodes that fold:
+ * every choice good (11,420), the worst x1.09; 99.6% of the choices and 99.2% of all prices
  * within 10%; the weakest algorithm, allreduce rabenseifner, 95.4% within 10%; past the
  * sweep, up to 200 ranks on 25 nodes, every choice good too and 97.6% of the prices within
  * 10%):
