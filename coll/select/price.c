@@ -1338,8 +1338,12 @@ static void most_in_node_groups(const int *per, int nodes, gdc_coll_layout_t *la
         }
         layout->node_group_most[i] = most;
     }
+}
+
+static void fewest_in_folding_nodes(const int *per, int nodes, gdc_coll_layout_t *layout)
+{
     layout->fold_nodes_min_local = 0;
-    for (int d = 0; d < 2 * (nodes - (int)gdc_coll_pof2_floor(nodes)); d++) {
+    for (int d = 0; d < 2 * (nodes - gdc_coll_pof2_floor(nodes)); d++) {
         if (layout->fold_nodes_min_local == 0 || per[d] < layout->fold_nodes_min_local) {
             layout->fold_nodes_min_local = per[d];
         }
@@ -1387,6 +1391,7 @@ void gdc_coll_layout_of(const gdc_coll_args_t *args, gdc_coll_layout_t *layout)
     }
     most_gathered_on_a_nic(args, nodes, layout);
     most_in_node_groups(per, nodes, layout);
+    fewest_in_folding_nodes(per, nodes, layout);
     layout->fold_off        = most_off_in_fold(args, per, nodes);
     layout->shift_chain_off = most_off_on_a_chain(args);
     free(per);
