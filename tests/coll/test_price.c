@@ -683,6 +683,19 @@ static void test_rails_through_smaller_nodes(void **state)
     SHAPES_PRICED_NEAR(shapes);
 }
 
+/* bcast hier_rails of 8 B (two elements) on 7 ranks on 3 nodes of dgx-h100, rooted at the
+ * second node's first rank: the parts that hold the elements are the root's own, so it
+ * hands its node's other rank nothing (counted as handing it one, 1.32 times the
+ * simulator's time). */
+static void test_root_holds_the_elements(void **state)
+{
+    static const priced_shape_t shapes[] = {
+        {GDC_COLL_BCAST, 8, 7, 3, 0, 1, 3, "hier_rails", "bcast 8 B, 7 ranks on 3 nodes of dgx-h100, root 3"},
+    };
+
+    SHAPES_PRICED_NEAR(shapes);
+}
+
 /* allreduce hier_rails on one NIC a node, off a power of two of nodes: a participant's NIC
  * carries each rail's rounds and its fold, a vector a round each way and one for the fold,
  * the first round's sends after the extra's vector is in; priced with both folds on the
@@ -1184,6 +1197,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_nic_lanes),
         cmocka_unit_test(test_rails_behind_on_nics),
         cmocka_unit_test(test_rails_through_smaller_nodes),
+        cmocka_unit_test(test_root_holds_the_elements),
         cmocka_unit_test(test_rails_fold_on_nics),
         cmocka_unit_test(test_leaders_ahead),
         cmocka_unit_test(test_gather_behind_ring),
