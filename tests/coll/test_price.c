@@ -926,6 +926,21 @@ static void test_rails_fold_on_their_own_nics(void **state)
     SHAPES_PRICED_NEAR(shapes);
 }
 
+/* allreduce rabenseifner of 8 B (two elements) on 7 ranks round robin and on 12 in blocks on
+ * 2 nodes: each participant's way through the rounds that carry elements (priced as the
+ * slowest hop of every round on the way of one that waited for an extra, 1.90 times the
+ * simulator's time). */
+static void test_few_elements_ways(void **state)
+{
+    static const priced_shape_t shapes[] = {
+        {GDC_COLL_ALLREDUCE, 8, 7, 2, 1, 0, 0, "rabenseifner", "allreduce 8 B, 7 ranks round robin on 2 nodes"},
+        {GDC_COLL_ALLREDUCE, 8, 12, 2, 0, 0, 0, "rabenseifner", "allreduce 8 B, 12 ranks on 2 nodes"},
+        {GDC_COLL_ALLREDUCE, 8, 17, 4, 1, 0, 0, "rabenseifner", "allreduce 8 B, 17 ranks round robin on 4 nodes"},
+    };
+
+    SHAPES_PRICED_NEAR(shapes);
+}
+
 /* alltoall hier's aggregators copy their own blocks into their packs while their node's
  * other ranks' blocks for those packs come in: 8 B on 12 ranks in blocks and on 16 round
  * robin on 8 nodes of dgx-h100, with that latency after the copies, came out at 1.16 and
@@ -1212,6 +1227,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_largest_node_packs_in_order),
         cmocka_unit_test(test_extras_shares_sent_on),
         cmocka_unit_test(test_rails_fold_on_their_own_nics),
+        cmocka_unit_test(test_few_elements_ways),
         cmocka_unit_test(test_nic_sends_in_time_order),
         cmocka_unit_test(test_rooted_layouts_price_alike),
         cmocka_unit_test(test_shared_cores_slow_host_copies),
