@@ -290,20 +290,26 @@ static int rabenseifner_after_below(const gdc_coll_price_t *p, int pof2)
     return (size_t)below > p->args->count ? below : (int)p->args->count;
 }
 
-/* allreduce rabenseifner on fewer elements than participants (the first count blocks
- * hold one element each, the others none): a message goes only where its half holds
- * elements, so which rounds a participant waits in, and on which hop, is its own. Followed
- * participant by participant, round by round, where there are at most TINY_WAYS of them
- * (a few microseconds a price; each message a latency and a few elements, on its own
- * hop). Priced as the slowest hop of each round on the way of a participant that waited
- * for an extra, 8 B on 7 and 12 ranks on 2 nodes came out at 1.90 times the simulator's
- * time: the waiter whose round crosses receives nothing in it, and the one that receives
- * stays in its node. */
+/* A message a latency bounds: its transfer, its NIC shared, an eighth of a hop's latency
+ * between nodes or less. */
+#define LATENCY_BOUND_SHARE 8
+
+/* allreduce rabenseifner where latencies bound its messages (each a small share of a hop's
+ * latency, its NIC shared by the node's ranks), or on fewer elements than participants
+ * (the first count blocks hold one element each, the others none: a message goes only
+ * where its half holds elements): which rounds a participant waits in, and on which hop,
+ * is its own. Followed participant by participant, round by round, where there are at
+ * most TINY_WAYS of them (a few microseconds a price), each message a latency and its
+ * bytes on its own hop. Priced as the slowest hop of each round on the way of a
+ * participant that waited for an extra, 8 B on 7 and 12 ranks on 2 nodes came out at 1.90
+ * times the simulator's time (the waiter whose round crosses receives nothing in it, and
+ * the one that receives stays in its node), 1 KiB on 12 ranks on 4 nodes at 1.32. */
 #define TINY_WAYS 64
 
-static double tiny_elements(size_t count, int lo, int hi)
+/* The elements of participant blocks [lo, hi) of a vector of count cut into pof2 blocks. */
+static double tiny_elements(size_t count, int pof2, int lo, int hi)
 {
-    return (double)((size_t)hi < count ? (size_t)hi : count) - (double)((size_t)lo < count ? (size_t)lo : count);
+    return (double)gdc_coll_block_offset(count, pof2, hi) - (double)gdc_coll_block_offset(count, pof2, lo);
 }
 
 /* A message of `elements` from participant a to b (their nodes in node[]), after t. */
@@ -336,8 +342,8 @@ static double rabenseifner_tiny(const gdc_coll_price_t *p, int pof2)
     for (int d = pof2 / 2; d >= 1; d /= 2) { /* halving: keep a half, receive it from the partner */
         for (int q = 0; q < pof2; q++) {
             int    mid = lo[q] + (hi[q] - lo[q]) / 2, lower = (q & d) == 0;
-            double keep = lower ? tiny_elements(count, lo[q], mid) : tiny_elements(count, mid, hi[q]);
-            double give = lower ? tiny_elements(count, mid, hi[q]) : tiny_elements(count, lo[q], mid);
+            double keep = lower ? tiny_elements(count, pof2, lo[q], mid) : tiny_elements(count, pof2, mid, hi[q]);
+            double give = lower ? tiny_elements(count, pof2, mid, hi[q]) : tiny_elements(count, pof2, lo[q], mid);
             double sent = t[q] + (give > 0 ? p->o : 0);
 
             next[q] = keep > 0 ? max2(sent, t[q ^ d] + tiny_msg(p, hop, node, q ^ d, q, keep)) +
@@ -354,7 +360,7 @@ static double rabenseifner_tiny(const gdc_coll_price_t *p, int pof2)
     for (int d = 1; d < pof2; d *= 2) { /* doubling: send my range, receive the partner's */
         for (int q = 0; q < pof2; q++) {
             int    plo = (q & d) ? lo[q] - (hi[q] - lo[q]) : hi[q], phi = plo + (hi[q] - lo[q]);
-            double mine = tiny_elements(count, lo[q], hi[q]), theirs = tiny_elements(count, plo, phi);
+            double mine = tiny_elements(count, pof2, lo[q], hi[q]), theirs = tiny_elements(count, pof2, plo, phi);
             double sent = t[q] + (mine > 0 ? p->o : 0);
 
             next[q] = theirs > 0 ? max2(sent, t[q ^ d] + tiny_msg(p, hop, node, q ^ d, q, theirs)) : sent;
@@ -382,7 +388,9 @@ static double allreduce_rabenseifner(const gdc_coll_price_t *p)
     double      fold  = fold_in(p, bytes, 1);
     xor_round_t round[2 * GDC_COLL_LAYOUT_DISTANCES] = {{0}};
 
-    if (p->args->count < (size_t)pof2 && pof2 <= TINY_WAYS && p->lay->nodes > 1 && p->args->node_of != NULL) {
+    if (pof2 <= TINY_WAYS && p->lay->nodes > 1 && p->args->node_of != NULL &&
+        (p->args->count < (size_t)pof2 ||
+         bytes / 2 * p->lay->max_local / p->out.bandwidth * LATENCY_BOUND_SHARE <= p->out.latency)) {
         return rabenseifner_tiny(p, pof2) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
     }
 
@@ -473,10 +481,6 @@ static double block_tree_hop(const gdc_coll_price_t *p, int up, int v)
 
     return gdc_coll_price_msg(p, gdc_coll_price_hop(p, crosses, 1), bytes_of(p, (size_t)span * per));
 }
-
-/* A message a latency bounds: its transfer, its NIC shared, an eighth of a hop's latency
- * between nodes or less. */
-#define LATENCY_BOUND_SHARE 8
 
 /* scatter_allgather and reduce_scatter_gather where each block's way can be followed (0
  * where not): block j between the root and vrank j in the binomial tree and around the

@@ -929,10 +929,12 @@ static void test_rails_fold_on_their_own_nics(void **state)
 /* allreduce rabenseifner of 8 B (two elements) on 7 ranks round robin and on 12 in blocks on
  * 2 nodes: each participant's way through the rounds that carry elements (priced as the
  * slowest hop of every round on the way of one that waited for an extra, 1.90 times the
- * simulator's time). */
+ * simulator's time); the same where latencies bound the messages, 1 KiB on 12 ranks on 4
+ * nodes (1.32). */
 static void test_few_elements_ways(void **state)
 {
     static const priced_shape_t shapes[] = {
+        {GDC_COLL_ALLREDUCE, 1024, 12, 4, 0, 0, 0, "rabenseifner", "allreduce 1 KiB, 12 ranks on 4 nodes"},
         {GDC_COLL_ALLREDUCE, 8, 7, 2, 1, 0, 0, "rabenseifner", "allreduce 8 B, 7 ranks round robin on 2 nodes"},
         {GDC_COLL_ALLREDUCE, 8, 12, 2, 0, 0, 0, "rabenseifner", "allreduce 8 B, 12 ranks on 2 nodes"},
         {GDC_COLL_ALLREDUCE, 8, 17, 4, 1, 0, 0, "rabenseifner", "allreduce 8 B, 17 ranks round robin on 4 nodes"},
