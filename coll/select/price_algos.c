@@ -312,47 +312,77 @@ static double tiny_elements(size_t count, int pof2, int lo, int hi)
     return (double)gdc_coll_block_offset(count, pof2, hi) - (double)gdc_coll_block_offset(count, pof2, lo);
 }
 
-/* A message of `elements` from participant a to b (their nodes in node[]), after t. */
-static double tiny_msg(const gdc_coll_price_t *p, const gdc_coll_hop_t *hop, const int *node, int a, int b,
-                       double elements)
+/* The participants one by one (each_way): their nodes, their extras' nodes, and when each
+ * has its extra's vector in and reduced (0 for one that waits for none). */
+typedef struct each_way {
+    gdc_coll_fold_t f;
+    gdc_coll_hop_t  hop[2]; /* inside a node, between nodes (unshared: a message a latency) */
+    int             node[TINY_WAYS], extra[TINY_WAYS];
+    double          t[TINY_WAYS], next[TINY_WAYS];
+} each_way_t;
+
+static void each_way_start(const gdc_coll_price_t *p, each_way_t *w, double bytes)
 {
-    const gdc_coll_hop_t *h = &hop[node[a] != node[b]];
+    w->f      = gdc_coll_fold(p->n, 0);
+    w->hop[0] = gdc_coll_price_hop(p, 0, 1);
+    w->hop[1] = gdc_coll_price_hop(p, 1, 1);
+    for (int q = 0; q < w->f.p; q++) {
+        int                   r = gdc_coll_fold_real(&w->f, q);
+        const gdc_coll_hop_t *h;
+
+        w->node[q]  = p->args->node_of[r];
+        w->extra[q] = q < w->f.rem ? p->args->node_of[r - 1] : w->node[q];
+        h           = &w->hop[w->extra[q] != w->node[q]];
+        w->t[q]     = q < w->f.rem ? 2 * p->o + h->lat + bytes / h->bw + gdc_coll_price_reduce(p, bytes) : 0;
+    }
+}
+
+/* When the last participant is done, the result of `bytes` back to the extras. */
+static double each_way_end(const gdc_coll_price_t *p, const each_way_t *w, double bytes)
+{
+    double end = 0;
+
+    for (int q = 0; q < w->f.p; q++) {
+        const gdc_coll_hop_t *h = &w->hop[w->extra[q] != w->node[q]];
+        end = max2(end, q < w->f.rem ? w->t[q] + 2 * p->o + h->lat + bytes / h->bw : w->t[q]);
+    }
+    return end;
+}
+
+/* A message of `elements` from participant a to b. */
+static double each_msg(const gdc_coll_price_t *p, const each_way_t *w, int a, int b, double elements)
+{
+    const gdc_coll_hop_t *h = &w->hop[w->node[a] != w->node[b]];
 
     return 2 * p->o + h->lat + elements * p->dsize / h->bw;
 }
 
-static double rabenseifner_tiny(const gdc_coll_price_t *p, int pof2)
+static double rabenseifner_each(const gdc_coll_price_t *p, int pof2)
 {
-    gdc_coll_fold_t f = gdc_coll_fold(p->n, 0);
-    gdc_coll_hop_t  hop[2] = {gdc_coll_price_hop(p, 0, 1), gdc_coll_price_hop(p, 1, 1)};
-    double          t[TINY_WAYS], next[TINY_WAYS], bytes = bytes_of(p, p->args->count), end = 0;
-    int             lo[TINY_WAYS], hi[TINY_WAYS], node[TINY_WAYS], extra[TINY_WAYS];
-    size_t          count = p->args->count;
+    each_way_t w;
+    double     bytes = bytes_of(p, p->args->count);
+    int        lo[TINY_WAYS], hi[TINY_WAYS];
+    size_t     count = p->args->count;
 
+    each_way_start(p, &w, bytes);
     for (int q = 0; q < pof2; q++) {
-        int r    = gdc_coll_fold_real(&f, q);
-        node[q]  = p->args->node_of[r];
-        extra[q] = q < f.rem ? p->args->node_of[r - 1] : node[q];
-        t[q]     = q < f.rem ? 2 * p->o + hop[extra[q] != node[q]].lat + bytes / hop[extra[q] != node[q]].bw +
-                               gdc_coll_price_reduce(p, bytes)
-                             : 0;
-        lo[q]    = 0;
-        hi[q]    = pof2;
+        lo[q] = 0;
+        hi[q] = pof2;
     }
     for (int d = pof2 / 2; d >= 1; d /= 2) { /* halving: keep a half, receive it from the partner */
         for (int q = 0; q < pof2; q++) {
             int    mid = lo[q] + (hi[q] - lo[q]) / 2, lower = (q & d) == 0;
             double keep = lower ? tiny_elements(count, pof2, lo[q], mid) : tiny_elements(count, pof2, mid, hi[q]);
             double give = lower ? tiny_elements(count, pof2, mid, hi[q]) : tiny_elements(count, pof2, lo[q], mid);
-            double sent = t[q] + (give > 0 ? p->o : 0);
+            double sent = w.t[q] + (give > 0 ? p->o : 0);
 
-            next[q] = keep > 0 ? max2(sent, t[q ^ d] + tiny_msg(p, hop, node, q ^ d, q, keep)) +
-                                     gdc_coll_price_reduce(p, keep * p->dsize)
-                               : sent;
+            w.next[q] = keep > 0 ? max2(sent, w.t[q ^ d] + each_msg(p, &w, q ^ d, q, keep)) +
+                                       gdc_coll_price_reduce(p, keep * p->dsize)
+                                 : sent;
         }
         for (int q = 0; q < pof2; q++) {
             int mid = lo[q] + (hi[q] - lo[q]) / 2;
-            t[q]    = next[q];
+            w.t[q]  = w.next[q];
             lo[q]   = (q & d) == 0 ? lo[q] : mid;
             hi[q]   = (q & d) == 0 ? mid : hi[q];
         }
@@ -361,22 +391,29 @@ static double rabenseifner_tiny(const gdc_coll_price_t *p, int pof2)
         for (int q = 0; q < pof2; q++) {
             int    plo = (q & d) ? lo[q] - (hi[q] - lo[q]) : hi[q], phi = plo + (hi[q] - lo[q]);
             double mine = tiny_elements(count, pof2, lo[q], hi[q]), theirs = tiny_elements(count, pof2, plo, phi);
-            double sent = t[q] + (mine > 0 ? p->o : 0);
+            double sent = w.t[q] + (mine > 0 ? p->o : 0);
 
-            next[q] = theirs > 0 ? max2(sent, t[q ^ d] + tiny_msg(p, hop, node, q ^ d, q, theirs)) : sent;
+            w.next[q] = theirs > 0 ? max2(sent, w.t[q ^ d] + each_msg(p, &w, q ^ d, q, theirs)) : sent;
         }
         for (int q = 0; q < pof2; q++) {
             int span = hi[q] - lo[q];
-            t[q]     = next[q];
+            w.t[q]   = w.next[q];
             lo[q]    = (q & d) ? lo[q] - span : lo[q];
             hi[q]    = (q & d) ? hi[q] : hi[q] + span;
         }
     }
-    for (int q = 0; q < pof2; q++) { /* the result back to the extras */
-        end = max2(end, q < f.rem ? t[q] + 2 * p->o + hop[extra[q] != node[q]].lat + bytes / hop[extra[q] != node[q]].bw
-                                  : t[q]);
-    }
-    return end;
+    return each_way_end(p, &w, bytes);
+}
+
+/* Whether each participant's way is followed (rabenseifner_each): few enough participants,
+ * and latencies bound the largest message (or, `few`, the vector has fewer elements than
+ * participants). (Followed the same way, allreduce recursive_doubling's prices of 8 B and
+ * 1 KiB on 17 ranks of dgx-h100 came out two steps over the simulator's time, and none
+ * came nearer.) */
+static int each_way_applies(const gdc_coll_price_t *p, int pof2, double largest, int few)
+{
+    return pof2 <= TINY_WAYS && p->lay->nodes > 1 && p->args->node_of != NULL &&
+           (few || largest * p->lay->max_local / p->out.bandwidth * LATENCY_BOUND_SHARE <= p->out.latency);
 }
 
 /* Halving (half of what is left each round, reduced), then doubling back; after the
@@ -388,10 +425,8 @@ static double allreduce_rabenseifner(const gdc_coll_price_t *p)
     double      fold  = fold_in(p, bytes, 1);
     xor_round_t round[2 * GDC_COLL_LAYOUT_DISTANCES] = {{0}};
 
-    if (pof2 <= TINY_WAYS && p->lay->nodes > 1 && p->args->node_of != NULL &&
-        (p->args->count < (size_t)pof2 ||
-         bytes / 2 * p->lay->max_local / p->out.bandwidth * LATENCY_BOUND_SHARE <= p->out.latency)) {
-        return rabenseifner_tiny(p, pof2) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
+    if (each_way_applies(p, pof2, bytes / 2, p->args->count < (size_t)pof2)) {
+        return rabenseifner_each(p, pof2) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
     }
 
     /* fewer elements than participants: the first count blocks hold one each, and a group
