@@ -333,7 +333,7 @@ static void each_way_start(const gdc_coll_price_t *p, each_way_t *w, double byte
         w->node[q]  = p->args->node_of[r];
         w->extra[q] = q < w->f.rem ? p->args->node_of[r - 1] : w->node[q];
         h           = &w->hop[w->extra[q] != w->node[q]];
-        w->t[q]     = q < w->f.rem ? 2 * p->o + h->lat + bytes / h->bw + gdc_coll_price_reduce(p, bytes) : 0;
+        w->t[q]     = q < w->f.rem ? gdc_coll_price_msg(p, *h, bytes) + gdc_coll_price_reduce(p, bytes) : 0;
     }
 }
 
@@ -344,7 +344,7 @@ static double each_way_end(const gdc_coll_price_t *p, const each_way_t *w, doubl
 
     for (int q = 0; q < w->f.p; q++) {
         const gdc_coll_hop_t *h = &w->hop[w->extra[q] != w->node[q]];
-        end = max2(end, q < w->f.rem ? w->t[q] + 2 * p->o + h->lat + bytes / h->bw : w->t[q]);
+        end = max2(end, q < w->f.rem ? w->t[q] + gdc_coll_price_msg(p, *h, bytes) : w->t[q]);
     }
     return end;
 }
@@ -352,9 +352,7 @@ static double each_way_end(const gdc_coll_price_t *p, const each_way_t *w, doubl
 /* A message of `elements` from participant a to b. */
 static double each_msg(const gdc_coll_price_t *p, const each_way_t *w, int a, int b, double elements)
 {
-    const gdc_coll_hop_t *h = &w->hop[w->node[a] != w->node[b]];
-
-    return 2 * p->o + h->lat + elements * p->dsize / h->bw;
+    return gdc_coll_price_msg(p, w->hop[w->node[a] != w->node[b]], elements * p->dsize);
 }
 
 static double rabenseifner_each(const gdc_coll_price_t *p, int pof2)
@@ -416,22 +414,16 @@ static int each_way_applies(const gdc_coll_price_t *p, int pof2, double largest,
            (few || largest * p->lay->max_local / p->out.bandwidth * LATENCY_BOUND_SHARE <= p->out.latency);
 }
 
-/* Halving (half of what is left each round, reduced), then doubling back; after the
- * halving a folded participant's news is everywhere. */
-static double allreduce_rabenseifner(const gdc_coll_price_t *p)
+/* Halving (half of what is left each round, reduced), then doubling back, as rounds by
+ * bits; after the halving a folded participant's news is everywhere. */
+static double rabenseifner_rounds(const gdc_coll_price_t *p, double bytes, int pof2)
 {
-    double      bytes = bytes_of(p, p->args->count);
-    int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0, below = rabenseifner_after_below(p, pof2);
-    double      fold  = fold_in(p, bytes, 1);
+    int         rounds = 0, below = rabenseifner_after_below(p, pof2);
+    double      fold   = fold_in(p, bytes, 1);
     xor_round_t round[2 * GDC_COLL_LAYOUT_DISTANCES] = {{0}};
-
-    if (each_way_applies(p, pof2, bytes / 2, p->args->count < (size_t)pof2)) {
-        return rabenseifner_each(p, pof2) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
-    }
-
     /* fewer elements than participants: the first count blocks hold one each, and a group
      * of a round from there on exchanges nothing */
-    size_t used = p->args->count;
+    size_t      used = p->args->count;
 
     for (int d = pof2 / 2; d >= 1 && rounds < GDC_COLL_LAYOUT_DISTANCES; d /= 2) {
         round[rounds++] = (xor_round_t){.dist       = d,
@@ -458,8 +450,17 @@ static double allreduce_rabenseifner(const gdc_coll_price_t *p)
         round[0].not_after = 1;
         fold = max2(in, h1) + gdc_coll_price_reduce(p, bytes) + gdc_coll_price_reduce(p, round[0].reduced);
     }
-    return xor_rounds(p, round, rounds, fold, bytes, 0, 0) +
-           (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
+    return xor_rounds(p, round, rounds, fold, bytes, 0, 0);
+}
+
+static double allreduce_rabenseifner(const gdc_coll_price_t *p)
+{
+    double bytes = bytes_of(p, p->args->count);
+    int    pof2  = gdc_coll_price_pof2(p->n);
+    double t     = each_way_applies(p, pof2, bytes / 2, p->args->count < (size_t)pof2) ? rabenseifner_each(p, pof2)
+                                                                                       : rabenseifner_rounds(p, bytes, pof2);
+
+    return t + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
 }
 
 static double allreduce_knomial(const gdc_coll_price_t *p)
@@ -1921,11 +1922,11 @@ static double alltoall_hier_queued(const gdc_coll_price_t *p, int L)
  * every Le-th): the first after (K - 2) % Ld / Le packs of Le x Le blocks, the others one
  * after another (with the smallest nodes' first packs ahead, 1 MiB on 17 ranks in blocks
  * on 8 nodes of dgx-h100 came out at 1.21 times the simulator's time). Nodes of one rank
- * collect nothing: where they are the only other nodes
- * (one largest node), their blocks for each other leave at once and the largest node's
- * pack, packed first where its ranks are scattered, after them all (priced in the
- * builder's order there, 1 MiB on 5 ranks round robin on 4 nodes of dgx-h100 came out at
- * 0.74 of the simulator's time); in blocks it leaves in the builder's order. */
+ * collect nothing: where they are the only other nodes (one largest node), their blocks
+ * for each other leave at once and the largest node's pack, packed first where its ranks
+ * are scattered, after them all (priced in the builder's order there, 1 MiB on 5 ranks
+ * round robin on 4 nodes of dgx-h100 came out at 0.74 of the simulator's time); in blocks
+ * it leaves in the builder's order. */
 static double alltoall_hier_late(const gdc_coll_price_t *p, int Ld)
 {
     const gdc_coll_layout_t *lay = p->lay;
