@@ -457,8 +457,8 @@ static double allreduce_rabenseifner(const gdc_coll_price_t *p)
 {
     double bytes = bytes_of(p, p->args->count);
     int    pof2  = gdc_coll_price_pof2(p->n);
-    double t     = each_way_applies(p, pof2, bytes / 2, p->args->count < (size_t)pof2) ? rabenseifner_each(p, pof2)
-                                                                                       : rabenseifner_rounds(p, bytes, pof2);
+    int    each  = each_way_applies(p, pof2, bytes / 2, p->args->count < (size_t)pof2);
+    double t     = each ? rabenseifner_each(p, pof2) : rabenseifner_rounds(p, bytes, pof2);
 
     return t + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
 }
