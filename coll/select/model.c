@@ -534,13 +534,9 @@ gdc_link_class_t gdc_coll_machine_class(const gdc_coll_machine_t *m, const gdc_c
  * others interleaves them, it does not idle for a message still queued elsewhere; and a
  * NIC sending for several ranks takes each message from its own time on, whichever rank's
  * steps the model ran first. */
-typedef struct model_span {
-    double start, end;
-} model_span_t;
-
 typedef struct model_spans {
-    model_span_t *spans;
-    uint32_t      len, cap;
+    gdc_coll_span_t *spans;
+    uint32_t         len, cap;
 } model_spans_t;
 
 /* A shared-memory counter in the model: when it reached each value, and who waits. */
@@ -717,8 +713,8 @@ static void post(model_t *md, int src, int dst, uint32_t slot, int is_send, doub
 static int spans_grow(model_t *md, model_spans_t *link)
 {
     if (link->len == link->cap) {
-        uint32_t      cap   = link->cap > 0 ? 2 * link->cap : 8;
-        model_span_t *spans = realloc(link->spans, cap * sizeof(*spans));
+        uint32_t         cap   = link->cap > 0 ? 2 * link->cap : 8;
+        gdc_coll_span_t *spans = realloc(link->spans, cap * sizeof(*spans));
         if (spans == NULL) {
             md->status = GDC_ERR_NO_MEMORY;
             return -1;
@@ -729,48 +725,51 @@ static int spans_grow(model_t *md, model_spans_t *link)
     return 0;
 }
 
-/* Books len of link's free time from earliest on, in the first gaps there are, and returns
- * when the last piece ends (-1 when out of memory). A message too long for a gap fills it
- * and goes on after the span that ends it: a link that receives from several senders
- * interleaves their messages, it does not idle for a gap that one of them does not fit. */
-static double book_spans(model_t *md, model_spans_t *link, double earliest, double len)
+double gdc_coll_spans_book(gdc_coll_span_t *spans, uint32_t *count, double now, double earliest, double len)
 {
-    uint32_t gone = 0, i = 0;
+    uint32_t gone = 0, i = 0, n = *count;
     double   at = earliest, left = len;
 
-    while (gone < link->len && link->spans[gone].end <= md->now) {
+    while (gone < n && spans[gone].end <= now) {
         gone++;
     }
     if (gone > 0) {
-        link->len -= gone;
-        memmove(link->spans, link->spans + gone, link->len * sizeof(*link->spans));
+        n -= gone;
+        memmove(spans, spans + gone, n * sizeof(*spans));
     }
     while (left > 0) {
         double piece;
 
-        while (i < link->len && link->spans[i].end <= at) {
+        while (i < n && spans[i].end <= at) {
             i++;
         }
-        if (i < link->len && link->spans[i].start <= at) { /* busy at `at`: on after that span */
-            at = link->spans[i].end;
+        if (i < n && spans[i].start <= at) { /* busy at `at`: on after that span */
+            at = spans[i].end;
             continue;
         }
-        piece = i < link->len && link->spans[i].start - at < left ? link->spans[i].start - at : left;
-        if (i > 0 && link->spans[i - 1].end == at) { /* joins the span before */
-            link->spans[i - 1].end = at + piece;
-        } else {
-            if (spans_grow(md, link) != 0) {
-                return -1;
-            }
-            memmove(link->spans + i + 1, link->spans + i, (link->len - i) * sizeof(*link->spans));
-            link->spans[i] = (model_span_t){at, at + piece};
-            link->len++;
+        piece = i < n && spans[i].start - at < left ? spans[i].start - at : left;
+        if (i > 0 && spans[i - 1].end == at) { /* joins the span before */
+            spans[i - 1].end = at + piece;
+        } else { /* only the first piece: every later one starts where a span ends */
+            memmove(spans + i + 1, spans + i, (n - i) * sizeof(*spans));
+            spans[i] = (gdc_coll_span_t){at, at + piece};
+            n++;
             i++;
         }
         at += piece;
         left -= piece;
     }
+    *count = n;
     return at;
+}
+
+/* gdc_coll_spans_book on one of the model's links (-1 when out of memory). */
+static double book_spans(model_t *md, model_spans_t *link, double earliest, double len)
+{
+    if (spans_grow(md, link) != 0) {
+        return -1;
+    }
+    return gdc_coll_spans_book(link->spans, &link->len, md->now, earliest, len);
 }
 
 /* When a message of len bytes from a, ready at t, is all there at b. A link carries one

@@ -127,6 +127,18 @@ double gdc_coll_machine_wait(const gdc_coll_machine_t *m, const gdc_coll_args_t 
  * of it (the model's and the prices' one measure of it). */
 double gdc_coll_model_reduce_all_units(int ranks, int to_every);
 
+/* When a link is busy: spans in time order. Booking len of its free time from earliest on
+ * takes its first gaps (a link that receives from several senders interleaves their
+ * messages, it does not idle for a gap one of them does not fit), drops the spans that
+ * ended by `now`, adds at most one span (the caller leaves room for it: *count below the
+ * array's size), and returns when the last piece ends. The simulator's links, and the
+ * walks of the fast model (price_walk.c). */
+typedef struct gdc_coll_span {
+    double start, end;
+} gdc_coll_span_t;
+
+double gdc_coll_spans_book(gdc_coll_span_t *spans, uint32_t *count, double now, double earliest, double len);
+
 /* The class between ranks a and b of args on machine m. */
 gdc_link_class_t gdc_coll_machine_class(const gdc_coll_machine_t *m, const gdc_coll_args_t *args, int a, int b,
                                         int on_device);

@@ -252,7 +252,65 @@ static double allreduce_ring(const gdc_coll_price_t *p)
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes_of(p, p->args->count) / p->n) : 0);
 }
 
-static double allreduce_recursive_doubling(const gdc_coll_price_t *p)
+/* A walk's steps (gdc_coll_walk_add). */
+static void send_to(gdc_coll_walk_list_t *l, int peer, double bytes, int waits)
+{
+    gdc_coll_walk_add(l, GDC_COLL_WALK_SEND, peer, bytes, waits);
+}
+
+static void recv_from(gdc_coll_walk_list_t *l, int peer)
+{
+    gdc_coll_walk_add(l, GDC_COLL_WALK_RECV, peer, 0, 0);
+}
+
+static void local(gdc_coll_walk_list_t *l, double cost)
+{
+    gdc_coll_walk_add(l, GDC_COLL_WALK_LOCAL, -1, cost, 0);
+}
+
+/* Whether a call is walked rank by rank (gdc_coll_price_walk) rather than priced in
+ * closed form: on several nodes, up to GDC_COLL_WALK_RANKS ranks. */
+static int walked(const gdc_coll_price_t *p, gdc_coll_walk_program_t program, double *t)
+{
+    return p->n <= GDC_COLL_WALK_RANKS && p->lay->nodes > 1 && gdc_coll_price_walk(p, program, NULL, t);
+}
+
+/* allreduce recursive_doubling's steps for rank r (phase/allreduce.c): an extra hands its
+ * vector up and takes the result back; a participant reduces its extra's in, then each
+ * round sends its partial result, takes the partner's and reduces it once its own send is
+ * done (the reduction overwrites what it sends). */
+static void allreduce_rd_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
+{
+    gdc_coll_fold_t f     = gdc_coll_fold(p->n, r);
+    double          bytes = bytes_of(p, p->args->count), red = gdc_coll_price_reduce(p, bytes);
+
+    (void)arg;
+    if (f.newrank < 0) {
+        send_to(l, r + 1, bytes, 0);
+        recv_from(l, r + 1);
+        return;
+    }
+    if (f.newrank < f.rem) {
+        recv_from(l, r - 1);
+        local(l, red);
+    }
+    for (int d = 1; d < f.p; d *= 2) {
+        int peer = gdc_coll_fold_real(&f, f.newrank ^ d);
+
+        send_to(l, peer, bytes, 1);
+        recv_from(l, peer);
+        local(l, red);
+    }
+    if (p->args->op == GDC_AVG) {
+        local(l, red);
+    }
+    if (f.newrank < f.rem) {
+        send_to(l, r - 1, bytes, 0);
+    }
+}
+
+/* allreduce_recursive_doubling in closed form, where it is not walked. */
+static double allreduce_rd_rounds(const gdc_coll_price_t *p)
 {
     double      bytes = bytes_of(p, p->args->count);
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
@@ -272,6 +330,13 @@ static double allreduce_recursive_doubling(const gdc_coll_price_t *p)
                       gdc_coll_price_msg(p, gdc_coll_price_fold_hop(p), bytes) + gdc_coll_price_reduce(p, bytes), bytes,
                       0, 0) +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
+}
+
+static double allreduce_recursive_doubling(const gdc_coll_price_t *p)
+{
+    double t;
+
+    return walked(p, allreduce_rd_step, &t) ? t : allreduce_rd_rounds(p);
 }
 
 /* The doubling rounds a participant that waited for an extra takes part in: with fewer
@@ -294,124 +359,10 @@ static int rabenseifner_after_below(const gdc_coll_price_t *p, int pof2)
  * between nodes or less. */
 #define LATENCY_BOUND_SHARE 8
 
-/* allreduce rabenseifner where latencies bound its messages (each a small share of a hop's
- * latency, its NIC shared by the node's ranks), or on fewer elements than participants
- * (the first count blocks hold one element each, the others none: a message goes only
- * where its half holds elements): which rounds a participant waits in, and on which hop,
- * is its own. Followed participant by participant, round by round, where there are at
- * most TINY_WAYS of them (a few microseconds a price), each message a latency and its
- * bytes on its own hop. Priced as the slowest hop of each round on the way of a
- * participant that waited for an extra, 8 B on 7 and 12 ranks on 2 nodes came out at 1.90
- * times the simulator's time (the waiter whose round crosses receives nothing in it, and
- * the one that receives stays in its node), 1 KiB on 12 ranks on 4 nodes at 1.32. */
-#define TINY_WAYS 64
-
 /* The elements of participant blocks [lo, hi) of a vector of count cut into pof2 blocks. */
 static double tiny_elements(size_t count, int pof2, int lo, int hi)
 {
     return (double)gdc_coll_block_offset(count, pof2, hi) - (double)gdc_coll_block_offset(count, pof2, lo);
-}
-
-/* The participants one by one (each_way): their nodes, their extras' nodes, and when each
- * has its extra's vector in and reduced (0 for one that waits for none). */
-typedef struct each_way {
-    gdc_coll_fold_t f;
-    gdc_coll_hop_t  hop[2]; /* inside a node, between nodes (unshared: a message a latency) */
-    int             node[TINY_WAYS], extra[TINY_WAYS];
-    double          t[TINY_WAYS], next[TINY_WAYS];
-} each_way_t;
-
-static void each_way_start(const gdc_coll_price_t *p, each_way_t *w, double bytes)
-{
-    w->f      = gdc_coll_fold(p->n, 0);
-    w->hop[0] = gdc_coll_price_hop(p, 0, 1);
-    w->hop[1] = gdc_coll_price_hop(p, 1, 1);
-    for (int q = 0; q < w->f.p; q++) {
-        int                   r = gdc_coll_fold_real(&w->f, q);
-        const gdc_coll_hop_t *h;
-
-        w->node[q]  = p->args->node_of[r];
-        w->extra[q] = q < w->f.rem ? p->args->node_of[r - 1] : w->node[q];
-        h           = &w->hop[w->extra[q] != w->node[q]];
-        w->t[q]     = q < w->f.rem ? gdc_coll_price_msg(p, *h, bytes) + gdc_coll_price_reduce(p, bytes) : 0;
-    }
-}
-
-/* When the last participant is done, the result of `bytes` back to the extras. */
-static double each_way_end(const gdc_coll_price_t *p, const each_way_t *w, double bytes)
-{
-    double end = 0;
-
-    for (int q = 0; q < w->f.p; q++) {
-        const gdc_coll_hop_t *h = &w->hop[w->extra[q] != w->node[q]];
-        end = max2(end, q < w->f.rem ? w->t[q] + gdc_coll_price_msg(p, *h, bytes) : w->t[q]);
-    }
-    return end;
-}
-
-/* A message of `elements` from participant a to b. */
-static double each_msg(const gdc_coll_price_t *p, const each_way_t *w, int a, int b, double elements)
-{
-    return gdc_coll_price_msg(p, w->hop[w->node[a] != w->node[b]], elements * p->dsize);
-}
-
-static double rabenseifner_each(const gdc_coll_price_t *p, int pof2)
-{
-    each_way_t w;
-    double     bytes = bytes_of(p, p->args->count);
-    int        lo[TINY_WAYS], hi[TINY_WAYS];
-    size_t     count = p->args->count;
-
-    each_way_start(p, &w, bytes);
-    for (int q = 0; q < pof2; q++) {
-        lo[q] = 0;
-        hi[q] = pof2;
-    }
-    for (int d = pof2 / 2; d >= 1; d /= 2) { /* halving: keep a half, receive it from the partner */
-        for (int q = 0; q < pof2; q++) {
-            int    mid = lo[q] + (hi[q] - lo[q]) / 2, lower = (q & d) == 0;
-            double keep = lower ? tiny_elements(count, pof2, lo[q], mid) : tiny_elements(count, pof2, mid, hi[q]);
-            double give = lower ? tiny_elements(count, pof2, mid, hi[q]) : tiny_elements(count, pof2, lo[q], mid);
-            double sent = w.t[q] + (give > 0 ? p->o : 0);
-
-            w.next[q] = keep > 0 ? max2(sent, w.t[q ^ d] + each_msg(p, &w, q ^ d, q, keep)) +
-                                       gdc_coll_price_reduce(p, keep * p->dsize)
-                                 : sent;
-        }
-        for (int q = 0; q < pof2; q++) {
-            int mid = lo[q] + (hi[q] - lo[q]) / 2;
-            w.t[q]  = w.next[q];
-            lo[q]   = (q & d) == 0 ? lo[q] : mid;
-            hi[q]   = (q & d) == 0 ? mid : hi[q];
-        }
-    }
-    for (int d = 1; d < pof2; d *= 2) { /* doubling: send my range, receive the partner's */
-        for (int q = 0; q < pof2; q++) {
-            int    plo = (q & d) ? lo[q] - (hi[q] - lo[q]) : hi[q], phi = plo + (hi[q] - lo[q]);
-            double mine = tiny_elements(count, pof2, lo[q], hi[q]), theirs = tiny_elements(count, pof2, plo, phi);
-            double sent = w.t[q] + (mine > 0 ? p->o : 0);
-
-            w.next[q] = theirs > 0 ? max2(sent, w.t[q ^ d] + each_msg(p, &w, q ^ d, q, theirs)) : sent;
-        }
-        for (int q = 0; q < pof2; q++) {
-            int span = hi[q] - lo[q];
-            w.t[q]   = w.next[q];
-            lo[q]    = (q & d) ? lo[q] - span : lo[q];
-            hi[q]    = (q & d) ? hi[q] : hi[q] + span;
-        }
-    }
-    return each_way_end(p, &w, bytes);
-}
-
-/* Whether each participant's way is followed (rabenseifner_each): few enough participants,
- * and latencies bound the largest message (or, `few`, the vector has fewer elements than
- * participants). (Followed the same way, allreduce recursive_doubling's prices of 8 B and
- * 1 KiB on 17 ranks of dgx-h100 came out two steps over the simulator's time, and none
- * came nearer.) */
-static int each_way_applies(const gdc_coll_price_t *p, int pof2, double largest, int few)
-{
-    return pof2 <= TINY_WAYS && p->lay->nodes > 1 && p->args->node_of != NULL &&
-           (few || largest * p->lay->max_local / p->out.bandwidth * LATENCY_BOUND_SHARE <= p->out.latency);
 }
 
 /* Halving (half of what is left each round, reduced), then doubling back, as rounds by
@@ -453,14 +404,71 @@ static double rabenseifner_rounds(const gdc_coll_price_t *p, double bytes, int p
     return xor_rounds(p, round, rounds, fold, bytes, 0, 0);
 }
 
+/* allreduce rabenseifner's steps for rank r (coll/allreduce/rabenseifner.c): the fold as
+ * recursive doubling's; halving rounds that send the half given away, take the half kept
+ * and reduce it; doubling rounds that send the range held and take the partner's; each
+ * message only where its range holds elements. */
+static void rabenseifner_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
+{
+    gdc_coll_fold_t f     = gdc_coll_fold(p->n, r);
+    size_t          count = p->args->count;
+    double          bytes = bytes_of(p, count);
+    int             me = f.newrank, lo = 0, hi = f.p;
+
+    (void)arg;
+    if (me < 0) {
+        send_to(l, r + 1, bytes, 0);
+        recv_from(l, r + 1);
+        return;
+    }
+    if (me < f.rem) {
+        recv_from(l, r - 1);
+        local(l, gdc_coll_price_reduce(p, bytes));
+    }
+    for (int d = f.p / 2; d >= 1; d /= 2) {
+        int    peer = gdc_coll_fold_real(&f, me ^ d), mid = lo + (hi - lo) / 2, lower = (me & d) == 0;
+        double keep = lower ? tiny_elements(count, f.p, lo, mid) : tiny_elements(count, f.p, mid, hi);
+        double give = lower ? tiny_elements(count, f.p, mid, hi) : tiny_elements(count, f.p, lo, mid);
+
+        if (give > 0) {
+            send_to(l, peer, give * p->dsize, 0);
+        }
+        if (keep > 0) {
+            recv_from(l, peer);
+            local(l, gdc_coll_price_reduce(p, keep * p->dsize));
+        }
+        lo = lower ? lo : mid;
+        hi = lower ? mid : hi;
+    }
+    if (p->args->op == GDC_AVG && hi > lo) {
+        local(l, gdc_coll_price_reduce(p, tiny_elements(count, f.p, lo, hi) * p->dsize));
+    }
+    for (int d = 1; d < f.p; d *= 2) {
+        int    peer = gdc_coll_fold_real(&f, me ^ d), plo = (me & d) ? lo - (hi - lo) : hi, phi = plo + (hi - lo);
+
+        if (tiny_elements(count, f.p, lo, hi) > 0) {
+            send_to(l, peer, tiny_elements(count, f.p, lo, hi) * p->dsize, 0);
+        }
+        if (tiny_elements(count, f.p, plo, phi) > 0) {
+            recv_from(l, peer);
+        }
+        lo = plo < lo ? plo : lo;
+        hi = phi > hi ? phi : hi;
+    }
+    if (me < f.rem) {
+        send_to(l, r - 1, bytes, 0);
+    }
+}
+
 static double allreduce_rabenseifner(const gdc_coll_price_t *p)
 {
-    double bytes = bytes_of(p, p->args->count);
+    double bytes = bytes_of(p, p->args->count), t;
     int    pof2  = gdc_coll_price_pof2(p->n);
-    int    each  = each_way_applies(p, pof2, bytes / 2, p->args->count < (size_t)pof2);
-    double t     = each ? rabenseifner_each(p, pof2) : rabenseifner_rounds(p, bytes, pof2);
 
-    return t + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
+    if (walked(p, rabenseifner_step, &t)) {
+        return t;
+    }
+    return rabenseifner_rounds(p, bytes, pof2) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes / pof2) : 0);
 }
 
 static double allreduce_knomial(const gdc_coll_price_t *p)
@@ -623,7 +631,40 @@ static double allgather_ring(const gdc_coll_price_t *p)
            ring_of(p, p->args->count * (size_t)p->n, 0, p->n - 1, p->n - 1, 0);
 }
 
-static double allgather_recursive_doubling(const gdc_coll_price_t *p)
+/* allgather recursive_doubling's steps for rank r (phase/allgather.c): an extra hands its
+ * block to the participant above it and takes the whole back; a participant copies its
+ * own block in place, takes its extra's, then in each round sends its group's blocks to
+ * its partner and takes the partner's group's. */
+static void allgather_rd_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
+{
+    gdc_coll_fold_t f     = gdc_coll_fold(p->n, r);
+    double          block = bytes_of(p, p->args->count);
+
+    (void)arg;
+    if (f.newrank < 0) {
+        send_to(l, r + 1, block, 0);
+        recv_from(l, r + 1);
+        return;
+    }
+    if (!p->args->in_place) {
+        local(l, gdc_coll_price_copy(p, block));
+    }
+    if (f.newrank < f.rem) {
+        recv_from(l, r - 1);
+    }
+    for (int d = 1; d < f.p; d *= 2) {
+        int lo = f.newrank & ~(d - 1), peer = gdc_coll_fold_real(&f, f.newrank ^ d);
+
+        send_to(l, peer, block * (gdc_coll_fold_first(&f, lo + d) - gdc_coll_fold_first(&f, lo)), 0);
+        recv_from(l, peer);
+    }
+    if (f.newrank < f.rem) {
+        send_to(l, r - 1, block * p->n, 0);
+    }
+}
+
+/* allgather_recursive_doubling in closed form, where it is not walked. */
+static double allgather_rd_rounds(const gdc_coll_price_t *p)
 {
     double      block = bytes_of(p, p->args->count);
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
@@ -647,6 +688,13 @@ static double allgather_recursive_doubling(const gdc_coll_price_t *p)
            (p->args->in_place ? 0 : gdc_coll_price_copy(p, block));
 }
 
+static double allgather_recursive_doubling(const gdc_coll_price_t *p)
+{
+    double t;
+
+    return walked(p, allgather_rd_step, &t) ? t : allgather_rd_rounds(p);
+}
+
 static double rotation_rounds(const gdc_coll_price_t *p, double (*round)(const gdc_coll_price_t *, int, gdc_coll_hop_t));
 
 /* Round d of Bruck's allgather: the d blocks gathered so far (fewer in the last round). */
@@ -657,13 +705,32 @@ static double bruck_round(const gdc_coll_price_t *p, int d, gdc_coll_hop_t h)
     return gdc_coll_price_msg(p, h, block * (d < p->n - d ? d : p->n - d));
 }
 
+/* allgather bruck's steps for rank r (coll/allgather/bruck.c): its block copied in, each
+ * round's blocks sent to r - d and taken from r + d, the whole rotated into place. */
+static void allgather_bruck_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
+{
+    double block = bytes_of(p, p->args->count);
+    int    n     = p->n;
+
+    (void)arg;
+    local(l, gdc_coll_price_copy(p, block));
+    for (int d = 1; d < n; d *= 2) {
+        send_to(l, (r - d + n) % n, block * (d < n - d ? d : n - d), 0);
+        recv_from(l, (r + d) % n);
+    }
+    local(l, gdc_coll_price_copy(p, block * (n - r)) + (r > 0 ? gdc_coll_price_copy(p, block * r) : 0));
+}
+
 /* A rank's round forwards what its partner's previous round brought: the rounds are a
  * chain, which crosses few node boundaries (rotation_rounds); but every rank's bytes of a
  * round cross the node's links at once, which bounds large blocks. */
 static double allgather_bruck(const gdc_coll_price_t *p)
 {
-    double block = bytes_of(p, p->args->count), bytes = 0;
+    double block = bytes_of(p, p->args->count), bytes = 0, t;
 
+    if (walked(p, allgather_bruck_step, &t)) {
+        return t;
+    }
     for (int d = 1; d < p->n; d *= 2) {
         bytes += block * (d < p->n - d ? d : p->n - d) / gdc_coll_price_shift_hop(p, d).bw;
     }
@@ -798,7 +865,53 @@ static int halving_unshared(const gdc_coll_price_t *p)
     return 1;
 }
 
-static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
+/* reduce_scatter recursive_halving's steps for rank r: an extra hands its whole vector up
+ * and takes its block back; a participant reduces its extra's in, then each round sends
+ * the half it gives away, takes the half it keeps and reduces it, and at the end hands its
+ * extra its block and copies its own out. */
+static void halving_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
+{
+    gdc_coll_fold_t f     = gdc_coll_fold(p->n, r);
+    double          block = bytes_of(p, p->args->count), whole = block * p->n;
+    int             me = f.newrank, lo = 0, hi = f.p;
+
+    (void)arg;
+    if (me < 0) {
+        send_to(l, r + 1, whole, 0);
+        recv_from(l, r + 1);
+        return;
+    }
+    if (me < f.rem) {
+        recv_from(l, r - 1);
+        local(l, gdc_coll_price_reduce(p, whole));
+    }
+    for (int d = f.p / 2; d >= 1; d /= 2) {
+        int    peer = gdc_coll_fold_real(&f, me ^ d), mid = lo + (hi - lo) / 2, lower = (me & d) == 0;
+        int    klo = lower ? lo : mid, khi = lower ? mid : hi, glo = lower ? mid : lo, ghi = lower ? hi : mid;
+        double keep = block * (gdc_coll_fold_first(&f, khi) - gdc_coll_fold_first(&f, klo));
+        double give = block * (gdc_coll_fold_first(&f, ghi) - gdc_coll_fold_first(&f, glo));
+
+        if (give > 0) {
+            send_to(l, peer, give, 0);
+        }
+        if (keep > 0) {
+            recv_from(l, peer);
+            local(l, gdc_coll_price_reduce(p, keep));
+        }
+        lo = klo;
+        hi = khi;
+    }
+    if (p->args->op == GDC_AVG) {
+        local(l, gdc_coll_price_reduce(p, block * (gdc_coll_fold_first(&f, hi) - gdc_coll_fold_first(&f, lo))));
+    }
+    if (me < f.rem) {
+        send_to(l, r - 1, block, 0);
+    }
+    local(l, gdc_coll_price_copy(p, block));
+}
+
+/* reduce_scatter_recursive_halving in closed form, where it is not walked. */
+static double halving_rounds(const gdc_coll_price_t *p)
 {
     double      block = bytes_of(p, p->args->count), whole = block * p->n;
     int         pof2  = gdc_coll_price_pof2(p->n), rounds = 0;
@@ -821,6 +934,13 @@ static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
     }
     return xor_rounds(p, round, rounds, gdc_coll_price_msg(p, h, whole) + gdc_coll_price_reduce(p, whole), block, 1, 0) +
            gdc_coll_price_copy(p, block) + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
+}
+
+static double reduce_scatter_recursive_halving(const gdc_coll_price_t *p)
+{
+    double t;
+
+    return walked(p, halving_step, &t) ? t : halving_rounds(p);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -947,7 +1067,30 @@ static int bruck_moved(int n, int d)
  * are in, at different times, and the NICs' bytes over all such rounds bound them instead
  * (priced as if they queued together, 1 KiB blocks on 12 ranks in blocks on 2 nodes came
  * out at 1.31 times the simulator's time). */
-static double alltoall_bruck(const gdc_coll_price_t *p)
+/* alltoall bruck's steps for rank r (coll/alltoall/bruck.c): its vector rotated in (one
+ * copy or two); each round its blocks packed a copy each, sent, the partner's taken and
+ * unpacked once the send is done with the pack; each block copied out. */
+static void alltoall_bruck_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
+{
+    double block = bytes_of(p, p->args->count);
+    int    n     = p->n;
+
+    (void)arg;
+    local(l, gdc_coll_price_copy(p, block * (n - r)) + (r > 0 ? gdc_coll_price_copy(p, block * r) : 0));
+    for (int d = 1; d < n; d *= 2) {
+        int    moved  = bruck_moved(n, d);
+        double copies = moved * gdc_coll_price_copy(p, block);
+
+        local(l, copies);
+        send_to(l, (r + d) % n, block * moved, 1);
+        recv_from(l, (r - d + n) % n);
+        local(l, copies);
+    }
+    local(l, n * gdc_coll_price_copy(p, block));
+}
+
+/* alltoall_bruck in closed form, where it is not walked. */
+static double alltoall_bruck_rounds(const gdc_coll_price_t *p)
 {
     double block = bytes_of(p, p->args->count), chain = 0, queues = 0, behind = 0;
     double t     = 2 * p->o + block * p->n / p->kappa + p->n * gdc_coll_price_copy(p, block);
@@ -971,6 +1114,13 @@ static double alltoall_bruck(const gdc_coll_price_t *p)
         queues += copies + bytes / queued.bw;
     }
     return t + max2(chain + behind, queues + (p->lay->nodes > 1 ? p->out.latency : p->in.latency) + 2 * p->o);
+}
+
+static double alltoall_bruck(const gdc_coll_price_t *p)
+{
+    double t;
+
+    return walked(p, alltoall_bruck_step, &t) ? t : alltoall_bruck_rounds(p);
 }
 
 /* Rounds of a rotation where every rank's partner is off its node cost a crossing each,

@@ -169,6 +169,38 @@ double gdc_coll_price_tree_nic_queue(const gdc_coll_price_t *p, gdc_coll_tree_ki
  * behind (`queued`) when they take the same link. */
 double gdc_coll_price_fold_out(int g, double o, double last, double out, double queued);
 
+/* A small call walked rank by rank (price_walk.c): each rank's steps in order (its
+ * program, gdc_coll_walk_program_t, adds them to a list with gdc_coll_walk_add), its
+ * messages booked on their links in the order they leave, as the simulator books them. A
+ * send leaves once the steps before it are done and its rank's CPU is free; a receive is
+ * done a step after its message is in; a local step takes its cost of the CPU. A step
+ * waits for the one before it, but for a send, whose delivery it waits for only where the
+ * send `waits`. Up to GDC_COLL_WALK_RANKS ranks of GDC_COLL_WALK_STEPS steps each. 1 with
+ * the time the last step ends in *seconds; 0 where the walk could not keep its links'
+ * queues (the caller prices in closed form). */
+#define GDC_COLL_WALK_RANKS 128
+#define GDC_COLL_WALK_STEPS 40
+
+typedef enum { GDC_COLL_WALK_SEND, GDC_COLL_WALK_RECV, GDC_COLL_WALK_LOCAL } gdc_coll_walk_kind_t;
+
+typedef struct gdc_coll_walk_op {
+    double  amount; /* send: bytes; local: seconds */
+    int32_t peer;   /* send, receive */
+    int16_t kind;   /* gdc_coll_walk_kind_t */
+    int16_t waits;  /* send: the next step waits for its delivery */
+} gdc_coll_walk_op_t;
+
+typedef struct gdc_coll_walk_list {
+    gdc_coll_walk_op_t *op;
+    int                 n;
+} gdc_coll_walk_list_t;
+
+typedef void (*gdc_coll_walk_program_t)(const gdc_coll_price_t *p, const void *arg, int rank,
+                                        gdc_coll_walk_list_t *steps);
+
+void gdc_coll_walk_add(gdc_coll_walk_list_t *list, gdc_coll_walk_kind_t kind, int peer, double amount, int waits);
+int  gdc_coll_price_walk(const gdc_coll_price_t *p, gdc_coll_walk_program_t program, const void *arg, double *seconds);
+
 int gdc_coll_price_log2(int n); /* ceil */
 int gdc_coll_price_pof2(int n); /* the largest power of two <= n */
 
