@@ -1935,6 +1935,18 @@ double gdc_coll_price_group_allreduce_fill(const gdc_coll_price_t *p, int g, gdc
     return folds && !folds_behind_rounds(p) ? gdc_coll_price_msg(p, h, bytes) : 0;
 }
 
+double gdc_coll_price_group_fold_queue(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes,
+                                       uint32_t slots, double lead)
+{
+    int rem = g - gdc_coll_price_pof2(g);
+
+    if (rem % 2 == 0 || !h.crosses || !group_doubles(p, g, bytes, slots) || 2 * (rem - 1) >= p->lay->largest ||
+        2 * rem < p->lay->largest) {
+        return 0;
+    }
+    return lead > 0 ? fmax(0, bytes / h.bw - lead) : 0;
+}
+
 /* The most non-zero digits in the radix (2 at least) of a number from 1 to m (0 where m <
  * 1): m's own, or those of a number below it that keeps m's digits above some digit, that
  * digit one less, and every digit below it radix - 1. */

@@ -127,6 +127,13 @@ double gdc_coll_price_group_allreduce_stream(const gdc_coll_price_t *p, int g, g
  * counts them whole). */
 double gdc_coll_price_group_allreduce_fill(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes,
                                            uint32_t slots);
+/* Off a power of two, with an odd count of extras: the last participant that waits for an
+ * extra has a partner that does not, whose first message takes its NIC before the
+ * extra's vector where the partner's node is done with what comes before `lead` sooner
+ * (the extras are the first nodes, the largest). What that adds to the group's allreduce
+ * (gdc_coll_price_group_allreduce, recursive doubling). */
+double gdc_coll_price_group_fold_queue(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes,
+                                       uint32_t slots, double lead);
 double gdc_coll_price_group_tree_reduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, int radix, double bytes);
 /* The slowest way of one message of `bytes` down a binomial tree over g ranks; the empty
  * messages of a k-nomial fan-in (a barrier's). */

@@ -969,6 +969,24 @@ static void test_rounds_walked_in_order(void **state)
     }
 }
 
+/* allreduce hier_leader and hier_rails of 64 KiB on 4 ranks on 3 nodes (2, 1 and 1) and on
+ * 7 (3, 2 and 2): the leaders' (rails') recursive doubling over 3 nodes folds the first
+ * node, the largest, into the second, whose round partner, the third, is done inside its
+ * smaller node first: its message takes the second node's NIC before the fold's vector
+ * (priced as if the fold came first: 0.88, 0.85, 0.87 and 0.87 times the simulator's
+ * time). */
+static void test_fold_behind_partner(void **state)
+{
+    static const priced_shape_t shapes[] = {
+        {GDC_COLL_ALLREDUCE, 65536, 4, 3, 0, 0, 0, "hier_leader", "allreduce 64 KiB, 4 ranks on 3 nodes"},
+        {GDC_COLL_ALLREDUCE, 65536, 4, 3, 0, 0, 0, "hier_rails", "allreduce 64 KiB, 4 ranks on 3 nodes"},
+        {GDC_COLL_ALLREDUCE, 65536, 7, 3, 0, 0, 0, "hier_leader", "allreduce 64 KiB, 7 ranks on 3 nodes"},
+        {GDC_COLL_ALLREDUCE, 65536, 7, 3, 1, 0, 0, "hier_rails", "allreduce 64 KiB, 7 ranks round robin on 3 nodes"},
+    };
+
+    SHAPES_PRICED_NEAR(shapes);
+}
+
 static void test_few_elements_ways(void **state)
 {
     static const priced_shape_t shapes[] = {
@@ -1272,6 +1290,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_rails_fold_on_their_own_nics),
         cmocka_unit_test(test_few_elements_ways),
         cmocka_unit_test(test_rounds_walked_in_order),
+        cmocka_unit_test(test_fold_behind_partner),
         cmocka_unit_test(test_nic_sends_in_time_order),
         cmocka_unit_test(test_rooted_layouts_price_alike),
         cmocka_unit_test(test_shared_cores_slow_host_copies),
