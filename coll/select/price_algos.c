@@ -10,6 +10,7 @@
 #include "alltoall/alltoall.h"
 #include "hier/common.h"
 #include "phase/shm.h"
+#include "phase/tree.h"
 #include "select/price_phases.h"
 #include "select/table.h"
 
@@ -486,9 +487,48 @@ static double allreduce_knomial(const gdc_coll_price_t *p)
  * bcast, reduce
  */
 
+/* The binomial trees' steps for rank r (phase/tree.c), rooted at the call's root: a
+ * broadcast takes the vector from its parent and sends it to its children, the largest
+ * subtree first; a reduce takes its children's, the smallest subtree first, reducing
+ * each, and sends the sum to its parent. */
+static void bcast_tree_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
+{
+    int    n = p->n, root = p->args->root, v = gdc_coll_vrank(r, root, n), children[32];
+    int    num    = gdc_coll_tree_children(v, n, 2, children, 32), parent = gdc_coll_tree_parent(v, n, 2);
+    double bytes  = bytes_of(p, p->args->count);
+
+    (void)arg;
+    if (parent >= 0) {
+        recv_from(l, gdc_coll_real_rank(parent, root, n));
+    }
+    for (int i = num - 1; i >= 0; i--) {
+        send_to(l, gdc_coll_real_rank(children[i], root, n), bytes, 0);
+    }
+}
+
+static void reduce_tree_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
+{
+    int    n = p->n, root = p->args->root, v = gdc_coll_vrank(r, root, n), children[32];
+    int    num    = gdc_coll_tree_children(v, n, 2, children, 32), parent = gdc_coll_tree_parent(v, n, 2);
+    double bytes  = bytes_of(p, p->args->count);
+
+    (void)arg;
+    for (int i = 0; i < num; i++) {
+        recv_from(l, gdc_coll_real_rank(children[i], root, n));
+        local(l, gdc_coll_price_reduce(p, bytes));
+    }
+    if (parent >= 0) {
+        send_to(l, gdc_coll_real_rank(parent, root, n), bytes, 0);
+    } else if (p->args->op == GDC_AVG) {
+        local(l, gdc_coll_price_reduce(p, bytes));
+    }
+}
+
 static double bcast_binomial(const gdc_coll_price_t *p)
 {
-    return gdc_coll_price_tree(p, GDC_COLL_TREE_BCAST, bytes_of(p, p->args->count));
+    double t;
+
+    return walked(p, bcast_tree_step, &t) ? t : gdc_coll_price_tree(p, GDC_COLL_TREE_BCAST, bytes_of(p, p->args->count));
 }
 
 static double bcast_chain(const gdc_coll_price_t *p)
@@ -581,8 +621,11 @@ static double bcast_scatter_allgather(const gdc_coll_price_t *p)
 
 static double reduce_binomial(const gdc_coll_price_t *p)
 {
-    double bytes = bytes_of(p, p->args->count);
+    double bytes = bytes_of(p, p->args->count), t;
 
+    if (walked(p, reduce_tree_step, &t)) {
+        return t;
+    }
     return gdc_coll_price_tree(p, GDC_COLL_TREE_REDUCE, bytes) +
            (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, bytes) : 0);
 }
@@ -1181,12 +1224,45 @@ static double gather_binomial(const gdc_coll_price_t *p)
            (p->args->root != 0 ? 2 * p->o + block * p->n / p->kappa : 0);
 }
 
+/* scatter binomial's steps for rank r (coll/scatter/binomial.c): a root other than rank 0
+ * rotates its blocks in first; a rank takes its subtree's blocks from its parent, sends
+ * each child its subtree's, the largest first, and copies its own block out (a leaf
+ * takes its block in place). */
+static void scatter_tree_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
+{
+    int    n = p->n, root = p->args->root, v = gdc_coll_vrank(r, root, n), end = gdc_coll_binomial_subtree_end(v, n);
+    int    d = 1;
+    double block = bytes_of(p, p->args->count);
+
+    (void)arg;
+    if (v == 0 && root != 0) {
+        local(l, gdc_coll_price_copy(p, block * (n - root)) + gdc_coll_price_copy(p, block * root));
+    }
+    if (v > 0) {
+        recv_from(l, gdc_coll_real_rank(v - (v & -v), root, n));
+    }
+    while (v + d < end) {
+        d *= 2;
+    }
+    for (d /= 2; d >= 1; d /= 2) {
+        if (v + d < end) {
+            send_to(l, gdc_coll_real_rank(v + d, root, n), block * (gdc_coll_binomial_subtree_end(v + d, n) - v - d), 0);
+        }
+    }
+    if (end > v + 1 && !(v == 0 && p->args->in_place)) {
+        local(l, gdc_coll_price_copy(p, block));
+    }
+}
+
 /* A rank copies its own block out of its subtree's while it sends its children theirs
  * (the leaves receive theirs in place). */
 static double scatter_binomial(const gdc_coll_price_t *p)
 {
-    double block = bytes_of(p, p->args->count);
+    double block = bytes_of(p, p->args->count), t;
 
+    if (walked(p, scatter_tree_step, &t)) {
+        return t;
+    }
     return max2(gdc_coll_price_tree(p, GDC_COLL_TREE_SCATTER, block), gdc_coll_price_copy(p, block)) +
            (p->args->root != 0 ? 2 * p->o + block * p->n / p->kappa : 0);
 }

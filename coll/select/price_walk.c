@@ -54,6 +54,7 @@ typedef struct walk {
     int                     heap_len;
     double                  now, finish;
     long                    booked;
+    int                     first;  /* the rank the simulator starts from: a rooted call's root */
     int                     failed;
 } walk_t;
 
@@ -88,9 +89,11 @@ static double walk_arrival(walk_t *w, int a, int b, double bytes, double t)
 static int walk_before(const walk_t *w, int a, int b)
 {
     const walk_rank_t *ra = &w->rank[a], *rb = &w->rank[b];
+    int                n = w->p->n, first = w->first;
 
     return ra->have < rb->have ||
-           (ra->have == rb->have && (ra->seq < rb->seq || (ra->seq == rb->seq && a < b)));
+           (ra->have == rb->have &&
+            (ra->seq < rb->seq || (ra->seq == rb->seq && (a - first + n) % n < (b - first + n) % n)));
 }
 
 static void walk_push(walk_t *w, int r)
@@ -299,7 +302,7 @@ static int walk_setup(walk_t *w, walk_memory_t *mem, gdc_coll_walk_program_t pro
 
 int gdc_coll_price_walk(const gdc_coll_price_t *p, gdc_coll_walk_program_t program, const void *arg, double *seconds)
 {
-    walk_t        w     = {.p = p};
+    walk_t        w     = {.p = p, .first = gdc_coll_is_rooted(p->args->coll) ? p->args->root : 0};
     walk_memory_t mem;
     void         *block = NULL;
     int           ok;
