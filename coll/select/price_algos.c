@@ -609,10 +609,66 @@ static int ring_tree_ways(const gdc_coll_price_t *p, int reduces, double *t)
     return 1;
 }
 
+/* The bytes of blocks [lo, hi) of the call's vector cut into n blocks. */
+static double blocks_bytes(const gdc_coll_price_t *p, int lo, int hi)
+{
+    return tiny_elements(p->args->count, p->n, lo, hi) * p->dsize;
+}
+
+/* bcast scatter_allgather's steps for rank r (coll/bcast/scatter_allgather.c), where a
+ * block goes round the ring in one chunk: the binomial scatter of the blocks (in the
+ * order of the ranks from the root), then, once its scatter sends are in, the ring
+ * allgather, block v - k sent and block v - k - 1 taken in round k. */
+static void scatter_allgather_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
+{
+    int n = p->n, root = p->args->root, v = gdc_coll_vrank(r, root, n), end = gdc_coll_binomial_subtree_end(v, n);
+    int d = 1;
+
+    (void)arg;
+    if (v > 0 && blocks_bytes(p, v, end) > 0) {
+        recv_from(l, gdc_coll_real_rank(v - (v & -v), root, n));
+    }
+    while (v + d < end) {
+        d *= 2;
+    }
+    for (d /= 2; d >= 1; d /= 2) {
+        if (v + d < end && blocks_bytes(p, v + d, gdc_coll_binomial_subtree_end(v + d, n)) > 0) {
+            send_to(l, gdc_coll_real_rank(v + d, root, n), blocks_bytes(p, v + d, gdc_coll_binomial_subtree_end(v + d, n)),
+                    0);
+        }
+    }
+    gdc_coll_walk_add(l, GDC_COLL_WALK_JOIN_SENT, -1, 0, 0);
+    for (int k = 0; k < n - 1; k++) {
+        int out = ((v - k) % n + n) % n, in = ((v - k - 1) % n + n) % n;
+
+        if (blocks_bytes(p, out, out + 1) > 0) {
+            send_to(l, (r + 1) % n, blocks_bytes(p, out, out + 1), 0);
+        }
+        if (blocks_bytes(p, in, in + 1) > 0) {
+            recv_from(l, (r + n - 1) % n);
+        }
+    }
+}
+
+/* Whether a ring over every rank, of `per_round` steps a round, is walked: where it moves
+ * each block in one chunk (its rounds then wait for the round before as a walk's steps
+ * do: in chunks, a chunk waits only for its own), and its steps and a tree's fit a rank's
+ * program. */
+static int ring_walks(const gdc_coll_price_t *p, int per_round)
+{
+    double largest = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n);
+
+    return (p->n - 1) * per_round + 2 * gdc_coll_price_log2(p->n) + 3 <= GDC_COLL_WALK_STEPS &&
+           gdc_coll_price_ring_chunks(p, gdc_coll_flat_across(p->args), largest, p->n - 1) == 1;
+}
+
 static double bcast_scatter_allgather(const gdc_coll_price_t *p)
 {
     double ways;
 
+    if (ring_walks(p, 2) && walked(p, scatter_allgather_step, &ways)) {
+        return ways;
+    }
     if (ring_tree_ways(p, 0, &ways)) {
         return ways;
     }
@@ -651,10 +707,47 @@ static double gather_behind_ring(const gdc_coll_price_t *p, double block)
     return fmin(fmax(ahead, 0), gdc_coll_price_tree_nic_queue(p, GDC_COLL_TREE_GATHER, block));
 }
 
+/* reduce_scatter_gather's steps for rank r (coll/reduce/scatter_gather.c), where a block
+ * goes round the ring in one chunk: the ring reduce-scatter (block v - k - 1 sent and
+ * block v - k - 2 taken in and reduced in round k), then, once its ring sends are in, the
+ * binomial gather of the reduced blocks to the root. */
+static void reduce_scatter_gather_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
+{
+    int n = p->n, root = p->args->root, v = gdc_coll_vrank(r, root, n), end = gdc_coll_binomial_subtree_end(v, n);
+
+    (void)arg;
+    for (int k = 0; k < n - 1; k++) {
+        int out = ((v - k - 1) % n + 2 * n) % n, in = ((v - k - 2) % n + 2 * n) % n;
+
+        if (blocks_bytes(p, out, out + 1) > 0) {
+            send_to(l, (r + 1) % n, blocks_bytes(p, out, out + 1), 0);
+        }
+        if (blocks_bytes(p, in, in + 1) > 0) {
+            recv_from(l, (r + n - 1) % n);
+            local(l, gdc_coll_price_reduce(p, blocks_bytes(p, in, in + 1)));
+        }
+    }
+    if (p->args->op == GDC_AVG && blocks_bytes(p, v, v + 1) > 0) {
+        local(l, gdc_coll_price_reduce(p, blocks_bytes(p, v, v + 1)));
+    }
+    gdc_coll_walk_add(l, GDC_COLL_WALK_JOIN_SENT, -1, 0, 0);
+    for (int d = 1; v + d < end; d *= 2) {
+        if (blocks_bytes(p, v + d, gdc_coll_binomial_subtree_end(v + d, n)) > 0) {
+            recv_from(l, gdc_coll_real_rank(v + d, root, n));
+        }
+    }
+    if (v > 0 && blocks_bytes(p, v, end) > 0) {
+        send_to(l, gdc_coll_real_rank(v - (v & -v), root, n), blocks_bytes(p, v, end), 0);
+    }
+}
+
 static double reduce_scatter_gather(const gdc_coll_price_t *p)
 {
     double block = bytes_of(p, (p->args->count + (size_t)p->n - 1) / (size_t)p->n), ways;
 
+    if (ring_walks(p, 3) && walked(p, reduce_scatter_gather_step, &ways)) {
+        return ways;
+    }
     if (ring_tree_ways(p, 1, &ways)) {
         return ways + (p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, block) : 0);
     }

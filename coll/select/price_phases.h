@@ -188,7 +188,13 @@ double gdc_coll_price_fold_out(int g, double o, double last, double out, double 
 #define GDC_COLL_WALK_RANKS 128
 #define GDC_COLL_WALK_STEPS 40
 
-typedef enum { GDC_COLL_WALK_SEND, GDC_COLL_WALK_RECV, GDC_COLL_WALK_LOCAL } gdc_coll_walk_kind_t;
+typedef enum {
+    GDC_COLL_WALK_SEND,
+    GDC_COLL_WALK_RECV,
+    GDC_COLL_WALK_LOCAL,
+    GDC_COLL_WALK_JOIN_SENT /* waits for the rank's sends so far to be in; its receives from
+                               here on are posted then (a phase that rewrites what it sent) */
+} gdc_coll_walk_kind_t;
 
 typedef struct gdc_coll_walk_op {
     double  amount; /* send: bytes; local: seconds */

@@ -38,6 +38,8 @@ typedef struct walk_rank {
                                             time, the simulator runs steps in the order they
                                             became ready */
     double                    cpu_free, tx_free;
+    double                    delivered; /* when its sends so far are all in */
+    double                    posted;    /* when its receives were posted (0, or its last join) */
     int                       inbox_len;
     int                       inbox_src[WALK_INBOX];
     double                    inbox_at[WALK_INBOX];
@@ -182,8 +184,12 @@ static void walk_advance(walk_t *w, int r)
             if (!walk_take(w, r, op->peer, &at)) {
                 return;
             }
-            at += w->p->o;
+            at = (at > wr->posted ? at : wr->posted) + w->p->o;
             wr->have = at > wr->have ? at : wr->have;
+            break;
+        case GDC_COLL_WALK_JOIN_SENT:
+            wr->have   = wr->delivered > wr->have ? wr->delivered : wr->have;
+            wr->posted = wr->have;
             break;
         case GDC_COLL_WALK_LOCAL: {
             double start = wr->have > wr->cpu_free ? wr->have : wr->cpu_free;
@@ -209,6 +215,7 @@ static void walk_send(walk_t *w, int r)
     wr->cpu_free = start + w->p->o;
     at           = walk_arrival(w, r, op->peer, op->amount, wr->cpu_free);
     walk_end_at(w, at);
+    wr->delivered = at > wr->delivered ? at : wr->delivered;
     if (op->waits) {
         wr->have = at;
         wr->seq  = w->booked + 1;
