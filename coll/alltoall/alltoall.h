@@ -20,6 +20,10 @@ typedef struct gdc_coll_a2a_layout {
  * nodes of consecutive ranks (L the largest node's ranks); a window of sends in flight
  * inside the node and one off it. In place, blocks arrive in scratch and are copied into
  * place once the send that read that place has completed. */
+/* Rank r's rounds k (to r + k), in the order it sends them: from k = L on in nodes of
+ * consecutive ranks, those off its node first; order[0 .. size - 2]. */
+void gdc_coll_a2a_round_order(const gdc_coll_args_t *args, int r, int *order);
+
 gdc_status_t gdc_coll_a2a_pairwise(gdc_coll_sched_t *sched, const gdc_coll_args_t *args,
                                    const gdc_coll_a2a_layout_t *layout);
 

@@ -11,7 +11,7 @@
  * receiving NIC takes them one after another. From k = L (the largest node's ranks), at
  * the time of their j-th message off the node the ranks of a node send to as many
  * different ranks. Every rank takes the rounds in this order, those off its node first
- * (round_order), so the rounds off the nodes are permutations as far as they go. Ranks
+ * (gdc_coll_a2a_round_order), so the rounds off the nodes are permutations as far as they go. Ranks
  * dealt round robin cross in the same rounds whatever the order. */
 static int first_round(const gdc_coll_args_t *args)
 {
@@ -31,14 +31,14 @@ static int first_round(const gdc_coll_args_t *args)
     return most < args->size ? most : 1;
 }
 
-/* The rounds in the order a rank takes them (order[0..n-2]): from `first` on, those whose
+/* The rounds in the order a rank takes them (order[0..n-2]): from the first on, those whose
  * partner is off the rank's node before those inside it, so that its NIC starts at once
  * and is not left a burst after its sends inside the node (in blocks, rank i of a node
  * otherwise sends its last i blocks off the node last: 64 KiB on 16 ranks on 2 nodes of
  * dgx-h100 took the simulator 25.6 us, now 21.2). */
-static void round_order(const gdc_coll_args_t *args, int first, int *order)
+void gdc_coll_a2a_round_order(const gdc_coll_args_t *args, int r, int *order)
 {
-    int n = args->size, r = args->rank, at = 0;
+    int n = args->size, at = 0, first = first_round(args);
 
     for (int pass = 0; pass < 2; pass++) {
         for (int u = 1; u < n; u++) {
@@ -54,7 +54,7 @@ static void round_order(const gdc_coll_args_t *args, int first, int *order)
 gdc_status_t gdc_coll_a2a_pairwise(gdc_coll_sched_t *sched, const gdc_coll_args_t *args,
                                    const gdc_coll_a2a_layout_t *layout)
 {
-    int    n = args->size, r = args->rank, first = first_round(args);
+    int    n = args->size, r = args->rank;
     int   *sends = malloc((size_t)n * 2 * sizeof(int)), *order = sends + n;
     int    window[2 * GDC_COLL_A2A_WINDOW]; /* [inside, off the node][the last sends] */
     size_t at    = 0;
@@ -69,7 +69,7 @@ gdc_status_t gdc_coll_a2a_pairwise(gdc_coll_sched_t *sched, const gdc_coll_args_
     }
     /* a window per link class: a send off the node waits for the one a window before it
      * off the node, not for a quick one inside it (which would let later sends overtake) */
-    round_order(args, first, order);
+    gdc_coll_a2a_round_order(args, r, order);
     for (int t = 1, issued[2] = {0, 0}; t < n; t++) {
         int    k  = order[t - 1];
         int    to = (r + k) % n;

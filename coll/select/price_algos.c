@@ -269,11 +269,17 @@ static void local(gdc_coll_walk_list_t *l, double cost)
     gdc_coll_walk_add(l, GDC_COLL_WALK_LOCAL, -1, cost, 0);
 }
 
-/* Whether a call is walked rank by rank (gdc_coll_price_walk) rather than priced in
- * closed form: on several nodes, up to GDC_COLL_WALK_RANKS ranks. */
+/* Whether a call is walked rank by rank (gdc_coll_price_walk), its programs of up to
+ * `steps` steps, rather than priced in closed form: on several nodes, up to
+ * GDC_COLL_WALK_RANKS ranks. */
+static int walked_in(const gdc_coll_price_t *p, gdc_coll_walk_program_t program, int steps, double *t)
+{
+    return p->n <= GDC_COLL_WALK_RANKS && p->lay->nodes > 1 && gdc_coll_price_walk(p, program, NULL, steps, t);
+}
+
 static int walked(const gdc_coll_price_t *p, gdc_coll_walk_program_t program, double *t)
 {
-    return p->n <= GDC_COLL_WALK_RANKS && p->lay->nodes > 1 && gdc_coll_price_walk(p, program, NULL, t);
+    return walked_in(p, program, GDC_COLL_WALK_STEPS, t);
 }
 
 /* allreduce recursive_doubling's steps for rank r (phase/allreduce.c): an extra hands its
@@ -1123,9 +1129,42 @@ static double alltoall_windows_off(const gdc_coll_price_t *p, int local, double 
     return ceil(sends / GDC_COLL_A2A_WINDOW) * trip + (sharers - 1) * first * xfer;
 }
 
+/* alltoall pairwise's steps for rank r (alltoall/common.c): its own block copied, its
+ * sends in its rounds' order, each of a link class waiting for the delivery of the one a
+ * window before it of the same class, then its receives. */
+static void alltoall_pairwise_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
+{
+    const int *node_of = p->args->node_of;
+    double     block   = bytes_of(p, p->args->count);
+    int        n = p->n, order[GDC_COLL_WALK_RANKS], window[2][GDC_COLL_A2A_WINDOW], issued[2] = {0, 0};
+
+    (void)arg;
+    if (!p->args->in_place) {
+        local(l, gdc_coll_price_copy(p, block));
+    }
+    gdc_coll_a2a_round_order(p->args, r, order);
+    for (int t = 0; t < n - 1; t++) {
+        int to = (r + order[t]) % n, off = node_of[to] != node_of[r], *mine = &window[off][issued[off] % GDC_COLL_A2A_WINDOW];
+        int after = issued[off]++ >= GDC_COLL_A2A_WINDOW ? *mine : -1;
+
+        *mine = l->n;
+        gdc_coll_walk_send_after(l, to, block, after);
+    }
+    for (int k = 1; k < n; k++) {
+        recv_from(l, (r - k + n) % n);
+    }
+}
+
+/* Pairwise exchanges walked up to this many ranks: n - 1 messages a rank. */
+#define PAIRWISE_WALK_RANKS 24
+
 static double alltoall_pairwise(const gdc_coll_price_t *p)
 {
-    double block = bytes_of(p, p->args->count), local = p->lay->max_local;
+    double block = bytes_of(p, p->args->count), local = p->lay->max_local, t;
+
+    if (!p->args->in_place && p->n <= PAIRWISE_WALK_RANKS && walked_in(p, alltoall_pairwise_step, 2 * p->n, &t)) {
+        return t;
+    }
     double lat   = p->lay->nodes > 1 ? p->out.latency : p->in.latency;
     double bw    = p->lay->nodes > 1 ? p->out.bandwidth : p->in.bandwidth;
     double in    = (local - 1) * block / p->in.bandwidth;

@@ -182,7 +182,7 @@ double gdc_coll_price_fold_out(int g, double o, double last, double out, double 
  * send leaves once the steps before it are done and its rank's CPU is free; a receive is
  * done a step after its message is in; a local step takes its cost of the CPU. A step
  * waits for the one before it, but for a send, whose delivery it waits for only where the
- * send `waits`. Up to GDC_COLL_WALK_RANKS ranks of GDC_COLL_WALK_STEPS steps each. 1 with
+ * send `waits`. Up to GDC_COLL_WALK_RANKS ranks. 1 with
  * the time the last step ends in *seconds; 0 where the walk could not keep its links'
  * queues (the caller prices in closed form). */
 #define GDC_COLL_WALK_RANKS 128
@@ -201,18 +201,23 @@ typedef struct gdc_coll_walk_op {
     int32_t peer;   /* send, receive */
     int16_t kind;   /* gdc_coll_walk_kind_t */
     int16_t waits;  /* send: the next step waits for its delivery */
+    int32_t after;  /* send: an earlier send whose delivery it waits for (its step; -1: none) */
 } gdc_coll_walk_op_t;
 
 typedef struct gdc_coll_walk_list {
     gdc_coll_walk_op_t *op;
-    int                 n;
+    int                 n, most; /* most: room for that many */
 } gdc_coll_walk_list_t;
 
 typedef void (*gdc_coll_walk_program_t)(const gdc_coll_price_t *p, const void *arg, int rank,
                                         gdc_coll_walk_list_t *steps);
 
 void gdc_coll_walk_add(gdc_coll_walk_list_t *list, gdc_coll_walk_kind_t kind, int peer, double amount, int waits);
-int  gdc_coll_price_walk(const gdc_coll_price_t *p, gdc_coll_walk_program_t program, const void *arg, double *seconds);
+/* A send that also waits for the delivery of the rank's earlier send at step `after`. */
+void gdc_coll_walk_send_after(gdc_coll_walk_list_t *list, int peer, double bytes, int after);
+/* Programs of up to `steps` steps a rank (GDC_COLL_WALK_STEPS for most). */
+int  gdc_coll_price_walk(const gdc_coll_price_t *p, gdc_coll_walk_program_t program, const void *arg, int steps,
+                         double *seconds);
 
 int gdc_coll_price_log2(int n); /* ceil */
 int gdc_coll_price_pof2(int n); /* the largest power of two <= n */

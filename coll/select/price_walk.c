@@ -19,8 +19,6 @@
 /* The spans a link is busy in that end after the walk's present, kept per link: more
  * than this and the walk gives up (the closed form prices the call). */
 #define WALK_SPANS 16
-/* The messages one rank takes in over the whole call. */
-#define WALK_INBOX 16
 
 typedef struct walk_link {
     uint32_t        len;
@@ -29,21 +27,27 @@ typedef struct walk_link {
 
 typedef struct walk_rank {
     int                       node, nic; /* nic: its NIC's index among the walk's links */
+    int                       order;     /* its place from the rank the simulator starts from
+                                            (a rooted call's root): at the same time, the
+                                            simulator runs the first steps in that order */
     const gdc_coll_walk_op_t *op;        /* its program */
+    double                   *sent;      /* when each of its sends is in */
     int                       steps, pc; /* pc: the next step */
     int                       done;
     int                       queued;    /* in the heap, at a send */
     double                    have;      /* when what its next step waits for is there */
+    double                    ready;     /* queued: when its send may leave */
     long                      seq;       /* the latest booking that step waited for: at the same
                                             time, the simulator runs steps in the order they
                                             became ready */
     double                    cpu_free, tx_free;
     double                    delivered; /* when its sends so far are all in */
     double                    posted;    /* when its receives were posted (0, or its last join) */
-    int                       inbox_len;
-    int                       inbox_src[WALK_INBOX];
-    double                    inbox_at[WALK_INBOX];
-    long                      inbox_seq[WALK_INBOX];
+    int                       cur;       /* queued: the send of its run of sends that leaves next */
+    int                       inbox_len; /* messages in, not taken yet (room for `steps`) */
+    int                      *inbox_src;
+    double                   *inbox_at;
+    long                     *inbox_seq;
 } walk_rank_t;
 
 typedef struct walk {
@@ -54,6 +58,7 @@ typedef struct walk {
     walk_link_t            *nic_rx;
     int                    *heap;   /* ranks whose next step is a send, by when it is ready */
     int                     heap_len;
+    int                     steps;  /* room for a rank's program */
     double                  now, finish;
     long                    booked;
     int                     first;  /* the rank the simulator starts from: a rooted call's root */
@@ -91,11 +96,9 @@ static double walk_arrival(walk_t *w, int a, int b, double bytes, double t)
 static int walk_before(const walk_t *w, int a, int b)
 {
     const walk_rank_t *ra = &w->rank[a], *rb = &w->rank[b];
-    int                n = w->p->n, first = w->first;
 
-    return ra->have < rb->have ||
-           (ra->have == rb->have &&
-            (ra->seq < rb->seq || (ra->seq == rb->seq && (a - first + n) % n < (b - first + n) % n)));
+    return ra->ready < rb->ready ||
+           (ra->ready == rb->ready && (ra->seq < rb->seq || (ra->seq == rb->seq && ra->order < rb->order)));
 }
 
 static void walk_push(walk_t *w, int r)
@@ -160,6 +163,35 @@ static int walk_take(walk_t *w, int r, int src, double *at)
     return 0;
 }
 
+/* Of the run of sends at rank wr's next step, which depend on each other only by their
+ * `after` (the builders make them at once, or behind one a window before), the one that
+ * may leave first (the first of them at the same time), in wr->cur with wr->ready; 0 once
+ * all have left, its next step then past them. */
+static int walk_next_send(walk_rank_t *wr)
+{
+    int j, best = -1;
+
+    while (wr->pc < wr->steps && wr->op[wr->pc].kind == GDC_COLL_WALK_SEND && wr->sent[wr->pc] >= 0) {
+        wr->pc++; /* those that left */
+    }
+    for (j = wr->pc; j < wr->steps && wr->op[j].kind == GDC_COLL_WALK_SEND; j++) {
+        int    after = wr->op[j].after;
+        double ready;
+
+        if (wr->sent[j] >= 0 || (after >= 0 && wr->sent[after] < 0)) {
+            continue;
+        }
+        ready = after >= 0 && wr->sent[after] > wr->have ? wr->sent[after] : wr->have;
+        if (best < 0 || ready < wr->ready) {
+            best      = j;
+            wr->ready = ready;
+        }
+    }
+    wr->cur = best;
+    wr->pc  = best < 0 ? j : wr->pc;
+    return best >= 0;
+}
+
 /* Runs rank r's steps up to its next send (pushed, by when it is ready), a receive whose
  * message has not left yet, or its end. */
 static void walk_advance(walk_t *w, int r)
@@ -177,9 +209,12 @@ static void walk_advance(walk_t *w, int r)
         op = &wr->op[wr->pc];
         switch (op->kind) {
         case GDC_COLL_WALK_SEND:
-            wr->queued = 1;
-            walk_push(w, r);
-            return;
+            if (walk_next_send(wr)) {
+                wr->queued = 1;
+                walk_push(w, r);
+                return;
+            }
+            continue; /* the run is sent: on after it */
         case GDC_COLL_WALK_RECV:
             if (!walk_take(w, r, op->peer, &at)) {
                 return;
@@ -207,20 +242,21 @@ static void walk_advance(walk_t *w, int r)
 static void walk_send(walk_t *w, int r)
 {
     walk_rank_t              *wr = &w->rank[r];
-    const gdc_coll_walk_op_t *op = &wr->op[wr->pc];
+    const gdc_coll_walk_op_t *op = &wr->op[wr->cur];
     walk_rank_t              *to = &w->rank[op->peer];
     double                    start, at;
 
-    start        = wr->have > wr->cpu_free ? wr->have : wr->cpu_free;
+    start        = wr->ready > wr->cpu_free ? wr->ready : wr->cpu_free;
     wr->cpu_free = start + w->p->o;
     at           = walk_arrival(w, r, op->peer, op->amount, wr->cpu_free);
     walk_end_at(w, at);
-    wr->delivered = at > wr->delivered ? at : wr->delivered;
+    wr->delivered      = at > wr->delivered ? at : wr->delivered;
+    wr->sent[wr->cur]  = at;
     if (op->waits) {
         wr->have = at;
         wr->seq  = w->booked + 1;
     }
-    if (to->inbox_len == WALK_INBOX) {
+    if (to->inbox_len == w->steps) {
         w->failed = 1;
         return;
     }
@@ -228,7 +264,6 @@ static void walk_send(walk_t *w, int r)
     to->inbox_at[to->inbox_len]  = at;
     to->inbox_seq[to->inbox_len] = ++w->booked;
     to->inbox_len++;
-    wr->pc++;
     wr->queued = 0;
 }
 
@@ -239,20 +274,30 @@ typedef struct walk_memory {
     walk_link_t        *links; /* each rank's own link in, then the NICs' sending and receiving sides */
     int                *heap, *local; /* local: each rank's place on its node */
     gdc_coll_walk_op_t *ops;
+    double             *sent, *inbox_at;
+    long               *inbox_seq;
+    int                *inbox_src;
 } walk_memory_t;
 
-static void *walk_memory(walk_memory_t *mem, int n)
+static void *walk_memory(walk_memory_t *mem, int n, int steps)
 {
     size_t ranks = (size_t)n * sizeof(walk_rank_t), links = 3 * (size_t)n * sizeof(walk_link_t);
-    size_t ints = 2 * (size_t)n * sizeof(int), ops = (size_t)n * GDC_COLL_WALK_STEPS * sizeof(gdc_coll_walk_op_t);
-    char  *block = malloc(ranks + links + ops + ints);
+    size_t all   = (size_t)n * (size_t)steps;
+    size_t ops   = all * sizeof(gdc_coll_walk_op_t), per_step = 2 * sizeof(double) + sizeof(long);
+    char  *block = malloc(ranks + links + ops + all * per_step + (all + 2 * (size_t)n) * sizeof(int));
 
     if (block != NULL) {
-        mem->rank  = (walk_rank_t *)block;
-        mem->links = (walk_link_t *)(block + ranks);
-        mem->ops   = (gdc_coll_walk_op_t *)(block + ranks + links);
-        mem->heap  = (int *)(block + ranks + links + ops);
-        mem->local = mem->heap + n;
+        char *at = block + ranks + links + ops;
+
+        mem->rank      = (walk_rank_t *)block;
+        mem->links     = (walk_link_t *)(block + ranks);
+        mem->ops       = (gdc_coll_walk_op_t *)(block + ranks + links);
+        mem->sent      = (double *)at;
+        mem->inbox_at  = mem->sent + all;
+        mem->inbox_seq = (long *)(mem->inbox_at + all);
+        mem->inbox_src = (int *)(mem->inbox_seq + all);
+        mem->heap      = mem->inbox_src + all;
+        mem->local     = mem->heap + n;
     }
     return block;
 }
@@ -293,28 +338,37 @@ static int walk_setup(walk_t *w, walk_memory_t *mem, gdc_coll_walk_program_t pro
     w->heap   = mem->heap;
     for (int r = 0; r < p->n; r++) {
         walk_rank_t         *wr   = &w->rank[r];
-        gdc_coll_walk_list_t list = {&mem->ops[r * GDC_COLL_WALK_STEPS], 0};
+        gdc_coll_walk_list_t list = {&mem->ops[(size_t)r * (size_t)w->steps], 0, w->steps};
 
         memset(wr, 0, sizeof(*wr));
         wr->node     = p->args->node_of[r];
+        wr->order    = (r - w->first + p->n) % p->n;
         wr->nic      = walk_nic(w, mem, r, &links);
-        wr->op       = list.op;
+        wr->op        = list.op;
+        wr->sent      = &mem->sent[(size_t)r * (size_t)w->steps];
+        wr->inbox_src = &mem->inbox_src[(size_t)r * (size_t)w->steps];
+        wr->inbox_at  = &mem->inbox_at[(size_t)r * (size_t)w->steps];
+        wr->inbox_seq = &mem->inbox_seq[(size_t)r * (size_t)w->steps];
         w->rx[r].len = 0;
         program(p, arg, r, &list);
         wr->steps = list.n;
-        fits      = fits && list.n <= GDC_COLL_WALK_STEPS;
+        for (int i = 0; i < list.n && i < w->steps; i++) {
+            wr->sent[i] = -1;
+        }
+        fits      = fits && list.n <= w->steps;
     }
     return fits ? 0 : -1;
 }
 
-int gdc_coll_price_walk(const gdc_coll_price_t *p, gdc_coll_walk_program_t program, const void *arg, double *seconds)
+int gdc_coll_price_walk(const gdc_coll_price_t *p, gdc_coll_walk_program_t program, const void *arg, int steps,
+                        double *seconds)
 {
-    walk_t        w     = {.p = p, .first = gdc_coll_is_rooted(p->args->coll) ? p->args->root : 0};
+    walk_t        w     = {.p = p, .first = gdc_coll_is_rooted(p->args->coll) ? p->args->root : 0, .steps = steps};
     walk_memory_t mem;
     void         *block = NULL;
     int           ok;
 
-    if (p->n > GDC_COLL_WALK_RANKS || p->args->node_of == NULL || (block = walk_memory(&mem, p->n)) == NULL ||
+    if (p->n > GDC_COLL_WALK_RANKS || p->args->node_of == NULL || (block = walk_memory(&mem, p->n, steps)) == NULL ||
         walk_setup(&w, &mem, program, arg) != 0) {
         free(block);
         return 0;
@@ -323,9 +377,9 @@ int gdc_coll_price_walk(const gdc_coll_price_t *p, gdc_coll_walk_program_t progr
         walk_advance(&w, r);
     }
     while (w.heap_len > 0 && !w.failed) {
-        int r = walk_pop(&w), peer = w.rank[r].op[w.rank[r].pc].peer;
+        int r = walk_pop(&w), peer = w.rank[r].op[w.rank[r].cur].peer;
 
-        w.now = w.rank[r].have;
+        w.now = w.rank[r].ready;
         walk_send(&w, r);
         walk_advance(&w, r);
         walk_advance(&w, peer);
@@ -341,8 +395,16 @@ int gdc_coll_price_walk(const gdc_coll_price_t *p, gdc_coll_walk_program_t progr
 
 void gdc_coll_walk_add(gdc_coll_walk_list_t *list, gdc_coll_walk_kind_t kind, int peer, double amount, int waits)
 {
-    if (list->n < GDC_COLL_WALK_STEPS) {
-        list->op[list->n] = (gdc_coll_walk_op_t){amount, peer, (int16_t)kind, (int16_t)waits};
+    if (list->n < list->most) {
+        list->op[list->n] = (gdc_coll_walk_op_t){amount, peer, (int16_t)kind, (int16_t)waits, -1};
+    }
+    list->n++;
+}
+
+void gdc_coll_walk_send_after(gdc_coll_walk_list_t *list, int peer, double bytes, int after)
+{
+    if (list->n < list->most) {
+        list->op[list->n] = (gdc_coll_walk_op_t){bytes, peer, GDC_COLL_WALK_SEND, 0, after};
     }
     list->n++;
 }
