@@ -56,7 +56,7 @@ typedef struct walk {
     walk_link_t            *rx;     /* each rank's own link in */
     walk_link_t            *nic_tx; /* each NIC the ranks use */
     walk_link_t            *nic_rx;
-    int                    *heap;   /* ranks whose next step is a send, by when it is ready */
+    struct walk_key        *heap;   /* ranks whose next step is a send, by when it is ready */
     int                     heap_len;
     int                     steps;  /* room for a rank's program */
     double                  now, finish;
@@ -93,28 +93,37 @@ static double walk_arrival(walk_t *w, int a, int b, double bytes, double t)
     return walk_book(w, &w->rx[b], start, bytes / p->in.bandwidth) + p->in.latency;
 }
 
-static int walk_before(const walk_t *w, int a, int b)
-{
-    const walk_rank_t *ra = &w->rank[a], *rb = &w->rank[b];
+/* A queued send: when it may leave, and the simulator's order at the same time (the
+ * latest booking it waited for, then the rank's place). */
+typedef struct walk_key {
+    double ready;
+    long   seq;
+    int    order, rank;
+} walk_key_t;
 
-    return ra->ready < rb->ready ||
-           (ra->ready == rb->ready && (ra->seq < rb->seq || (ra->seq == rb->seq && ra->order < rb->order)));
+static int walk_before(const walk_key_t *a, const walk_key_t *b)
+{
+    return a->ready < b->ready ||
+           (a->ready == b->ready && (a->seq < b->seq || (a->seq == b->seq && a->order < b->order)));
 }
 
 static void walk_push(walk_t *w, int r)
 {
-    int i = w->heap_len++;
+    const walk_rank_t *wr  = &w->rank[r];
+    walk_key_t         key = {wr->ready, wr->seq, wr->order, r};
+    int                i   = w->heap_len++;
 
-    while (i > 0 && walk_before(w, r, w->heap[(i - 1) / 2])) {
+    while (i > 0 && walk_before(&key, &w->heap[(i - 1) / 2])) {
         w->heap[i] = w->heap[(i - 1) / 2];
         i          = (i - 1) / 2;
     }
-    w->heap[i] = r;
+    w->heap[i] = key;
 }
 
 static int walk_pop(walk_t *w)
 {
-    int top = w->heap[0], last = w->heap[--w->heap_len], i = 0;
+    int        top = w->heap[0].rank, i = 0;
+    walk_key_t last = w->heap[--w->heap_len];
 
     for (;;) {
         int child = 2 * i + 1;
@@ -122,10 +131,10 @@ static int walk_pop(walk_t *w)
         if (child >= w->heap_len) {
             break;
         }
-        if (child + 1 < w->heap_len && walk_before(w, w->heap[child + 1], w->heap[child])) {
+        if (child + 1 < w->heap_len && walk_before(&w->heap[child + 1], &w->heap[child])) {
             child++;
         }
-        if (!walk_before(w, w->heap[child], last)) {
+        if (!walk_before(&w->heap[child], &last)) {
             break;
         }
         w->heap[i] = w->heap[child];
@@ -272,7 +281,8 @@ static void walk_send(walk_t *w, int r)
 typedef struct walk_memory {
     walk_rank_t        *rank;
     walk_link_t        *links; /* each rank's own link in, then the NICs' sending and receiving sides */
-    int                *heap, *local; /* local: each rank's place on its node */
+    struct walk_key    *heap;
+    int                *local; /* each rank's place on its node */
     gdc_coll_walk_op_t *ops;
     double             *sent, *inbox_at;
     long               *inbox_seq;
@@ -284,20 +294,21 @@ static void *walk_memory(walk_memory_t *mem, int n, int steps)
     size_t ranks = (size_t)n * sizeof(walk_rank_t), links = 3 * (size_t)n * sizeof(walk_link_t);
     size_t all   = (size_t)n * (size_t)steps;
     size_t ops   = all * sizeof(gdc_coll_walk_op_t), per_step = 2 * sizeof(double) + sizeof(long);
-    char  *block = malloc(ranks + links + ops + all * per_step + (all + 2 * (size_t)n) * sizeof(int));
+    size_t keys  = (size_t)n * sizeof(struct walk_key);
+    char  *block = malloc(ranks + links + keys + ops + all * per_step + (all + (size_t)n) * sizeof(int));
 
     if (block != NULL) {
-        char *at = block + ranks + links + ops;
+        char *at = block + ranks + links + keys + ops;
 
         mem->rank      = (walk_rank_t *)block;
         mem->links     = (walk_link_t *)(block + ranks);
-        mem->ops       = (gdc_coll_walk_op_t *)(block + ranks + links);
+        mem->heap      = (struct walk_key *)(block + ranks + links);
+        mem->ops       = (gdc_coll_walk_op_t *)(block + ranks + links + keys);
         mem->sent      = (double *)at;
         mem->inbox_at  = mem->sent + all;
         mem->inbox_seq = (long *)(mem->inbox_at + all);
         mem->inbox_src = (int *)(mem->inbox_seq + all);
-        mem->heap      = mem->inbox_src + all;
-        mem->local     = mem->heap + n;
+        mem->local     = mem->inbox_src + all;
     }
     return block;
 }
