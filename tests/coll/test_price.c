@@ -44,11 +44,13 @@
  * node takes its packs in one after another, and a doubling allgather's participants send
  * their extras' shares on, and the rails' fold goes on the NICs of the nodes that fold,
  * and bcast hier_rails's root hands out only the parts that hold elements, and the rounds
- * by bits and Bruck's on several nodes are walked rank by rank up to 128 ranks, their
- * messages booked in the order they leave (price_walk.c): every choice good (11,420), the
- * worst x1.09; 99.7% of the choices and 99.6% of all prices within 10%; the weakest
- * algorithm, allreduce shm, 96.4% within 10%; past the sweep, up to 200 ranks on 25
- * nodes, every choice good too and 99.0% of the prices within 10%):
+ * by bits, Bruck's, the binomial trees and the small pairwise exchanges on several nodes
+ * are walked rank by rank up to 128 ranks, their messages booked in the order they leave
+ * (price_walk.c), and a fold among the nodes comes in behind its partner's first message:
+ * every choice good (11,420), the worst x1.09; 99.85% of the choices and 99.8% of all
+ * prices within 10%; the weakest algorithm, allreduce shm, 96.4% within 10%; past the
+ * sweep, up to 200 ranks on 25 nodes, every choice good too and 99.0% of the prices within
+ * 10%):
  *   - the choice the prices make is the simulator's best or one it prices within 10% of
  *     it in every call shape;
  *   - the chosen algorithm's price is within 10% of the simulator's in 99.5% of the call
