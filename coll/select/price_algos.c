@@ -269,6 +269,24 @@ static void local(gdc_coll_walk_list_t *l, double cost)
     gdc_coll_walk_add(l, GDC_COLL_WALK_LOCAL, -1, cost, 0);
 }
 
+/* The fold of a non-power of two into rank r's steps (f: its fold): an extra hands its
+ * `bytes` to the participant above it and takes its result back, all it does (1); a
+ * participant that waits for an extra takes them in and reduces them. */
+static int fold_steps(const gdc_coll_price_t *p, const gdc_coll_fold_t *f, int r, double bytes,
+                      gdc_coll_walk_list_t *l)
+{
+    if (f->newrank < 0) {
+        send_to(l, r + 1, bytes, 0);
+        recv_from(l, r + 1);
+        return 1;
+    }
+    if (f->newrank < f->rem) {
+        recv_from(l, r - 1);
+        local(l, gdc_coll_price_reduce(p, bytes));
+    }
+    return 0;
+}
+
 /* Whether a call is walked rank by rank (gdc_coll_price_walk), its programs of up to
  * `steps` steps, rather than priced in closed form: on several nodes, up to
  * GDC_COLL_WALK_RANKS ranks. */
@@ -292,14 +310,8 @@ static void allreduce_rd_step(const gdc_coll_price_t *p, const void *arg, int r,
     double          bytes = bytes_of(p, p->args->count), red = gdc_coll_price_reduce(p, bytes);
 
     (void)arg;
-    if (f.newrank < 0) {
-        send_to(l, r + 1, bytes, 0);
-        recv_from(l, r + 1);
+    if (fold_steps(p, &f, r, bytes, l)) {
         return;
-    }
-    if (f.newrank < f.rem) {
-        recv_from(l, r - 1);
-        local(l, red);
     }
     for (int d = 1; d < f.p; d *= 2) {
         int peer = gdc_coll_fold_real(&f, f.newrank ^ d);
@@ -423,14 +435,8 @@ static void rabenseifner_step(const gdc_coll_price_t *p, const void *arg, int r,
     int             me = f.newrank, lo = 0, hi = f.p;
 
     (void)arg;
-    if (me < 0) {
-        send_to(l, r + 1, bytes, 0);
-        recv_from(l, r + 1);
+    if (fold_steps(p, &f, r, bytes, l)) {
         return;
-    }
-    if (me < f.rem) {
-        recv_from(l, r - 1);
-        local(l, gdc_coll_price_reduce(p, bytes));
     }
     for (int d = f.p / 2; d >= 1; d /= 2) {
         int    peer = gdc_coll_fold_real(&f, me ^ d), mid = lo + (hi - lo) / 2, lower = (me & d) == 0;
@@ -1018,14 +1024,8 @@ static void halving_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_
     int             me = f.newrank, lo = 0, hi = f.p;
 
     (void)arg;
-    if (me < 0) {
-        send_to(l, r + 1, whole, 0);
-        recv_from(l, r + 1);
+    if (fold_steps(p, &f, r, whole, l)) {
         return;
-    }
-    if (me < f.rem) {
-        recv_from(l, r - 1);
-        local(l, gdc_coll_price_reduce(p, whole));
     }
     for (int d = f.p / 2; d >= 1; d /= 2) {
         int    peer = gdc_coll_fold_real(&f, me ^ d), mid = lo + (hi - lo) / 2, lower = (me & d) == 0;
