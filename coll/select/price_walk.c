@@ -9,7 +9,8 @@
  * leave prices that (allgather recursive_doubling of 1 MiB on 16 ranks on 3 nodes of
  * dgx-h100 came out at 0.70 of the simulator's time). No schedule is built: each
  * algorithm's program says its steps (price_algos.c). Bounded to GDC_COLL_WALK_RANKS
- * ranks: 2 to 4 microseconds a price on 16 ranks, 14 to 28 on 64, up to about 40 on 127.
+ * ranks: 1 to 5 microseconds a price on 16 ranks (a pairwise exchange's 14), 5 to 40 on
+ * 64 (bench/RESULTS.md, 2026-12-07 18:00).
  */
 #include <stdlib.h>
 #include <string.h>
