@@ -627,28 +627,46 @@ static double blocks_bytes(const gdc_coll_price_t *p, int lo, int hi)
     return tiny_elements(p->args->count, p->n, lo, hi) * p->dsize;
 }
 
-/* bcast scatter_allgather's steps for rank r (coll/bcast/scatter_allgather.c), where a
- * block goes round the ring in one chunk: the binomial scatter of the blocks (in the
- * order of the ranks from the root), then, once its scatter sends are in, the ring
- * allgather, block v - k sent and block v - k - 1 taken in round k. */
-static void scatter_allgather_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
+/* The bytes of blocks [lo, hi) of a call's blocks of count elements each. */
+static double equal_blocks_bytes(const gdc_coll_price_t *p, int lo, int hi)
+{
+    return bytes_of(p, p->args->count) * (hi - lo);
+}
+
+/* The binomial scatter's steps for rank r (phase/tree.c, gdc_coll_binomial_scatter), its
+ * blocks in the order of the ranks from the root, `bytes` those of blocks [lo, hi): its
+ * subtree's blocks from its parent, then each child's subtree's, the largest first. */
+static void binomial_scatter_steps(const gdc_coll_price_t *p, int r, double (*bytes)(const gdc_coll_price_t *, int, int),
+                                   gdc_coll_walk_list_t *l)
 {
     int n = p->n, root = p->args->root, v = gdc_coll_vrank(r, root, n), end = gdc_coll_binomial_subtree_end(v, n);
     int d = 1;
 
-    (void)arg;
-    if (v > 0 && blocks_bytes(p, v, end) > 0) {
+    if (v > 0 && bytes(p, v, end) > 0) {
         recv_from(l, gdc_coll_real_rank(v - (v & -v), root, n));
     }
     while (v + d < end) {
         d *= 2;
     }
     for (d /= 2; d >= 1; d /= 2) {
-        if (v + d < end && blocks_bytes(p, v + d, gdc_coll_binomial_subtree_end(v + d, n)) > 0) {
-            send_to(l, gdc_coll_real_rank(v + d, root, n), blocks_bytes(p, v + d, gdc_coll_binomial_subtree_end(v + d, n)),
-                    0);
+        double part = v + d < end ? bytes(p, v + d, gdc_coll_binomial_subtree_end(v + d, n)) : 0;
+
+        if (part > 0) {
+            send_to(l, gdc_coll_real_rank(v + d, root, n), part, 0);
         }
     }
+}
+
+/* bcast scatter_allgather's steps for rank r (coll/bcast/scatter_allgather.c), where a
+ * block goes round the ring in one chunk: the binomial scatter of the blocks (in the
+ * order of the ranks from the root), then, once its scatter sends are in, the ring
+ * allgather, block v - k sent and block v - k - 1 taken in round k. */
+static void scatter_allgather_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
+{
+    int n = p->n, v = gdc_coll_vrank(r, p->args->root, n);
+
+    (void)arg;
+    binomial_scatter_steps(p, r, blocks_bytes, l);
     gdc_coll_walk_add(l, GDC_COLL_WALK_JOIN_SENT, -1, 0, 0);
     for (int k = 0; k < n - 1; k++) {
         int out = ((v - k) % n + n) % n, in = ((v - k - 1) % n + n) % n;
@@ -1363,24 +1381,13 @@ static double gather_binomial(const gdc_coll_price_t *p)
 static void scatter_tree_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
 {
     int    n = p->n, root = p->args->root, v = gdc_coll_vrank(r, root, n), end = gdc_coll_binomial_subtree_end(v, n);
-    int    d = 1;
     double block = bytes_of(p, p->args->count);
 
     (void)arg;
     if (v == 0 && root != 0) {
         local(l, gdc_coll_price_copy(p, block * (n - root)) + gdc_coll_price_copy(p, block * root));
     }
-    if (v > 0) {
-        recv_from(l, gdc_coll_real_rank(v - (v & -v), root, n));
-    }
-    while (v + d < end) {
-        d *= 2;
-    }
-    for (d /= 2; d >= 1; d /= 2) {
-        if (v + d < end) {
-            send_to(l, gdc_coll_real_rank(v + d, root, n), block * (gdc_coll_binomial_subtree_end(v + d, n) - v - d), 0);
-        }
-    }
+    binomial_scatter_steps(p, r, equal_blocks_bytes, l);
     if (end > v + 1 && !(v == 0 && p->args->in_place)) {
         local(l, gdc_coll_price_copy(p, block));
     }
