@@ -1826,11 +1826,17 @@ int gdc_coll_price_pof2(int n)
 double gdc_coll_price_group_ring(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double block_bytes, int chunks,
                                  int rs_rounds, int ag_rounds)
 {
-    double b = block_bytes / chunks, red = gdc_coll_price_reduce(p, b);
+    return gdc_coll_price_group_ring_uneven(p, g, h, block_bytes, block_bytes, chunks, rs_rounds, ag_rounds);
+}
+
+double gdc_coll_price_group_ring_uneven(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double most_bytes,
+                                        double mean_bytes, int chunks, int rs_rounds, int ag_rounds)
+{
+    double b = most_bytes / chunks, red = gdc_coll_price_reduce(p, b), m = mean_bytes / chunks;
     double rs_item = fmax(2 * p->o + b / p->gamma, b / h.bw), ag_item = fmax(p->o, b / h.bw);
     double wave, stream;
 
-    if (g < 2 || block_bytes <= 0) {
+    if (g < 2 || most_bytes <= 0) {
         return 0;
     }
     wave   = rs_rounds * (gdc_coll_price_msg(p, h, b) + red) + ag_rounds * gdc_coll_price_msg(p, h, b) +
@@ -1838,8 +1844,9 @@ double gdc_coll_price_group_ring(const gdc_coll_price_t *p, int g, gdc_coll_hop_
     /* the items hold each send's overhead: after them the last one's latency and its
      * receive's overhead (with 2 overheads there, allreduce hier_rails's small calls were
      * priced an overhead per phase over the simulator's time: 93.4% of its prices within
-     * 10% of it, now 95.7%) */
-    stream = chunks * (rs_rounds * rs_item + ag_rounds * ag_item) + h.lat + p->o;
+     * 10% of it, now 95.7%); a link carries blocks of every size, the mean's pace */
+    stream = chunks * (rs_rounds * fmax(2 * p->o + m / p->gamma, m / h.bw) + ag_rounds * fmax(p->o, m / h.bw)) +
+             h.lat + p->o;
     return fmax(wave, stream);
 }
 

@@ -115,6 +115,10 @@ int gdc_coll_price_ring_chunks(const gdc_coll_price_t *p, int across, double blo
  * recursive-doubling (or ring) allgather of a total, a dissemination barrier. */
 double gdc_coll_price_group_ring(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double block_bytes, int chunks,
                                  int rs_rounds, int ag_rounds);
+/* ... of blocks of different sizes: the largest's wave round the ring, the mean's pace
+ * through each link. */
+double gdc_coll_price_group_ring_uneven(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double most_bytes,
+                                        double mean_bytes, int chunks, int rs_rounds, int ag_rounds);
 double gdc_coll_price_group_rd(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int reduces);
 double gdc_coll_price_group_allreduce(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int across,
                                       uint32_t slots);
