@@ -8,7 +8,7 @@
 /* In chunk times, a chain takes n - 2 + chunks, a binomial tree about ceil(log2 n) * chunks
  * (its root sends each chunk that often); the chain has n - 1 - ceil(log2 n) more hops, a
  * latency each, counted as a chunk time (the builder does not know the machine). */
-static int chain_is_faster(int n, int chunks)
+int gdc_coll_pipe_bcast_chains(int n, int chunks)
 {
     int depth = 0;
 
@@ -37,7 +37,7 @@ void gdc_coll_pipe_bcast(gdc_coll_sched_t *sched, const gdc_coll_pipe_bcast_t *p
 {
     size_t ds    = sched->args.dsize;
     size_t count = pb->region.length / ds;
-    int    use_chain = pb->radix == 0 && chain_is_faster(pb->group.size, pb->chunks);
+    int    use_chain = pb->radix == 0 && gdc_coll_pipe_bcast_chains(pb->group.size, pb->chunks);
     int    radix     = pb->radix > 0 ? pb->radix : 2;
 
     for (int c = 0; c < pb->chunks; c++) {

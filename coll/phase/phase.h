@@ -72,6 +72,10 @@ typedef struct gdc_coll_pipe_bcast {
 } gdc_coll_pipe_bcast_t;
 
 void gdc_coll_pipe_bcast(gdc_coll_sched_t *sched, const gdc_coll_pipe_bcast_t *pb);
+/* Whether gdc_coll_pipe_bcast (radix 0) takes each chunk down a chain of the group's n
+ * ranks rather than a binomial tree: where its chunks fill the chain sooner than the
+ * tree's root sends them. */
+int  gdc_coll_pipe_bcast_chains(int n, int chunks);
 
 /*
  * Recursive-doubling allgather of the blocks of vec over a group (group index i owns block

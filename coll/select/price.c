@@ -2000,13 +2000,6 @@ double gdc_coll_price_group_fanin(const gdc_coll_price_t *p, int g, gdc_coll_hop
 }
 
 
-/* phase/bcast.c's choice: a chain when its chunks fill it sooner than a tree's root sends them */
-static int chain_is_faster(int n, int chunks)
-{
-    int depth = gdc_coll_price_log2(n);
-
-    return n > 2 && (long)(depth - 1) * chunks - (n - 2) > n - 1 - depth;
-}
 
 double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks)
 {
@@ -2022,7 +2015,7 @@ double gdc_coll_price_group_bcast_to(const gdc_coll_price_t *p, int g, int hops,
     if (g < 2 || bytes <= 0) {
         return 0;
     }
-    if (chain_is_faster(g, chunks)) {
+    if (gdc_coll_pipe_bcast_chains(g, chunks)) {
         double item = fmax(p->o, b / h.bw);
         return fmax((g - 1) * gdc_coll_price_msg(p, h, b) + (chunks - 1) * item,
                     chunks * item + gdc_coll_price_msg(p, h, b) - item);
@@ -2039,7 +2032,7 @@ double gdc_coll_price_group_bcast_chunk(const gdc_coll_price_t *p, int g, int ho
     if (g < 2 || bytes <= 0) {
         return 0;
     }
-    if (chain_is_faster(g, chunks)) {
+    if (gdc_coll_pipe_bcast_chains(g, chunks)) {
         return (g - 1) * gdc_coll_price_msg(p, h, b);
     }
     return gdc_coll_price_group_tree_way_of(p, g, hops >= 0 ? hops : most_digits_to(g - 1, 2), h, b);
@@ -2062,7 +2055,7 @@ double gdc_coll_price_group_bcast_stream_shared(const gdc_coll_price_t *p, int g
     /* what the busiest NIC carries per chunk: the root's sends to its children (one in a
      * chain), or a sharing member's: its streams in, and out to its children (in a binomial
      * tree, one fewer than the root's at most) */
-    root_sends   = chain_is_faster(g, chunks) ? 1 : depth;
+    root_sends   = gdc_coll_pipe_bcast_chains(g, chunks) ? 1 : depth;
     member_sends = shared * (root_sends > 1 ? root_sends - 1 : 1);
     return chunks * (root_sends > member_sends ? root_sends : member_sends) * item;
 }

@@ -301,6 +301,309 @@ static int walked(const gdc_coll_price_t *p, gdc_coll_walk_program_t program, do
     return walked_in(p, program, GDC_COLL_WALK_STEPS, t);
 }
 
+/* The steps of all ranks together past which allgather hier_rails is not walked (its price
+ * then costs more than 100 microseconds: bench/RESULTS.md, 2026-12-07 22:00). */
+#define GDC_COLL_RAILS_WALK_STEPS 8192
+
+/* What a walk along rails needs of the nodes (up to GDC_COLL_WALK_RANKS ranks): node d's
+ * ranks in rank order, member[first[d]] on, each rank's place on its node, the rails, and
+ * what a rank of node d does before and after them (the phases inside the node, in closed
+ * form: a node's are even, the nodes' are not). allgather hier_rails's rails are the
+ * owners of each of B parts of every node's package; allgather hier's one rail is the
+ * leaders, each carrying its node's whole package. */
+typedef struct rails_nodes {
+    int    first[GDC_COLL_WALK_RANKS + 1];
+    int    member[GDC_COLL_WALK_RANKS];
+    int    local[GDC_COLL_WALK_RANKS];
+    int    blocks;                       /* B: the rails, the parts of a package */
+    int    chunks;                       /* the rails' rings' (0: the rails double) */
+    int    copy_parts;                   /* a rank copies its parts in before its rails (hier_rails) */
+    double before[GDC_COLL_WALK_RANKS];  /* node d's phases before its rails */
+    double after[GDC_COLL_WALK_RANKS];   /* ... after them */
+} rails_nodes_t;
+
+static int rails_node_size(const rails_nodes_t *rn, int d)
+{
+    return rn->first[d + 1] - rn->first[d];
+}
+
+static int rails_consecutive(const rails_nodes_t *rn, int d)
+{
+    return rn->member[rn->first[d + 1] - 1] - rn->member[rn->first[d]] == rails_node_size(rn, d) - 1;
+}
+
+/* Bytes of part b of node d's package (its ranks' blocks cut in B parts). */
+static double rails_part(const gdc_coll_price_t *p, const rails_nodes_t *rn, int d, int b)
+{
+    size_t package = p->args->count * (size_t)rails_node_size(rn, d);
+
+    return bytes_of(p, gdc_coll_block_count(package, rn->blocks, b));
+}
+
+/* ... of parts b of nodes [lo, hi): what a rail's recursive doubling moves in a round. */
+static double rails_parts(const gdc_coll_price_t *p, const rails_nodes_t *rn, int lo, int hi, int b)
+{
+    double bytes = 0;
+
+    for (int d = lo; d < hi; d++) {
+        bytes += rails_part(p, rn, d, b);
+    }
+    return bytes;
+}
+
+/* A ring allgather inside a node of L ranks (coll/phase/ring.c), in chunks of its largest
+ * block's. */
+static double rails_ring(const gdc_coll_price_t *p, int L, double most, double total)
+{
+    return gdc_coll_price_group_ring_uneven(p, L, inside(p), most, total / L,
+                                            gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, most, 2 * (L - 1)), 0,
+                                            L - 1);
+}
+
+/* The copies that put the other nodes' parts (and node d's own package, where its ranks
+ * are not consecutive) in place: one a part, or one a rank's block it spans. */
+static double rails_unpack(const gdc_coll_price_t *p, const rails_nodes_t *rn, int d)
+{
+    size_t blk = p->args->count;
+    double t   = 0;
+
+    for (int e = 0; e < p->lay->nodes; e++) {
+        size_t package = blk * (size_t)rails_node_size(rn, e);
+
+        if (e == d) {
+            t += rails_consecutive(rn, d) ? 0 : rails_node_size(rn, d) * gdc_coll_price_copy(p, bytes_of(p, blk));
+            continue;
+        }
+        for (int b = 0; b < rn->blocks; b++) {
+            size_t from = gdc_coll_block_offset(package, rn->blocks, b);
+            size_t end  = from + gdc_coll_block_count(package, rn->blocks, b);
+
+            for (size_t at = from; at < end;) {
+                size_t upto = rails_consecutive(rn, e) ? end : (at / blk + 1) * blk;
+
+                upto = upto < end ? upto : end;
+                t += gdc_coll_price_copy(p, bytes_of(p, upto - at));
+                at = upto;
+            }
+        }
+    }
+    return t;
+}
+
+/* Node d's ranks in rank order (their blocks of the output one range or not). */
+static void rails_nodes_init(const gdc_coll_price_t *p, rails_nodes_t *rn, int blocks)
+{
+    int K = p->lay->nodes, fill[GDC_COLL_WALK_RANKS + 1] = {0};
+
+    memset(rn->first, 0, sizeof(int) * (size_t)(K + 1));
+    for (int r = 0; r < p->n; r++) {
+        rn->first[p->args->node_of[r] + 1]++;
+    }
+    for (int d = 0; d < K; d++) {
+        rn->first[d + 1] += rn->first[d];
+    }
+    for (int r = 0; r < p->n; r++) {
+        int d = p->args->node_of[r];
+
+        rn->local[r]                         = fill[d];
+        rn->member[rn->first[d] + fill[d]++] = r;
+    }
+    rn->blocks     = blocks;
+    rn->copy_parts = 0;
+}
+
+/* allgather hier_rails's phases inside node d: before its rails, its rank's block copied
+ * into its package and the package round the node; after them, the parts its ranks
+ * brought round the node (local rank i brings every node's parts of its rails) and the
+ * other nodes' parts to their places. */
+static void rails_in_node(const gdc_coll_price_t *p, rails_nodes_t *rn, int d)
+{
+    int    K = p->lay->nodes, L = rails_node_size(rn, d);
+    double block = bytes_of(p, p->args->count), most = 0, total = 0;
+
+    for (int i = 0; i < L; i++) {
+        double brought = 0;
+
+        for (int b = gdc_coll_rails_first(rn->blocks, L, i); b < gdc_coll_rails_first(rn->blocks, L, i + 1); b++) {
+            brought += rails_parts(p, rn, 0, K, b);
+        }
+        most = max2(most, brought);
+        total += brought;
+    }
+    rn->before[d] = (p->args->in_place && rails_consecutive(rn, d) ? 0 : gdc_coll_price_copy(p, block)) +
+                    rails_ring(p, L, block, block * L);
+    rn->after[d]  = rails_ring(p, L, most, total) + rails_unpack(p, rn, d);
+}
+
+/* Rail b's member on node e. */
+static int rails_member(const rails_nodes_t *rn, int e, int b)
+{
+    return rn->member[rn->first[e] + gdc_coll_rails_owner(rn->blocks, rails_node_size(rn, e), b)];
+}
+
+/* Round k of rail b's recursive doubling for the participant of fold f: what its group of
+ * nodes holds (mine) or its partner's does, and the partner's rank on the rail. */
+static double rails_round(const gdc_coll_price_t *p, const rails_nodes_t *rn, const gdc_coll_fold_t *f, int b,
+                          int k, int mine, int *peer)
+{
+    int dist = 1 << k, lo = (mine ? f->newrank : f->newrank ^ dist) & ~(dist - 1);
+
+    *peer = rails_member(rn, gdc_coll_fold_real(f, f->newrank ^ dist), b);
+    return rails_parts(p, rn, gdc_coll_fold_first(f, lo), gdc_coll_fold_first(f, lo + dist), b);
+}
+
+/* The rails' recursive doublings of a rank that runs rails [b0, b1) on node d
+ * (coll/phase/allgather.c, gdc_coll_rd_allgatherv): the rails' rounds interleaved, as the
+ * executor runs them, each rail's next send once its receive of the round before is in. */
+static void rails_rd_steps(const gdc_coll_price_t *p, const rails_nodes_t *rn, int d, int b0, int b1,
+                           gdc_coll_walk_list_t *l)
+{
+    int             K = p->lay->nodes, rounds = gdc_coll_price_log2(gdc_coll_price_pof2(K)), peer;
+    gdc_coll_fold_t f = gdc_coll_fold(K, d);
+    double          bytes;
+
+    for (int b = b0; b < b1; b++) {
+        if (f.newrank < 0 && rails_part(p, rn, d, b) > 0) {
+            send_to(l, rails_member(rn, d + 1, b), rails_part(p, rn, d, b), 0);
+        } else if (f.newrank >= 0 && d < 2 * f.rem && rails_part(p, rn, d - 1, b) > 0) {
+            recv_from(l, rails_member(rn, d - 1, b));
+        }
+    }
+    for (int b = b0; b < b1 && f.newrank >= 0 && rounds > 0; b++) {
+        if ((bytes = rails_round(p, rn, &f, b, 0, 1, &peer)) > 0) {
+            send_to(l, peer, bytes, 0);
+        }
+    }
+    for (int k = 0; k < rounds && f.newrank >= 0; k++) {
+        for (int b = b0; b < b1; b++) {
+            if (rails_round(p, rn, &f, b, k, 0, &peer) > 0) {
+                recv_from(l, peer);
+            }
+            if (k + 1 < rounds && (bytes = rails_round(p, rn, &f, b, k + 1, 1, &peer)) > 0) {
+                send_to(l, peer, bytes, 0);
+            }
+        }
+    }
+    for (int b = b0; b < b1; b++) {
+        if (rails_parts(p, rn, 0, K, b) <= 0) {
+            continue;
+        }
+        if (f.newrank >= 0 && d < 2 * f.rem) {
+            send_to(l, rails_member(rn, d - 1, b), rails_parts(p, rn, 0, K, b), 0);
+        } else if (f.newrank < 0) {
+            recv_from(l, rails_member(rn, d + 1, b));
+        }
+    }
+}
+
+/* Chunk c of node e's part b, bytes. */
+static double rails_chunk(const gdc_coll_price_t *p, const rails_nodes_t *rn, int e, int b, int c)
+{
+    size_t part = gdc_coll_block_count(p->args->count * (size_t)rails_node_size(rn, e), rn->blocks, b);
+
+    return bytes_of(p, gdc_coll_block_count(part, rn->chunks, c));
+}
+
+/* The rails' ring allgathers of a rank that runs rails [b0, b1) on node d
+ * (coll/phase/ring.c): each chunk it takes in goes on to the next node's rank the round
+ * after, the rails and chunks interleaved as they come in. */
+static void rails_ring_steps(const gdc_coll_price_t *p, const rails_nodes_t *rn, int d, int b0, int b1,
+                             gdc_coll_walk_list_t *l)
+{
+    int K = p->lay->nodes;
+
+    for (int k = 0; k < K; k++) {
+        int block = (d - k + K) % K; /* what round k - 1 brought and round k sends on */
+
+        for (int c = 0; c < rn->chunks; c++) {
+            for (int b = b0; b < b1; b++) {
+                if (k > 0 && rails_chunk(p, rn, block, b, c) > 0) {
+                    recv_from(l, rails_member(rn, (d - 1 + K) % K, b));
+                }
+                if (k < K - 1 && rails_chunk(p, rn, block, b, c) > 0) {
+                    send_to(l, rails_member(rn, (d + 1) % K, b), rails_chunk(p, rn, block, b, c), 0);
+                }
+            }
+        }
+    }
+}
+
+/* The steps of rank r on a walk along rails: its node's phases before them (one local
+ * step), its parts copied in (allgather hier_rails: into X), each allgathered along its
+ * rail, where the rails of the nodes done sooner are ahead; its node's phases after them
+ * (one local step). A rank on no rail has nothing the others do not wait for. */
+static void rails_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
+{
+    const rails_nodes_t *rn = arg;
+    int                  d = p->args->node_of[r], L = rails_node_size(rn, d), me = rn->local[r];
+    int                  b0 = gdc_coll_rails_first(rn->blocks, L, me), b1 = gdc_coll_rails_first(rn->blocks, L, me + 1);
+    double               mine = 0;
+
+    if (b0 == b1) {
+        return;
+    }
+    for (int b = b0; b < b1 && rn->copy_parts; b++) {
+        mine += rails_part(p, rn, d, b) > 0 ? gdc_coll_price_copy(p, rails_part(p, rn, d, b)) : 0;
+    }
+    local(l, rn->before[d] + mine);
+    if (rn->chunks > 0) {
+        rails_ring_steps(p, rn, d, b0, b1, l);
+    } else {
+        rails_rd_steps(p, rn, d, b0, b1, l);
+    }
+    gdc_coll_walk_add(l, GDC_COLL_WALK_JOIN_SENT, -1, 0, 0);
+    local(l, rn->after[d]);
+}
+
+/* How the rails go (coll/hier/allgather_rails.c, coll/hier/allgather.c): 1 where each
+ * doubles (rn->chunks 0), or each rings in rn->chunks chunks; 0 where some do one and some
+ * the other. */
+static int rails_way(const gdc_coll_price_t *p, rails_nodes_t *rn)
+{
+    int      K = p->lay->nodes, doubles = 0;
+    uint32_t per_rail = GDC_COLL_MAX_SLOTS / (uint32_t)rn->blocks;
+    double   most = 0;
+
+    for (int b = 0; b < rn->blocks; b++) {
+        doubles += rails_parts(p, rn, 0, K, b) <= (double)p->args->config->hier_ring_bytes || per_rail < (uint32_t)(K - 1);
+        for (int e = 0; e < K; e++) {
+            most = max2(most, rails_part(p, rn, e, b));
+        }
+    }
+    rn->chunks = 0;
+    if (doubles == 0) {
+        int chunks = gdc_coll_price_ring_chunks(p, GDC_COLL_ACROSS_NODES, most, K - 1);
+        int cap    = (int)(per_rail / (uint32_t)(K - 1));
+
+        rn->chunks = chunks < cap ? chunks : cap;
+    }
+    return doubles == 0 || doubles == rn->blocks;
+}
+
+/* Whether a call is walked along its rails (rn: the nodes, the rails and the phases before
+ * and after them): where they all double or all ring, its steps GDC_COLL_RAILS_WALK_STEPS
+ * at most in all. */
+static int rails_walked(const gdc_coll_price_t *p, rails_nodes_t *rn, double *t)
+{
+    int K = p->lay->nodes, rails, steps;
+
+    if (!rails_way(p, rn)) {
+        return 0;
+    }
+    /* the most rails a rank runs (one of the smallest node's): each doubling has a fold in
+     * and out and two steps a round, each ring two steps a chunk a round; three steps more */
+    rails = (rn->blocks + p->lay->min_local - 1) / p->lay->min_local;
+    steps = rails * 2 * (rn->chunks > 0 ? rn->chunks * (K - 1) : gdc_coll_price_log2(K) + 2) + 3;
+    return steps * p->n <= GDC_COLL_RAILS_WALK_STEPS && gdc_coll_price_walk(p, rails_step, rn, steps, t);
+}
+
+/* Whether a call can be walked along its rails at all: on up to GDC_COLL_WALK_RANKS ranks
+ * of several nodes. */
+static int rails_may_walk(const gdc_coll_price_t *p)
+{
+    return p->n <= GDC_COLL_WALK_RANKS && p->lay->nodes > 1 && p->args->node_of != NULL;
+}
+
 /* allreduce recursive_doubling's steps for rank r (phase/allreduce.c): an extra hands its
  * vector up and takes the result back; a participant reduces its extra's in, then each
  * round sends its partial result, takes the partner's and reduces it once its own send is
@@ -1899,7 +2202,91 @@ static double feeding(double first, double second, double one_first, double one_
  * as its leader gets the chunks (priced for the root's node as rank 0's): the slowest of
  * the largest nodes at each depth of the leaders' tree, the deepest not always among the
  * largest (7 ranks on 4 nodes of 2, 2, 2 and 1: the node of 1 is the deepest). */
-static double bcast_hier(const gdc_coll_price_t *p)
+/* bcast hier's walk: the nodes, each node's leader (the root on the root's node, else its
+ * first rank), and the chunks. */
+typedef struct bcast_hier_walk {
+    rails_nodes_t nodes;
+    int           leader[GDC_COLL_WALK_RANKS];
+    int           chunks;
+} bcast_hier_walk_t;
+
+/* Group member `me` of ranks[0..n) on a chunk (`piece` bytes) of gdc_coll_pipe_bcast from
+ * member `root` (phase/bcast.c): its receive from its parent (where `recv`), then its
+ * sends to its children, the largest subtree first (a chain: the next member). */
+static void pipe_bcast_steps(const gdc_coll_price_t *p, const int *ranks, int n, int root, int me, double piece,
+                             int chunks, int recv, gdc_coll_walk_list_t *l)
+{
+    int v = gdc_coll_vrank(me, root, n), children[32], num;
+
+    if (n < 2 || piece <= 0) {
+        return;
+    }
+    if (gdc_coll_pipe_bcast_chains(n, chunks)) {
+        if (v > 0 && recv) {
+            recv_from(l, ranks[gdc_coll_real_rank(v - 1, root, n)]);
+        }
+        if (v + 1 < n) {
+            send_to(l, ranks[gdc_coll_real_rank(v + 1, root, n)], piece, 0);
+        }
+        return;
+    }
+    num = gdc_coll_tree_children(v, n, 2, children, 32);
+    if (gdc_coll_tree_parent(v, n, 2) >= 0 && recv) {
+        recv_from(l, ranks[gdc_coll_real_rank(gdc_coll_tree_parent(v, n, 2), root, n)]);
+    }
+    for (int i = num - 1; i >= 0; i--) {
+        send_to(l, ranks[gdc_coll_real_rank(children[i], root, n)], piece, 0);
+    }
+}
+
+/* bcast hier's steps for rank r (coll/hier/bcast.c), chunk by chunk: a leader takes a
+ * chunk from its parent among the leaders, passes it on to its children there and then
+ * inside its node; the others take it from their parent inside the node and pass it on.
+ * The root has every chunk at once: it sends them all to the leaders first. */
+static void bcast_hier_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
+{
+    const bcast_hier_walk_t *w = arg;
+    const rails_nodes_t     *rn = &w->nodes;
+    int                      K = p->lay->nodes, d = p->args->node_of[r], L = rails_node_size(rn, d);
+    int                      top = p->args->node_of[p->args->root], lead = rn->local[w->leader[d]];
+    int                      root = r == p->args->root;
+
+    /* the root: a pass down the leaders, then one inside its node; the others: one pass */
+    for (int pass = root ? 0 : 1; pass < 2; pass++) {
+        for (int c = 0; c < w->chunks; c++) {
+            double piece = bytes_of(p, gdc_coll_block_count(p->args->count, w->chunks, c));
+
+            if (w->leader[d] == r && pass == !root) {
+                pipe_bcast_steps(p, w->leader, K, top, d, piece, w->chunks, 1, l);
+            }
+            if (!root || pass == 1) {
+                pipe_bcast_steps(p, rn->member + rn->first[d], L, lead, rn->local[r], piece, w->chunks,
+                                 w->leader[d] != r, l);
+            }
+        }
+    }
+}
+
+static int bcast_hier_walked(const gdc_coll_price_t *p, double *t)
+{
+    bcast_hier_walk_t w;
+    int               K = p->lay->nodes, steps;
+
+    if (!rails_may_walk(p)) {
+        return 0;
+    }
+    rails_nodes_init(p, &w.nodes, 1);
+    w.chunks = gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, bytes_of(p, p->args->count), 1);
+    for (int d = 0; d < K; d++) {
+        w.leader[d] = d == p->args->node_of[p->args->root] ? p->args->root : w.nodes.member[w.nodes.first[d]];
+    }
+    /* a chunk: a receive and a send to each child among the leaders and inside the node */
+    steps = w.chunks * (1 + gdc_coll_price_log2(K) + gdc_coll_price_log2(p->lay->max_local));
+    return steps * p->n <= GDC_COLL_RAILS_WALK_STEPS && gdc_coll_price_walk(p, bcast_hier_step, &w, steps, t);
+}
+
+/* bcast hier in closed form, where it is not walked. */
+static double bcast_hier_phases(const gdc_coll_price_t *p)
 {
     double bytes  = bytes_of(p, p->args->count);
     int    chunks = gdc_coll_price_chunks(p, GDC_COLL_ACROSS_NODES, bytes, 1);
@@ -1919,6 +2306,13 @@ static double bcast_hier(const gdc_coll_price_t *p)
     }
     return max2(others, gdc_coll_price_log2(p->lay->nodes) * chunks * p->o +
                             gdc_coll_price_group_bcast(p, p->lay->root_local, inside(p), bytes, chunks));
+}
+
+static double bcast_hier(const gdc_coll_price_t *p)
+{
+    double t;
+
+    return bcast_hier_walked(p, &t) ? t : bcast_hier_phases(p);
 }
 
 static int min_count(int n, size_t count)
@@ -2141,7 +2535,31 @@ static double leader_gathered(const gdc_coll_price_t *p, int ranks, double block
     return ranks > 1 ? max2(leader_gather(p, ranks, block), copy + p->o) : copy;
 }
 
-static double allgather_hier(const gdc_coll_price_t *p)
+/* allgather hier walked along the leaders (one rail of the nodes' whole packages): each
+ * starts once its node's blocks are in, and ends with their broadcast round its node. */
+static int allgather_hier_walked(const gdc_coll_price_t *p, double *t)
+{
+    double        block = bytes_of(p, p->args->count), total = block * p->n;
+    /* out of node order into rank order: a copy step per run of consecutive ranks */
+    double        order = p->lay->blocks ? 0 : copies(p, p->n, total);
+    rails_nodes_t rn;
+
+    if (!rails_may_walk(p)) {
+        return 0;
+    }
+    rails_nodes_init(p, &rn, 1);
+    for (int d = 0; d < p->lay->nodes; d++) {
+        int L = rails_node_size(&rn, d);
+
+        rn.before[d] = leader_gathered(p, L, block);
+        rn.after[d]  = order + gdc_coll_price_group_bcast(p, L, inside(p), total,
+                                                          gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, total, 2));
+    }
+    return rails_walked(p, &rn, t);
+}
+
+/* allgather hier in closed form, where it is not walked. */
+static double allgather_hier_phases(const gdc_coll_price_t *p)
 {
     int    L = p->lay->max_local, K = p->lay->nodes, S = p->lay->min_local;
     double block = bytes_of(p, p->args->count), total = block * p->n;
@@ -2164,6 +2582,13 @@ static double allgather_hier(const gdc_coll_price_t *p)
         return max2(gather + among + order + (S > 1 ? bcast : 0), late + order + bcast);
     }
     return gather + among + order + bcast;
+}
+
+static double allgather_hier(const gdc_coll_price_t *p)
+{
+    double t;
+
+    return allgather_hier_walked(p, &t) ? t : allgather_hier_phases(p);
 }
 
 /* A rail's hop between the nodes that fold (off a power of two of nodes): their NICs carry
@@ -2207,297 +2632,19 @@ static double rails_allgather(const gdc_coll_price_t *p, int K, gdc_coll_hop_t r
     return max2(first, nic + rail.lat + 2 * p->o);
 }
 
-/* The steps of all ranks together past which allgather hier_rails is not walked (its price
- * then costs more than 100 microseconds: bench/RESULTS.md, 2026-12-07 22:00). */
-#define GDC_COLL_RAILS_WALK_STEPS 8192
-
-/* What allgather hier_rails's walk needs of the nodes (up to GDC_COLL_WALK_RANKS ranks):
- * node d's ranks in rank order, member[first[d]] on, each rank's place on its node, and
- * how long its rings take. */
-typedef struct rails_nodes {
-    int    first[GDC_COLL_WALK_RANKS + 1];
-    int    member[GDC_COLL_WALK_RANKS];
-    int    local[GDC_COLL_WALK_RANKS];
-    int    blocks;                         /* B: ranks of the largest node, the parts of a package */
-    int    chunks;                         /* the rails' rings' (0: the rails double) */
-    double package[GDC_COLL_WALK_RANKS];   /* node d's ring of its ranks' blocks */
-    double parts[GDC_COLL_WALK_RANKS];     /* ... of the parts its ranks brought along their rails */
-    double unpack[GDC_COLL_WALK_RANKS];    /* its ranks' copies of the other nodes' parts to their places */
-} rails_nodes_t;
-
-static int rails_node_size(const rails_nodes_t *rn, int d)
-{
-    return rn->first[d + 1] - rn->first[d];
-}
-
-static int rails_consecutive(const rails_nodes_t *rn, int d)
-{
-    return rn->member[rn->first[d + 1] - 1] - rn->member[rn->first[d]] == rails_node_size(rn, d) - 1;
-}
-
-/* Bytes of part b of node d's package (its ranks' blocks cut in B parts). */
-static double rails_part(const gdc_coll_price_t *p, const rails_nodes_t *rn, int d, int b)
-{
-    size_t package = p->args->count * (size_t)rails_node_size(rn, d);
-
-    return bytes_of(p, gdc_coll_block_count(package, rn->blocks, b));
-}
-
-/* ... of parts b of nodes [lo, hi): what a rail's recursive doubling moves in a round. */
-static double rails_parts(const gdc_coll_price_t *p, const rails_nodes_t *rn, int lo, int hi, int b)
-{
-    double bytes = 0;
-
-    for (int d = lo; d < hi; d++) {
-        bytes += rails_part(p, rn, d, b);
-    }
-    return bytes;
-}
-
-/* A ring allgather inside a node of L ranks (coll/phase/ring.c), in chunks of its largest
- * block's. */
-static double rails_ring(const gdc_coll_price_t *p, int L, double most, double total)
-{
-    return gdc_coll_price_group_ring_uneven(p, L, inside(p), most, total / L,
-                                            gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, most, 2 * (L - 1)), 0,
-                                            L - 1);
-}
-
-/* The copies that put the other nodes' parts (and node d's own package, where its ranks
- * are not consecutive) in place: one a part, or one a rank's block it spans. */
-static double rails_unpack(const gdc_coll_price_t *p, const rails_nodes_t *rn, int d)
-{
-    size_t blk = p->args->count;
-    double t   = 0;
-
-    for (int e = 0; e < p->lay->nodes; e++) {
-        size_t package = blk * (size_t)rails_node_size(rn, e);
-
-        if (e == d) {
-            t += rails_consecutive(rn, d) ? 0 : rails_node_size(rn, d) * gdc_coll_price_copy(p, bytes_of(p, blk));
-            continue;
-        }
-        for (int b = 0; b < rn->blocks; b++) {
-            size_t from = gdc_coll_block_offset(package, rn->blocks, b);
-            size_t end  = from + gdc_coll_block_count(package, rn->blocks, b);
-
-            for (size_t at = from; at < end;) {
-                size_t upto = rails_consecutive(rn, e) ? end : (at / blk + 1) * blk;
-
-                upto = upto < end ? upto : end;
-                t += gdc_coll_price_copy(p, bytes_of(p, upto - at));
-                at = upto;
-            }
-        }
-    }
-    return t;
-}
-
-static void rails_nodes_init(const gdc_coll_price_t *p, rails_nodes_t *rn)
-{
-    int    K = p->lay->nodes, fill[GDC_COLL_WALK_RANKS + 1] = {0};
-    double block = bytes_of(p, p->args->count);
-
-    memset(rn->first, 0, sizeof(int) * (size_t)(K + 1));
-    for (int r = 0; r < p->n; r++) {
-        rn->first[p->args->node_of[r] + 1]++;
-    }
-    rn->blocks = 0;
-    for (int d = 0; d < K; d++) {
-        rn->blocks = rn->first[d + 1] > rn->blocks ? rn->first[d + 1] : rn->blocks;
-        rn->first[d + 1] += rn->first[d];
-    }
-    for (int r = 0; r < p->n; r++) {
-        int d = p->args->node_of[r];
-
-        rn->local[r]                         = fill[d];
-        rn->member[rn->first[d] + fill[d]++] = r;
-    }
-    for (int d = 0; d < K; d++) {
-        int    L = rails_node_size(rn, d);
-        double most = 0, total = 0;
-
-        /* local rank i brings every node's parts of its rails */
-        for (int i = 0; i < L; i++) {
-            double brought = 0;
-
-            for (int b = gdc_coll_rails_first(rn->blocks, L, i); b < gdc_coll_rails_first(rn->blocks, L, i + 1); b++) {
-                brought += rails_parts(p, rn, 0, K, b);
-            }
-            most = max2(most, brought);
-            total += brought;
-        }
-        rn->package[d] = rails_ring(p, L, block, block * L);
-        rn->parts[d]   = rails_ring(p, L, most, total);
-        rn->unpack[d]  = rails_unpack(p, rn, d);
-    }
-}
-
-/* Rail b's member on node e. */
-static int rails_member(const rails_nodes_t *rn, int e, int b)
-{
-    return rn->member[rn->first[e] + gdc_coll_rails_owner(rn->blocks, rails_node_size(rn, e), b)];
-}
-
-/* Round k of rail b's recursive doubling for the participant of fold f: what its group of
- * nodes holds (mine) or its partner's does, and the partner's rank on the rail. */
-static double rails_round(const gdc_coll_price_t *p, const rails_nodes_t *rn, const gdc_coll_fold_t *f, int b,
-                          int k, int mine, int *peer)
-{
-    int dist = 1 << k, lo = (mine ? f->newrank : f->newrank ^ dist) & ~(dist - 1);
-
-    *peer = rails_member(rn, gdc_coll_fold_real(f, f->newrank ^ dist), b);
-    return rails_parts(p, rn, gdc_coll_fold_first(f, lo), gdc_coll_fold_first(f, lo + dist), b);
-}
-
-/* The rails' recursive doublings of a rank that runs rails [b0, b1) on node d
- * (coll/phase/allgather.c, gdc_coll_rd_allgatherv): the rails' rounds interleaved, as the
- * executor runs them, each rail's next send once its receive of the round before is in. */
-static void rails_rd_steps(const gdc_coll_price_t *p, const rails_nodes_t *rn, int d, int b0, int b1,
-                           gdc_coll_walk_list_t *l)
-{
-    int             K = p->lay->nodes, rounds = gdc_coll_price_log2(gdc_coll_price_pof2(K)), peer;
-    gdc_coll_fold_t f = gdc_coll_fold(K, d);
-    double          bytes;
-
-    for (int b = b0; b < b1; b++) {
-        if (f.newrank < 0 && rails_part(p, rn, d, b) > 0) {
-            send_to(l, rails_member(rn, d + 1, b), rails_part(p, rn, d, b), 0);
-        } else if (f.newrank >= 0 && d < 2 * f.rem && rails_part(p, rn, d - 1, b) > 0) {
-            recv_from(l, rails_member(rn, d - 1, b));
-        }
-    }
-    for (int b = b0; b < b1 && f.newrank >= 0 && rounds > 0; b++) {
-        if ((bytes = rails_round(p, rn, &f, b, 0, 1, &peer)) > 0) {
-            send_to(l, peer, bytes, 0);
-        }
-    }
-    for (int k = 0; k < rounds && f.newrank >= 0; k++) {
-        for (int b = b0; b < b1; b++) {
-            if (rails_round(p, rn, &f, b, k, 0, &peer) > 0) {
-                recv_from(l, peer);
-            }
-            if (k + 1 < rounds && (bytes = rails_round(p, rn, &f, b, k + 1, 1, &peer)) > 0) {
-                send_to(l, peer, bytes, 0);
-            }
-        }
-    }
-    for (int b = b0; b < b1; b++) {
-        if (rails_parts(p, rn, 0, K, b) <= 0) {
-            continue;
-        }
-        if (f.newrank >= 0 && d < 2 * f.rem) {
-            send_to(l, rails_member(rn, d - 1, b), rails_parts(p, rn, 0, K, b), 0);
-        } else if (f.newrank < 0) {
-            recv_from(l, rails_member(rn, d + 1, b));
-        }
-    }
-}
-
-/* Chunk c of node e's part b, bytes. */
-static double rails_chunk(const gdc_coll_price_t *p, const rails_nodes_t *rn, int e, int b, int c)
-{
-    size_t part = gdc_coll_block_count(p->args->count * (size_t)rails_node_size(rn, e), rn->blocks, b);
-
-    return bytes_of(p, gdc_coll_block_count(part, rn->chunks, c));
-}
-
-/* The rails' ring allgathers of a rank that runs rails [b0, b1) on node d
- * (coll/phase/ring.c): each chunk it takes in goes on to the next node's rank the round
- * after, the rails and chunks interleaved as they come in. */
-static void rails_ring_steps(const gdc_coll_price_t *p, const rails_nodes_t *rn, int d, int b0, int b1,
-                             gdc_coll_walk_list_t *l)
-{
-    int K = p->lay->nodes;
-
-    for (int k = 0; k < K; k++) {
-        int block = (d - k + K) % K; /* what round k - 1 brought and round k sends on */
-
-        for (int c = 0; c < rn->chunks; c++) {
-            for (int b = b0; b < b1; b++) {
-                if (k > 0 && rails_chunk(p, rn, block, b, c) > 0) {
-                    recv_from(l, rails_member(rn, (d - 1 + K) % K, b));
-                }
-                if (k < K - 1 && rails_chunk(p, rn, block, b, c) > 0) {
-                    send_to(l, rails_member(rn, (d + 1) % K, b), rails_chunk(p, rn, block, b, c), 0);
-                }
-            }
-        }
-    }
-}
-
-/* allgather hier_rails's steps for rank r (coll/hier/allgather_rails.c): its block in its
- * node's package and the package round its node (a local step of the ring's closed form:
- * a node's ring is even, the nodes' are not); its parts into X, each allgathered along its
- * rail, where the rails of the nodes done sooner are ahead; the parts its node's ranks
- * brought round the node and the other nodes' parts to their places (one local step). */
-static void allgather_rails_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
-{
-    const rails_nodes_t *rn = arg;
-    int                  d = p->args->node_of[r], L = rails_node_size(rn, d), me = rn->local[r];
-    int                  b0 = gdc_coll_rails_first(rn->blocks, L, me), b1 = gdc_coll_rails_first(rn->blocks, L, me + 1);
-    double               mine = 0;
-
-    local(l, (p->args->in_place && rails_consecutive(rn, d) ? 0 : gdc_coll_price_copy(p, bytes_of(p, p->args->count))) +
-                 rn->package[d]);
-    for (int b = b0; b < b1; b++) {
-        mine += rails_part(p, rn, d, b) > 0 ? gdc_coll_price_copy(p, rails_part(p, rn, d, b)) : 0;
-    }
-    local(l, mine);
-    if (rn->chunks > 0) {
-        rails_ring_steps(p, rn, d, b0, b1, l);
-    } else {
-        rails_rd_steps(p, rn, d, b0, b1, l);
-    }
-    gdc_coll_walk_add(l, GDC_COLL_WALK_JOIN_SENT, -1, 0, 0);
-    local(l, rn->parts[d] + rn->unpack[d]);
-}
-
-/* How allgather hier_rails's rails go (coll/hier/allgather_rails.c): 1 where each doubles
- * (rn->chunks 0), or each rings in rn->chunks chunks; 0 where some do one and some the
- * other. */
-static int rails_way(const gdc_coll_price_t *p, rails_nodes_t *rn)
-{
-    int      K = p->lay->nodes, doubles = 0;
-    uint32_t per_rail = GDC_COLL_MAX_SLOTS / (uint32_t)rn->blocks;
-    double   most = 0;
-
-    for (int b = 0; b < rn->blocks; b++) {
-        doubles += rails_parts(p, rn, 0, K, b) <= (double)p->args->config->hier_ring_bytes || per_rail < (uint32_t)(K - 1);
-        for (int e = 0; e < K; e++) {
-            most = max2(most, rails_part(p, rn, e, b));
-        }
-    }
-    rn->chunks = 0;
-    if (doubles == 0) {
-        int chunks = gdc_coll_price_ring_chunks(p, GDC_COLL_ACROSS_NODES, most, K - 1);
-        int cap    = (int)(per_rail / (uint32_t)(K - 1));
-
-        rn->chunks = chunks < cap ? chunks : cap;
-    }
-    return doubles == 0 || doubles == rn->blocks;
-}
-
-/* Whether allgather hier_rails is walked: on up to GDC_COLL_WALK_RANKS ranks of several
- * nodes, its steps GDC_COLL_RAILS_WALK_STEPS at most in all, where its rails all double or
- * all ring. */
 static int allgather_hier_rails_walked(const gdc_coll_price_t *p, double *t)
 {
     rails_nodes_t rn;
-    int           K = p->lay->nodes, rails, steps;
 
-    if (p->n > GDC_COLL_WALK_RANKS || K < 2 || p->args->node_of == NULL) {
+    if (!rails_may_walk(p)) {
         return 0;
     }
-    rails_nodes_init(p, &rn);
-    if (!rails_way(p, &rn)) {
-        return 0;
+    rails_nodes_init(p, &rn, p->lay->max_local);
+    rn.copy_parts = 1;
+    for (int d = 0; d < p->lay->nodes; d++) {
+        rails_in_node(p, &rn, d);
     }
-    /* the most rails a rank runs (one of the smallest node's): each doubling has a fold in
-     * and out and two steps a round, each ring two steps a chunk a round; four steps more */
-    rails = (rn.blocks + p->lay->min_local - 1) / p->lay->min_local;
-    steps = rails * 2 * (rn.chunks > 0 ? rn.chunks * (K - 1) : gdc_coll_price_log2(K) + 2) + 4;
-    return steps * p->n <= GDC_COLL_RAILS_WALK_STEPS && gdc_coll_price_walk(p, allgather_rails_step, &rn, steps, t);
+    return rails_walked(p, &rn, t);
 }
 
 /* allgather hier_rails in closed form, where it is not walked. */

@@ -1026,7 +1026,10 @@ static void test_fold_behind_partner(void **state)
  * and 1, came out at 1.14 times the simulator's time in closed form); the rails' rings of
  * 1 MiB on 17 ranks on 8 nodes, 3 and 2 a node (1.14); a ring inside a node whose ranks
  * bring parts of different sizes, paced by their mean (64 KiB on 17 ranks on 2 nodes of
- * the built-in machine: 1.17 at the largest's pace); 64 KiB on 12 ranks on 3 nodes (1.13). */
+ * the built-in machine: 1.17 at the largest's pace); 64 KiB on 12 ranks on 3 nodes (1.13).
+ * bcast hier walked chunk by chunk down the leaders and inside the nodes, rooted at a
+ * one-rank node (1.15 and 1.11: the closed form served the largest node last, the root's
+ * tree serves it first). */
 static void test_rails_walked_in_order(void **state)
 {
     static const priced_shape_t shapes[] = {
@@ -1034,9 +1037,25 @@ static void test_rails_walked_in_order(void **state)
         {GDC_COLL_ALLGATHER, 1 << 20, 17, 8, 0, 1, 0, "hier_rails", "allgather 1 MiB, 17 ranks on 8 nodes"},
         {GDC_COLL_ALLGATHER, 65536, 17, 2, 0, 0, 0, "hier_rails", "allgather 64 KiB, 17 ranks on 2 nodes"},
         {GDC_COLL_ALLGATHER, 65536, 12, 3, 1, 0, 0, "hier_rails", "allgather 64 KiB, 12 ranks round robin on 3 nodes"},
+        {GDC_COLL_BCAST, 1 << 20, 4, 3, 0, 1, 2, "hier", "bcast 1 MiB, 4 ranks on 3 nodes, root 2"},
+        {GDC_COLL_BCAST, 65536, 4, 3, 0, 0, 2, "hier", "bcast 64 KiB, 4 ranks on 3 nodes, root 2"},
     };
 
     SHAPES_WALKED(shapes);
+}
+
+/* allgather hier walked along its leaders (their gathers and broadcasts inside the nodes
+ * in closed form, a node's each): a leader of a smaller node starts its rounds sooner
+ * (16 MiB on 5 ranks on 3 nodes of dgx-h100, 2, 2 and 1, came out at 0.89 of the
+ * simulator's time in closed form, 64 KiB on 5 round robin on 4 nodes at 1.13). */
+static void test_leaders_walked_in_order(void **state)
+{
+    static const priced_shape_t shapes[] = {
+        {GDC_COLL_ALLGATHER, 16 << 20, 5, 3, 0, 1, 0, "hier", "allgather 16 MiB, 5 ranks on 3 nodes"},
+        {GDC_COLL_ALLGATHER, 65536, 5, 4, 1, 1, 0, "hier", "allgather 64 KiB, 5 ranks round robin on 4 nodes"},
+    };
+
+    SHAPES_PRICED_NEAR(shapes);
 }
 
 static void test_few_elements_ways(void **state)
@@ -1345,6 +1364,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_trees_walked_in_order),
         cmocka_unit_test(test_fold_behind_partner),
         cmocka_unit_test(test_rails_walked_in_order),
+        cmocka_unit_test(test_leaders_walked_in_order),
         cmocka_unit_test(test_nic_sends_in_time_order),
         cmocka_unit_test(test_rooted_layouts_price_alike),
         cmocka_unit_test(test_shared_cores_slow_host_copies),
