@@ -318,6 +318,7 @@ typedef struct rails_nodes {
     int    blocks;                       /* B: the rails, the parts of a package */
     int    chunks;                       /* the rails' rings' (0: the rails double) */
     int    copy_parts;                   /* a rank copies its parts in before its rails (hier_rails) */
+    int    reduces;                      /* the rails allreduce their part (recursive doubling) */
     double before[GDC_COLL_WALK_RANKS];  /* node d's phases before its rails */
     double after[GDC_COLL_WALK_RANKS];   /* ... after them */
 } rails_nodes_t;
@@ -410,6 +411,7 @@ static void rails_nodes_init(const gdc_coll_price_t *p, rails_nodes_t *rn, int b
     }
     rn->blocks     = blocks;
     rn->copy_parts = 0;
+    rn->reduces    = 0;
 }
 
 /* allgather hier_rails's phases inside node d: before its rails, its rank's block copied
@@ -496,6 +498,64 @@ static void rails_rd_steps(const gdc_coll_price_t *p, const rails_nodes_t *rn, i
     }
 }
 
+/* Bytes of part b of a rank's vector (allreduce hier_rails: B parts of the whole). */
+static double rails_vector_part(const gdc_coll_price_t *p, const rails_nodes_t *rn, int b)
+{
+    return bytes_of(p, gdc_coll_block_count(p->args->count, rn->blocks, b));
+}
+
+/* The rails' recursive-doubling allreduces of a rank that runs rails [b0, b1) on node d
+ * (coll/phase/allreduce.c, gdc_coll_rd_allreduce), rail by rail a round at a time: an
+ * extra hands its part up and takes the result back; a participant reduces its extra's
+ * in, then each round sends its part, takes the partner's and reduces it; a rail's send
+ * leaves once the one before it is in (the reduction overwrote what that one sent). */
+static void rails_rd_allreduce_steps(const gdc_coll_price_t *p, const rails_nodes_t *rn, int d, int b0, int b1,
+                                     gdc_coll_walk_list_t *l)
+{
+    int             K = p->lay->nodes, rounds = gdc_coll_price_log2(gdc_coll_price_pof2(K)), peer;
+    gdc_coll_fold_t f = gdc_coll_fold(K, d);
+    int             sent[GDC_COLL_WALK_RANKS]; /* each rail's last send, its step */
+
+    for (int b = b0; b < b1; b++) {
+        double part = rails_vector_part(p, rn, b);
+
+        if (f.newrank < 0) {
+            send_to(l, rails_member(rn, d + 1, b), part, 0);
+            continue;
+        }
+        if (d < 2 * f.rem) {
+            recv_from(l, rails_member(rn, d - 1, b));
+            local(l, gdc_coll_price_reduce(p, part));
+        }
+        (void)rails_round(p, rn, &f, b, 0, 1, &peer);
+        sent[b - b0] = l->n;
+        send_to(l, peer, part, 0);
+    }
+    for (int k = 0; k < rounds && f.newrank >= 0; k++) {
+        for (int b = b0; b < b1; b++) {
+            double part = rails_vector_part(p, rn, b);
+            int    to   = k + 1 < rounds ? -1 : d < 2 * f.rem ? rails_member(rn, d - 1, b) : -2;
+
+            (void)rails_round(p, rn, &f, b, k, 0, &peer);
+            recv_from(l, peer);
+            local(l, gdc_coll_price_reduce(p, part) +
+                         (k + 1 == rounds && p->args->op == GDC_AVG ? gdc_coll_price_reduce(p, part) : 0));
+            if (to == -1) {
+                (void)rails_round(p, rn, &f, b, k + 1, 1, &to);
+            }
+            if (to >= 0) {
+                int after = sent[b - b0];
+
+                sent[b - b0] = l->n;
+                gdc_coll_walk_send_after(l, to, part, after);
+            }
+        }
+    }
+    for (int b = b0; b < b1 && f.newrank < 0; b++) {
+        recv_from(l, rails_member(rn, d + 1, b));
+    }
+}
+
 /* Chunk c of node e's part b, bytes. */
 static double rails_chunk(const gdc_coll_price_t *p, const rails_nodes_t *rn, int e, int b, int c)
 {
@@ -528,6 +588,18 @@ static void rails_ring_steps(const gdc_coll_price_t *p, const rails_nodes_t *rn,
     }
 }
 
+/* Bytes of the share of local rank i of a node of L ranks: the parts of the vector it owns
+ * (allreduce hier_rails). */
+static double rails_share(const gdc_coll_price_t *p, const rails_nodes_t *rn, int L, int i)
+{
+    double bytes = 0;
+
+    for (int b = gdc_coll_rails_first(rn->blocks, L, i); b < gdc_coll_rails_first(rn->blocks, L, i + 1); b++) {
+        bytes += rails_vector_part(p, rn, b);
+    }
+    return bytes;
+}
+
 /* The steps of rank r on a walk along rails: its node's phases before them (one local
  * step), its parts copied in (allgather hier_rails: into X), each allgathered along its
  * rail, where the rails of the nodes done sooner are ahead; its node's phases after them
@@ -546,7 +618,9 @@ static void rails_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_co
         mine += rails_part(p, rn, d, b) > 0 ? gdc_coll_price_copy(p, rails_part(p, rn, d, b)) : 0;
     }
     local(l, rn->before[d] + mine);
-    if (rn->chunks > 0) {
+    if (rn->reduces) {
+        rails_rd_allreduce_steps(p, rn, d, b0, b1, l);
+    } else if (rn->chunks > 0) {
         rails_ring_steps(p, rn, d, b0, b1, l);
     } else {
         rails_rd_steps(p, rn, d, b0, b1, l);
@@ -587,13 +661,17 @@ static int rails_walked(const gdc_coll_price_t *p, rails_nodes_t *rn, double *t)
 {
     int K = p->lay->nodes, rails, steps;
 
-    if (!rails_way(p, rn)) {
+    if (!rn->reduces && !rails_way(p, rn)) {
         return 0;
     }
     /* the most rails a rank runs (one of the smallest node's): each doubling has a fold in
-     * and out and two steps a round, each ring two steps a chunk a round; three steps more */
+     * and out and two steps a round (three, reducing), each ring two steps a chunk a round;
+     * three steps more */
     rails = (rn->blocks + p->lay->min_local - 1) / p->lay->min_local;
-    steps = rails * 2 * (rn->chunks > 0 ? rn->chunks * (K - 1) : gdc_coll_price_log2(K) + 2) + 3;
+    steps = rails * (rn->reduces    ? 3 * (gdc_coll_price_log2(K) + 2)
+                     : rn->chunks > 0 ? 2 * rn->chunks * (K - 1)
+                                      : 2 * (gdc_coll_price_log2(K) + 2)) +
+            3;
     return steps * p->n <= GDC_COLL_RAILS_WALK_STEPS && gdc_coll_price_walk(p, rails_step, rn, steps, t);
 }
 
@@ -2149,9 +2227,53 @@ static double rails_node_ring(const gdc_coll_price_t *p, int g, double part, int
     return gdc_coll_price_group_ring(p, g, inside(p), share, chunks, rs ? g - 1 : 0, rs ? 0 : g - 1);
 }
 
-/* The rails of neighbouring segments overlap on the NICs (hier/common.h): a further
- * segment costs the NICs' bytes of its rails, or its phases inside the nodes. */
-static double allreduce_hier_rails(const gdc_coll_price_t *p)
+/* allreduce hier_rails walked along its rails (coll/hier/allreduce_rails.c) where it runs
+ * in one segment, its rails double and each node's ranks own as many parts each: each
+ * node's ring reduce-scatter of its ranks' shares before them, its ring allgather after,
+ * in closed form. (Where a node's shares differ, its ranks end the reduce-scatter at
+ * different times, which the closed form does not follow; its rings walked step by step
+ * came out further off, the order of messages ready at the same time the walk's own.) */
+static int allreduce_hier_rails_walked(const gdc_coll_price_t *p, double *t)
+{
+    int           L = p->lay->max_local, K = p->lay->nodes;
+    rails_nodes_t rn;
+
+    if (!rails_may_walk(p) ||
+        gdc_coll_hier_num_segments_overlapped(p->args, L, gdc_coll_rails_slots(L, gdc_coll_group_allreduce_min_slots(K))) !=
+            1) {
+        return 0;
+    }
+    rails_nodes_init(p, &rn, L);
+    rn.reduces = 1;
+    for (int b = 0; b < L; b++) {
+        if (K > 2 && rails_vector_part(p, &rn, b) > (double)p->args->config->hier_ring_bytes) {
+            return 0; /* halving and doubling, or a ring: not walked */
+        }
+    }
+    for (int d = 0; d < K; d++) {
+        int    Ld = rails_node_size(&rn, d), chunks;
+        double share = rails_share(p, &rn, Ld, 0);
+
+        if (L % Ld != 0) {
+            return 0;
+        }
+        rn.before[d] = rn.after[d] = 0;
+        if (Ld > 1) {
+            chunks = gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, share, 2 * (Ld - 1));
+            chunks = chunks < (int)(GDC_COLL_MAX_SLOTS / (uint32_t)(2 * (Ld - 1)))
+                         ? chunks
+                         : (int)(GDC_COLL_MAX_SLOTS / (uint32_t)(2 * (Ld - 1)));
+            rn.before[d] = gdc_coll_price_group_ring(p, Ld, inside(p), share, chunks, Ld - 1, 0);
+            rn.after[d]  = gdc_coll_price_group_ring(p, Ld, inside(p), share, chunks, 0, Ld - 1);
+        }
+    }
+    return rails_walked(p, &rn, t);
+}
+
+/* allreduce hier_rails in closed form, where it is not walked. The rails of neighbouring
+ * segments overlap on the NICs (hier/common.h): a further segment costs the NICs' bytes of
+ * its rails, or its phases inside the nodes. */
+static double allreduce_hier_rails_phases(const gdc_coll_price_t *p)
 {
     int      L = p->lay->max_local, K = p->lay->nodes;
     int      segs = gdc_coll_hier_num_segments_overlapped(p->args, L,
@@ -2188,6 +2310,13 @@ static double allreduce_hier_rails(const gdc_coll_price_t *p)
                 p->lay->min_local < L ? segmented_stream(segs, small, stream) : 0);
 }
 
+static double allreduce_hier_rails(const gdc_coll_price_t *p)
+{
+    double t;
+
+    return allreduce_hier_rails_walked(p, &t) ? t : allreduce_hier_rails_phases(p);
+}
+
 /* Two pipelined broadcasts, the second fed chunk by chunk by the first: the longer stream,
  * plus a chunk's way through the other (one_first, one_second: a chunk alone through each;
  * the last chunk in goes down the whole of the second, a chain's hops and all, where
@@ -2198,10 +2327,6 @@ static double feeding(double first, double second, double one_first, double one_
     return max2(first + one_second, second + one_first);
 }
 
-/* The root's node broadcasts once the root has sent to the other leaders; another node
- * as its leader gets the chunks (priced for the root's node as rank 0's): the slowest of
- * the largest nodes at each depth of the leaders' tree, the deepest not always among the
- * largest (7 ranks on 4 nodes of 2, 2, 2 and 1: the node of 1 is the deepest). */
 /* bcast hier's walk: the nodes, each node's leader (the root on the root's node, else its
  * first rank), and the chunks. */
 typedef struct bcast_hier_walk {
@@ -2285,7 +2410,11 @@ static int bcast_hier_walked(const gdc_coll_price_t *p, double *t)
     return steps * p->n <= GDC_COLL_RAILS_WALK_STEPS && gdc_coll_price_walk(p, bcast_hier_step, &w, steps, t);
 }
 
-/* bcast hier in closed form, where it is not walked. */
+/* bcast hier in closed form, where it is not walked. The root's node broadcasts once the
+ * root has sent to the other leaders; another node as its leader gets the chunks (priced
+ * for the root's node as rank 0's): the slowest of the largest nodes at each depth of the
+ * leaders' tree, the deepest not always among the largest (7 ranks on 4 nodes of 2, 2, 2
+ * and 1: the node of 1 is the deepest). */
 static double bcast_hier_phases(const gdc_coll_price_t *p)
 {
     double bytes  = bytes_of(p, p->args->count);
