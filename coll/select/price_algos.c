@@ -301,9 +301,9 @@ static int walked(const gdc_coll_price_t *p, gdc_coll_walk_program_t program, do
     return walked_in(p, program, GDC_COLL_WALK_STEPS, t);
 }
 
-/* The steps of all ranks together past which allgather hier_rails is not walked (its price
- * then costs more than 100 microseconds: bench/RESULTS.md, 2026-12-07 22:00). */
-#define GDC_COLL_RAILS_WALK_STEPS 8192
+/* The steps of all ranks together past which a call is not walked along its rails (up to
+ * it, a price costs up to about 110 microseconds: bench/RESULTS.md, 2026-12-07 22:10). */
+#define GDC_COLL_RAILS_WALK_STEPS 4096
 
 /* What a walk along rails needs of the nodes (up to GDC_COLL_WALK_RANKS ranks): node d's
  * ranks in rank order, member[first[d]] on, each rank's place on its node, the rails, and
