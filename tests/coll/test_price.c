@@ -46,18 +46,19 @@
  * and bcast hier_rails's root hands out only the parts that hold elements, and the rounds
  * by bits, Bruck's, the binomial trees and the small pairwise exchanges on several nodes
  * are walked rank by rank up to 128 ranks, their messages booked in the order they leave
- * (price_walk.c), and a fold among the nodes comes in behind its partner's first message:
- * every choice good (11,420), the worst x1.09; 99.85% of the choices and 99.8% of all
- * prices within 10%; the weakest algorithm, allreduce shm, 96.4% within 10%; past the
- * sweep, up to 200 ranks on 25 nodes, every choice good too and 99.0% of the prices within
- * 10%):
+ * (price_walk.c), and a fold among the nodes comes in behind its partner's first message,
+ * and the hierarchical allgathers, bcast hier and allreduce hier_rails are walked along
+ * their leaders or rails, each node's phases inside in closed form: every choice good
+ * (11,420), the worst x1.06; 99.9% of the choices and of all prices within 10%; the
+ * weakest algorithm, allreduce shm, 96.4% within 10%; past the sweep, up to 200 ranks on
+ * 25 nodes, every choice good too and 99.2% of the prices within 10%):
  *   - the choice the prices make is the simulator's best or one it prices within 10% of
  *     it in every call shape;
- *   - the chosen algorithm's price is within 10% of the simulator's in 99.5% of the call
- *     shapes at least, and 99.5% of all the prices are;
+ *   - the chosen algorithm's price is within 10% of the simulator's in 99.8% of the call
+ *     shapes at least, and 99.8% of all the prices are;
  *   - every algorithm's median price is within 10% of the simulator's, and 96% of its
  *     prices at least are within 10% each;
- *   - past the sweep (test_choices_past_the_sweep), the same of every choice, and 98% of
+ *   - past the sweep (test_choices_past_the_sweep), the same of every choice, and 99% of
  *     the prices within 10%.
  * Each algorithm's share within 10% and its worst case are printed (the gaps to close).
  *   test_price            the sweep, as a cmocka test
@@ -96,10 +97,10 @@ static sweep_stats_t choices;
 /* What test_prices_follow_the_simulator holds (see the top of the file). */
 #define HELD_GOOD_CHOICES    1.0    /* share of the call shapes */
 #define HELD_WORST_CHOICE    1.10   /* times the simulator's best */
-#define HELD_CHOSEN_WITHIN   0.995  /* share of the call shapes */
-#define HELD_ALL_WITHIN      0.995  /* share of all the prices */
+#define HELD_CHOSEN_WITHIN   0.998  /* share of the call shapes */
+#define HELD_ALL_WITHIN      0.998  /* share of all the prices */
 #define HELD_ALGO_WITHIN     0.96   /* share of each algorithm's prices */
-#define HELD_PAST_WITHIN     0.98   /* share of the prices past the sweep */
+#define HELD_PAST_WITHIN     0.99   /* share of the prices past the sweep */
 
 static int node_of[256];
 
