@@ -410,6 +410,7 @@ static void rails_nodes_init(const gdc_coll_price_t *p, rails_nodes_t *rn, int b
         rn->member[rn->first[d] + fill[d]++] = r;
     }
     rn->blocks     = blocks;
+    rn->chunks     = 0;
     rn->copy_parts = 0;
     rn->reduces    = 0;
 }
@@ -601,9 +602,10 @@ static double rails_share(const gdc_coll_price_t *p, const rails_nodes_t *rn, in
 }
 
 /* The steps of rank r on a walk along rails: its node's phases before them (one local
- * step), its parts copied in (allgather hier_rails: into X), each allgathered along its
- * rail, where the rails of the nodes done sooner are ahead; its node's phases after them
- * (one local step). A rank on no rail has nothing the others do not wait for. */
+ * step), its parts copied in (allgather hier_rails: into X), each allgathered (allreduce
+ * hier_rails: allreduced) along its rail, where the rails of the nodes done sooner are
+ * ahead; its node's phases after them (one local step). A rank on no rail (allgather hier:
+ * not a leader) walks nothing: its node's phases, its leader's steps, hold its time. */
 static void rails_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
 {
     const rails_nodes_t *rn = arg;
