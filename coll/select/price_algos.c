@@ -301,9 +301,10 @@ static int walked(const gdc_coll_price_t *p, gdc_coll_walk_program_t program, do
     return walked_in(p, program, GDC_COLL_WALK_STEPS, t);
 }
 
-/* The steps of all ranks together past which a call is not walked along its rails (up to
- * it, a price costs up to about 110 microseconds: bench/RESULTS.md, 2026-12-07 22:10). */
-#define GDC_COLL_RAILS_WALK_STEPS 4096
+/* The steps of all ranks together past which a call is not walked along its rails or down
+ * its chain (up to it, a price costs up to about 110 microseconds: bench/RESULTS.md,
+ * 2026-12-07 21:30). */
+#define GDC_COLL_WALK_BUDGET 4096
 
 /* What a walk along rails needs of the nodes (up to GDC_COLL_WALK_RANKS ranks): node d's
  * ranks in rank order, member[first[d]] on, each rank's place on its node, the rails, and
@@ -657,7 +658,7 @@ static int rails_way(const gdc_coll_price_t *p, rails_nodes_t *rn)
 }
 
 /* Whether a call is walked along its rails (rn: the nodes, the rails and the phases before
- * and after them): where they all double or all ring, its steps GDC_COLL_RAILS_WALK_STEPS
+ * and after them): where they all double or all ring, its steps GDC_COLL_WALK_BUDGET
  * at most in all. */
 static int rails_walked(const gdc_coll_price_t *p, rails_nodes_t *rn, double *t)
 {
@@ -674,7 +675,7 @@ static int rails_walked(const gdc_coll_price_t *p, rails_nodes_t *rn, double *t)
                      : rn->chunks > 0 ? 2 * rn->chunks * (K - 1)
                                       : 2 * (gdc_coll_price_log2(K) + 2)) +
             3;
-    return steps * p->n <= GDC_COLL_RAILS_WALK_STEPS && gdc_coll_price_walk(p, rails_step, rn, steps, t);
+    return steps * p->n <= GDC_COLL_WALK_BUDGET && gdc_coll_price_walk(p, rails_step, rn, steps, t);
 }
 
 /* Whether a call can be walked along its rails at all: on up to GDC_COLL_WALK_RANKS ranks
@@ -927,11 +928,39 @@ static double bcast_binomial(const gdc_coll_price_t *p)
     return walked(p, bcast_tree_step, &t) ? t : gdc_coll_price_tree(p, GDC_COLL_TREE_BCAST, bytes_of(p, p->args->count));
 }
 
+/* bcast chain's steps for rank r (coll/bcast/chain.c): each chunk from the rank before it
+ * down the chain, on to the next. */
+static void bcast_chain_step(const gdc_coll_price_t *p, const void *arg, int r, gdc_coll_walk_list_t *l)
+{
+    int n = p->n, v = gdc_coll_vrank(r, p->args->root, n);
+    int chunks = *(const int *)arg;
+
+    for (int c = 0; c < chunks; c++) {
+        double piece = bytes_of(p, gdc_coll_block_count(p->args->count, chunks, c));
+
+        if (piece > 0 && v > 0) {
+            recv_from(l, gdc_coll_real_rank(v - 1, p->args->root, n));
+        }
+        if (piece > 0 && v + 1 < n) {
+            send_to(l, gdc_coll_real_rank(v + 1, p->args->root, n), piece, 0);
+        }
+    }
+}
+
+/* On several nodes the chain is walked (within GDC_COLL_WALK_BUDGET): where the ranks sit
+ * round robin, every hop crosses, and a node's NIC carries the chunks of each of its ranks
+ * on the chain at once (priced as one stream, 1 MiB on 5 ranks round robin on 2 nodes came
+ * out at 0.88 of the simulator's time). */
 static double bcast_chain(const gdc_coll_price_t *p)
 {
-    double bytes = bytes_of(p, p->args->count);
+    double bytes  = bytes_of(p, p->args->count), t;
+    int    chunks = gdc_coll_price_chunks(p, gdc_coll_flat_across(p->args), bytes, 1);
 
-    return gdc_coll_price_chain(p, p->n - 1, gdc_coll_price_chunks(p, gdc_coll_flat_across(p->args), bytes, 1), bytes);
+    if (rails_may_walk(p) && 2 * chunks * p->n <= GDC_COLL_WALK_BUDGET &&
+        gdc_coll_price_walk(p, bcast_chain_step, &chunks, 2 * chunks, &t)) {
+        return t;
+    }
+    return gdc_coll_price_chain(p, p->n - 1, chunks, bytes);
 }
 
 /* A binomial scatter or gather of the vector's n blocks. With fewer elements than ranks
@@ -2409,7 +2438,7 @@ static int bcast_hier_walked(const gdc_coll_price_t *p, double *t)
     }
     /* a chunk: a receive and a send to each child among the leaders and inside the node */
     steps = w.chunks * (1 + gdc_coll_price_log2(K) + gdc_coll_price_log2(p->lay->max_local));
-    return steps * p->n <= GDC_COLL_RAILS_WALK_STEPS && gdc_coll_price_walk(p, bcast_hier_step, &w, steps, t);
+    return steps * p->n <= GDC_COLL_WALK_BUDGET && gdc_coll_price_walk(p, bcast_hier_step, &w, steps, t);
 }
 
 /* bcast hier in closed form, where it is not walked. The root's node broadcasts once the

@@ -1032,7 +1032,9 @@ static void test_fold_behind_partner(void **state)
  * one-rank node (1.15 and 1.11: the closed form served the largest node last, the root's
  * tree serves it first). allreduce hier_rails's rails walked where each node's ranks own
  * as many parts each: on 4 ranks on 3 nodes, 2, 1 and 1, the one-rank nodes' ranks run
- * both rails, the first node's fold in staggered (0.88 in closed form). */
+ * both rails, the first node's fold in staggered (0.88 in closed form). bcast chain
+ * walked chunk by chunk: round robin, a node's NIC carries the chunks of each of its
+ * ranks at once (0.88 as one stream). */
 static void test_rails_walked_in_order(void **state)
 {
     static const priced_shape_t shapes[] = {
@@ -1043,6 +1045,7 @@ static void test_rails_walked_in_order(void **state)
         {GDC_COLL_BCAST, 1 << 20, 4, 3, 0, 1, 2, "hier", "bcast 1 MiB, 4 ranks on 3 nodes, root 2"},
         {GDC_COLL_BCAST, 65536, 4, 3, 0, 0, 2, "hier", "bcast 64 KiB, 4 ranks on 3 nodes, root 2"},
         {GDC_COLL_ALLREDUCE, 1 << 20, 4, 3, 0, 0, 0, "hier_rails", "allreduce 1 MiB, 4 ranks on 3 nodes"},
+        {GDC_COLL_BCAST, 1 << 20, 5, 2, 1, 0, 0, "chain", "bcast 1 MiB, 5 ranks round robin on 2 nodes"},
     };
 
     SHAPES_WALKED(shapes);
