@@ -11,6 +11,7 @@
 #include "engine/sched.h"
 #include "config.h"
 #include "gdc_rt.h"
+#include "select/heap.h"
 
 /* ---------------------------------------------------------------------------------------
  * Machines
@@ -616,7 +617,6 @@ static int runs_before(const model_event_t *a, const model_event_t *b)
 
 static gdc_status_t heap_push(model_t *md, double time, int rank, uint32_t step)
 {
-    size_t        i;
     model_event_t event;
 
     if (md->heap_len == md->heap_cap) {
@@ -628,38 +628,16 @@ static gdc_status_t heap_push(model_t *md, double time, int rank, uint32_t step)
         md->heap     = h;
         md->heap_cap = cap;
     }
-    i = md->heap_len++;
     event = (model_event_t){time, md->pushed++, rank, step};
-    while (i > 0 && runs_before(&event, &md->heap[(i - 1) / 2])) {
-        md->heap[i] = md->heap[(i - 1) / 2];
-        i           = (i - 1) / 2;
-    }
-    md->heap[i] = event;
+    GDC_COLL_HEAP_PUSH(md->heap, md->heap_len, event, runs_before);
     return GDC_SUCCESS;
 }
 
 static model_event_t heap_pop(model_t *md)
 {
-    model_event_t top = md->heap[0], last = md->heap[--md->heap_len];
-    size_t        i = 0;
+    model_event_t top;
 
-    for (;;) {
-        size_t child = 2 * i + 1;
-        if (child >= md->heap_len) {
-            break;
-        }
-        if (child + 1 < md->heap_len && runs_before(&md->heap[child + 1], &md->heap[child])) {
-            child++;
-        }
-        if (!runs_before(&md->heap[child], &last)) {
-            break;
-        }
-        md->heap[i] = md->heap[child];
-        i           = child;
-    }
-    if (md->heap_len > 0) {
-        md->heap[i] = last;
-    }
+    GDC_COLL_HEAP_POP(md->heap, md->heap_len, top, runs_before);
     return top;
 }
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "select/heap.h"
 #include "select/price_phases.h"
 
 static int node(const gdc_coll_args_t *args, int r)
@@ -430,32 +431,15 @@ static int event_before(const chain_event_t *a, const chain_event_t *b)
 static void chain_push(chain_t *c, long t, int prio, int v, int rx)
 {
     chain_event_t e = {t, prio, v, rx};
-    int           i = c->len++;
 
-    while (i > 0 && event_before(&e, &c->heap[(i - 1) / 2])) {
-        c->heap[i] = c->heap[(i - 1) / 2];
-        i          = (i - 1) / 2;
-    }
-    c->heap[i] = e;
+    GDC_COLL_HEAP_PUSH(c->heap, c->len, e, event_before);
 }
 
 static chain_event_t chain_pop(chain_t *c)
 {
-    chain_event_t top = c->heap[0], last = c->heap[--c->len];
-    int           i = 0;
+    chain_event_t top;
 
-    if (c->len == 0) {
-        return top;
-    }
-    for (int k = 1; k < c->len; k = 2 * i + 1) {
-        k += k + 1 < c->len && event_before(&c->heap[k + 1], &c->heap[k]);
-        if (!event_before(&c->heap[k], &last)) {
-            break;
-        }
-        c->heap[i] = c->heap[k];
-        i          = k;
-    }
-    c->heap[i] = last;
+    GDC_COLL_HEAP_POP(c->heap, c->len, top, event_before);
     return top;
 }
 

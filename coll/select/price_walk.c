@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "select/heap.h"
 #include "select/price_phases.h"
 
 /* The spans a link is busy in that end after the walk's present, kept per link: more
@@ -112,39 +113,16 @@ static void walk_push(walk_t *w, int r)
 {
     const walk_rank_t *wr  = &w->rank[r];
     walk_key_t         key = {wr->ready, wr->seq, wr->order, r};
-    int                i   = w->heap_len++;
 
-    while (i > 0 && walk_before(&key, &w->heap[(i - 1) / 2])) {
-        w->heap[i] = w->heap[(i - 1) / 2];
-        i          = (i - 1) / 2;
-    }
-    w->heap[i] = key;
+    GDC_COLL_HEAP_PUSH(w->heap, w->heap_len, key, walk_before);
 }
 
 static int walk_pop(walk_t *w)
 {
-    int        top = w->heap[0].rank, i = 0;
-    walk_key_t last = w->heap[--w->heap_len];
+    walk_key_t top;
 
-    for (;;) {
-        int child = 2 * i + 1;
-
-        if (child >= w->heap_len) {
-            break;
-        }
-        if (child + 1 < w->heap_len && walk_before(&w->heap[child + 1], &w->heap[child])) {
-            child++;
-        }
-        if (!walk_before(&w->heap[child], &last)) {
-            break;
-        }
-        w->heap[i] = w->heap[child];
-        i          = child;
-    }
-    if (w->heap_len > 0) {
-        w->heap[i] = last;
-    }
-    return top;
+    GDC_COLL_HEAP_POP(w->heap, w->heap_len, top, walk_before);
+    return top.rank;
 }
 
 static void walk_end_at(walk_t *w, double t)
