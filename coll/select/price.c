@@ -1983,8 +1983,6 @@ double gdc_coll_price_group_fanin(const gdc_coll_price_t *p, int g, gdc_coll_hop
     return most_digits_to(g - 1, radix) * gdc_coll_price_msg(p, h, 0);
 }
 
-
-
 double gdc_coll_price_group_bcast(const gdc_coll_price_t *p, int g, gdc_coll_hop_t h, double bytes, int chunks)
 {
     return gdc_coll_price_group_bcast_to(p, g, most_digits_to(g - 1, 2), h, bytes, chunks);
