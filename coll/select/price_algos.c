@@ -2423,6 +2423,8 @@ static void bcast_hier_step(const gdc_coll_price_t *p, const void *arg, int r, g
     }
 }
 
+/* Whether bcast hier is walked: on up to GDC_COLL_WALK_RANKS ranks of several nodes,
+ * within GDC_COLL_WALK_BUDGET. */
 static int bcast_hier_walked(const gdc_coll_price_t *p, double *t)
 {
     bcast_hier_walk_t w;
@@ -2792,6 +2794,8 @@ static double rails_allgather(const gdc_coll_price_t *p, int K, gdc_coll_hop_t r
     return max2(first, nic + rail.lat + 2 * p->o);
 }
 
+/* allgather hier_rails walked along its rails (rails_step): each node's phases inside it
+ * in closed form before and after them (rails_in_node), each rank's parts copied in. */
 static int allgather_hier_rails_walked(const gdc_coll_price_t *p, double *t)
 {
     rails_nodes_t rn;
