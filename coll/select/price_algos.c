@@ -657,10 +657,11 @@ static int rails_way(const gdc_coll_price_t *p, rails_nodes_t *rn)
     return doubles == 0 || doubles == rn->blocks;
 }
 
-/* Whether a call is walked along its rails (rn: the nodes, the rails and the phases before
- * and after them): where they all double or all ring, its steps GDC_COLL_WALK_BUDGET
- * at most in all. */
-static int rails_walked(const gdc_coll_price_t *p, rails_nodes_t *rn, double *t)
+/* The steps of a rank's program on a walk along rails (rn: the nodes and the rails), or 0
+ * where the call is not walked: where its rails neither all double nor all ring, or its
+ * steps of all ranks together are more than GDC_COLL_WALK_BUDGET. Asked before the phases
+ * inside the nodes are priced: a call not walked costs their pricing nothing. */
+static int rails_walk_steps(const gdc_coll_price_t *p, rails_nodes_t *rn)
 {
     int K = p->lay->nodes, rails, steps;
 
@@ -675,7 +676,7 @@ static int rails_walked(const gdc_coll_price_t *p, rails_nodes_t *rn, double *t)
                      : rn->chunks > 0 ? 2 * rn->chunks * (K - 1)
                                       : 2 * (gdc_coll_price_log2(K) + 2)) +
             3;
-    return steps * p->n <= GDC_COLL_WALK_BUDGET && gdc_coll_price_walk(p, rails_step, rn, steps, t);
+    return steps * p->n <= GDC_COLL_WALK_BUDGET ? steps : 0;
 }
 
 /* Whether a call can be walked along its rails at all: on up to GDC_COLL_WALK_RANKS ranks
@@ -2266,7 +2267,7 @@ static double rails_node_ring(const gdc_coll_price_t *p, int g, double part, int
  * came out further off, the order of messages ready at the same time the walk's own.) */
 static int allreduce_hier_rails_walked(const gdc_coll_price_t *p, double *t)
 {
-    int           L = p->lay->max_local, K = p->lay->nodes;
+    int           L = p->lay->max_local, K = p->lay->nodes, steps;
     rails_nodes_t rn;
 
     if (!rails_may_walk(p) ||
@@ -2282,12 +2283,17 @@ static int allreduce_hier_rails_walked(const gdc_coll_price_t *p, double *t)
         }
     }
     for (int d = 0; d < K; d++) {
+        if (L % rails_node_size(&rn, d) != 0) {
+            return 0;
+        }
+    }
+    if ((steps = rails_walk_steps(p, &rn)) == 0) {
+        return 0;
+    }
+    for (int d = 0; d < K; d++) {
         int    Ld = rails_node_size(&rn, d), chunks;
         double share = rails_share(p, &rn, Ld, 0);
 
-        if (L % Ld != 0) {
-            return 0;
-        }
         rn.before[d] = rn.after[d] = 0;
         if (Ld > 1) {
             chunks = gdc_coll_price_ring_chunks(p, GDC_COLL_IN_NODE, share, 2 * (Ld - 1));
@@ -2298,7 +2304,7 @@ static int allreduce_hier_rails_walked(const gdc_coll_price_t *p, double *t)
             rn.after[d]  = gdc_coll_price_group_ring(p, Ld, inside(p), share, chunks, 0, Ld - 1);
         }
     }
-    return rails_walked(p, &rn, t);
+    return gdc_coll_price_walk(p, rails_step, &rn, steps, t);
 }
 
 /* allreduce hier_rails in closed form, where it is not walked. The rails of neighbouring
@@ -2705,11 +2711,15 @@ static int allgather_hier_walked(const gdc_coll_price_t *p, double *t)
     /* out of node order into rank order: a copy step per run of consecutive ranks */
     double        order = p->lay->blocks ? 0 : copies(p, p->n, total);
     rails_nodes_t rn;
+    int           steps;
 
     if (!rails_may_walk(p)) {
         return 0;
     }
     rails_nodes_init(p, &rn, 1);
+    if ((steps = rails_walk_steps(p, &rn)) == 0) {
+        return 0;
+    }
     for (int d = 0; d < p->lay->nodes; d++) {
         int L = rails_node_size(&rn, d);
 
@@ -2717,7 +2727,7 @@ static int allgather_hier_walked(const gdc_coll_price_t *p, double *t)
         rn.after[d]  = order + gdc_coll_price_group_bcast(p, L, inside(p), total,
                                                           gdc_coll_price_chunks(p, GDC_COLL_IN_NODE, total, 2));
     }
-    return rails_walked(p, &rn, t);
+    return gdc_coll_price_walk(p, rails_step, &rn, steps, t);
 }
 
 /* allgather hier in closed form, where it is not walked. */
@@ -2799,16 +2809,20 @@ static double rails_allgather(const gdc_coll_price_t *p, int K, gdc_coll_hop_t r
 static int allgather_hier_rails_walked(const gdc_coll_price_t *p, double *t)
 {
     rails_nodes_t rn;
+    int           steps;
 
     if (!rails_may_walk(p)) {
         return 0;
     }
     rails_nodes_init(p, &rn, p->lay->max_local);
     rn.copy_parts = 1;
+    if ((steps = rails_walk_steps(p, &rn)) == 0) {
+        return 0;
+    }
     for (int d = 0; d < p->lay->nodes; d++) {
         rails_in_node(p, &rn, d);
     }
-    return rails_walked(p, &rn, t);
+    return gdc_coll_price_walk(p, rails_step, &rn, steps, t);
 }
 
 /* allgather hier_rails in closed form, where it is not walked. */
